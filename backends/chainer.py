@@ -1,0 +1,153 @@
+"""Chainer backend: define-by-run and @static_graph (NumPy on CPU, CuPy on a GPU)."""
+import contextlib
+import io
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy as np
+from chainer import static_graph
+
+from models import spec as S
+
+NAME = "chainer"
+FRAMEWORK = "chainer"
+_xp = np
+
+
+def version():
+    """Framework version string."""
+    return chainer.__version__
+
+
+def configure(threads, device):
+    """Chainer's CPU threads are NumPy's BLAS threads (set by environment); check the device."""
+    global _xp
+    if device == "cuda":
+        try:
+            import cupy  # the optional cupy-cuda12x extra
+            cupy.cuda.runtime.getDeviceCount()
+        except Exception as error:  # ImportError, or CUDARuntimeError without a GPU
+            raise RuntimeError(f"--device cuda: Chainer has no CuPy GPU ({error})") from None
+        _xp = cupy
+        return "@cupy:0"
+    return "@numpy"
+
+
+def compile_cache(cache_dir):
+    """@static_graph keeps no cache beyond its chain: a fresh chain is cold."""
+    return contextlib.nullcontext()
+
+
+def cache_hits():
+    """Chainer has no compile cache counter."""
+    return None
+
+
+def _link_name(name):
+    return name.replace(".", "_")
+
+
+def _apply(chain, layers, x):
+    """Run spec layers on x with the chain's links (NCHW)."""
+    for layer in layers:
+        if isinstance(layer, (S.Conv, S.BatchNorm, S.Linear)):
+            x = getattr(chain, _link_name(layer.name))(x)
+        elif isinstance(layer, S.ReLU):
+            x = F.relu(x)
+        elif isinstance(layer, S.MaxPool):
+            x = F.max_pooling_2d(x, layer.k, layer.stride, cover_all=False)
+        elif isinstance(layer, S.ZeroPad):
+            p = layer.pad
+            x = F.pad(x, ((0, 0), (0, 0), (p, p), (p, p)), "constant")
+        elif isinstance(layer, S.GlobalAvgPool):
+            x = F.mean(x, axis=(2, 3))
+        elif isinstance(layer, S.Flatten):
+            x = F.reshape(x, (x.shape[0], -1))
+        elif isinstance(layer, S.Residual):
+            p = _apply(chain, layer.pre, x)
+            x = _apply(chain, layer.body, p) + _apply(chain, layer.shortcut,
+                                                      p if layer.shortcut_from_pre else x)
+        else:
+            raise TypeError(f"chainer backend has no rule for {layer!r}")
+    return x
+
+
+def _link(layer, params):
+    """One link initialised from spec parameters (Chainer's layout is the spec's)."""
+    if isinstance(layer, S.Conv):
+        return L.Convolution2D(layer.cin, layer.cout, layer.k, layer.stride, layer.pad,
+                               nobias=not layer.bias, initialW=params[f"{layer.name}.W"],
+                               initial_bias=params.get(f"{layer.name}.b"))
+    if isinstance(layer, S.BatchNorm):
+        return L.BatchNormalization(layer.channels, decay=S.BN_DECAY, eps=S.BN_EPS,
+                                    initial_gamma=params[f"{layer.name}.gamma"],
+                                    initial_beta=params[f"{layer.name}.beta"])
+    return L.Linear(layer.fin, layer.fout, initialW=params[f"{layer.name}.W"],
+                    initial_bias=params[f"{layer.name}.b"])
+
+
+class _Net(chainer.Chain):
+    """The spec as a Chainer chain (define-by-run)."""
+
+    def __init__(self, spec, params):
+        super().__init__()
+        self.spec = spec
+        with self.init_scope():
+            for layer in S.walk(spec.layers):
+                if isinstance(layer, (S.Conv, S.BatchNorm, S.Linear)):
+                    setattr(self, _link_name(layer.name), _link(layer, params))
+
+    def forward(self, x):
+        return _apply(self, self.spec.layers, x)
+
+
+class _StaticNet(_Net):
+    """The same chain with its forward cached by @static_graph (one schedule per input shape)."""
+
+    @static_graph
+    def forward(self, x):
+        return _apply(self, self.spec.layers, x)
+
+
+class Runner:
+    """One model in one variant: train_step, infer_step and the schedule count."""
+
+    def __init__(self, spec, params, variant, device="@numpy"):
+        if variant not in ("eager", "graph"):
+            raise ValueError(f"chainer backend has no variant {variant!r}")
+        self.static = variant == "graph"
+        self.model = (_StaticNet if self.static else _Net)(spec, params)
+        self.model.to_device(device)
+        self.optimizer = chainer.optimizers.SGD(lr=S.LEARNING_RATE)
+        self.optimizer.setup(self.model)
+
+    def _quiet(self):
+        # @static_graph prints on stdout at every verbosity level
+        return contextlib.redirect_stdout(io.StringIO()) if self.static else contextlib.nullcontext()
+
+    def to_device(self, x, y):
+        """NCHW NumPy batch -> device arrays, outside any timed region."""
+        return _xp.asarray(x), _xp.asarray(y)
+
+    def train_step(self, x, y):
+        """One SGD step; returns the loss as a float (which waits for the device)."""
+        with self._quiet():
+            self.model.cleargrads()
+            loss = F.softmax_cross_entropy(self.model(x), y)
+            loss.backward()
+            self.optimizer.update()
+        return float(loss.array)
+
+    def infer_step(self, x):
+        """Inference logits as a NumPy array (which waits for the device)."""
+        with self._quiet(), chainer.using_config("train", False), chainer.no_backprop_mode():
+            logits = self.model(x)
+            if self.static:  # else every forward-only call builds a new schedule
+                self.model.schedule_manager.end_forward()
+        return chainer.backend.CpuDevice().send(logits.array)
+
+    def traces(self):
+        """Static-graph schedules built so far (one per mode and input shape)."""
+        manager = getattr(self.model, "schedule_manager", None)
+        return sum(len(v) for v in manager.schedules.values()) if manager else 0

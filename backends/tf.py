@@ -1,0 +1,185 @@
+"""TensorFlow 2 / Keras 3 backend: eager, tf.function (plain, signature, reduce_retracing) and XLA."""
+import contextlib
+
+import numpy as np
+import tensorflow as tf
+import keras
+
+from models import spec as S
+
+NAME = "tf"
+FRAMEWORK = "tensorflow"
+
+
+def version():
+    """Framework version string."""
+    return tf.__version__
+
+
+def configure(threads, device):
+    """Set thread pools (before any op) and check the device; returns the TF device name."""
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(threads)
+        tf.config.threading.set_inter_op_parallelism_threads(threads)
+    except RuntimeError:
+        pass  # already set by an earlier call in this process
+    if device == "cuda":
+        if not tf.config.list_physical_devices("GPU"):
+            raise RuntimeError("--device cuda: TensorFlow sees no GPU "
+                               "(tf.config.list_physical_devices('GPU') is empty)")
+        return "/GPU:0"
+    return "/CPU:0"
+
+
+def compile_cache(cache_dir):
+    """TF keeps no on-disk trace cache: every fresh tf.function is cold."""
+    return contextlib.nullcontext()
+
+
+def cache_hits():
+    """TF has no compile cache counter."""
+    return None
+
+
+def _keras_layer(layer):
+    """One Keras layer for a non-residual spec layer (NHWC)."""
+    if isinstance(layer, S.Conv):
+        same = layer.stride == 1 and 2 * layer.pad == layer.k - 1
+        conv = keras.layers.Conv2D(layer.cout, layer.k, layer.stride, use_bias=layer.bias,
+                                   padding="same" if same or layer.k == 1 and layer.pad == 0
+                                   else "valid", name=layer.name)
+        if same or not layer.pad:
+            return [conv]
+        return [keras.layers.ZeroPadding2D(layer.pad), conv]
+    if isinstance(layer, S.BatchNorm):
+        return [keras.layers.BatchNormalization(epsilon=S.BN_EPS, momentum=S.BN_DECAY,
+                                                name=layer.name)]
+    if isinstance(layer, S.Linear):
+        return [keras.layers.Dense(layer.fout, name=layer.name)]
+    if isinstance(layer, S.ReLU):
+        return [keras.layers.ReLU()]
+    if isinstance(layer, S.MaxPool):
+        return [keras.layers.MaxPooling2D(layer.k, layer.stride, padding="valid")]
+    if isinstance(layer, S.ZeroPad):
+        return [keras.layers.ZeroPadding2D(layer.pad)]
+    if isinstance(layer, S.GlobalAvgPool):
+        return [keras.layers.GlobalAveragePooling2D()]
+    if isinstance(layer, S.Flatten):
+        return [keras.layers.Flatten()]
+    raise TypeError(f"tf backend has no rule for {layer!r}")
+
+
+class _Net(keras.Model):
+    """The spec as a Keras model; residual blocks become nested layer lists."""
+
+    def __init__(self, spec):
+        super().__init__(name=spec.name)
+        self.plan = self._plan(spec.layers)
+
+    def _plan(self, layers):
+        plan = []
+        for layer in layers:
+            if isinstance(layer, S.Residual):
+                plan.append((self._plan(layer.pre), self._plan(layer.body),
+                             self._plan(layer.shortcut), layer.shortcut_from_pre))
+            else:
+                plan.extend(_keras_layer(layer))
+        return plan
+
+    def _run(self, plan, x, training):
+        for step in plan:
+            if isinstance(step, tuple):
+                pre, body, short, from_pre = step
+                p = self._run(pre, x, training)
+                x = self._run(body, p, training) + self._run(short, p if from_pre else x, training)
+            else:
+                x = step(x, training=training)
+        return x
+
+    def call(self, x, training=False):
+        return self._run(self.plan, x, training)
+
+
+def _keras_weights(spec, params):
+    """Spec-layout parameters as {layer name: [kernel, bias] or [gamma, beta]} in Keras layout."""
+    weights, flatten_chw = {}, None
+    for layer in S.walk(spec.layers):
+        if isinstance(layer, S.Flatten):
+            flatten_chw = layer.chw
+        elif isinstance(layer, S.Conv):
+            w = [params[f"{layer.name}.W"].transpose(2, 3, 1, 0)]
+            weights[layer.name] = w + ([params[f"{layer.name}.b"]] if layer.bias else [])
+        elif isinstance(layer, S.BatchNorm):
+            weights[layer.name] = [params[f"{layer.name}.gamma"], params[f"{layer.name}.beta"]]
+        elif isinstance(layer, S.Linear):
+            w = params[f"{layer.name}.W"]
+            if flatten_chw is not None:  # NCHW flatten order -> NHWC flatten order
+                w = w.reshape(w.shape[0], *flatten_chw).transpose(0, 2, 3, 1).reshape(w.shape[0], -1)
+            weights[layer.name] = [w.T, params[f"{layer.name}.b"]]
+    return weights
+
+
+def _function(fn, variant, spec, with_labels):
+    """Wrap a step function as the variant asks."""
+    if variant == "eager":
+        return fn
+    if variant == "graph":
+        return tf.function(fn)
+    if variant == "graph_relaxed":
+        return tf.function(fn, reduce_retracing=True)
+    if variant == "xla":
+        return tf.function(fn, jit_compile=True)
+    if variant == "graph_dynamic":
+        images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
+        signature = [images, tf.TensorSpec([None], tf.int32)] if with_labels else [images]
+        return tf.function(fn, input_signature=signature)
+    raise ValueError(f"tf backend has no variant {variant!r}")
+
+
+class Runner:
+    """One model in one variant: train_step, infer_step and the trace count."""
+
+    def __init__(self, spec, params, variant, device="/CPU:0"):
+        self.device = device
+        with tf.device(device):
+            self.model = _Net(spec)
+            c, h, w = spec.input_chw
+            self.model(tf.zeros((1, h, w, c)))  # create variables eagerly, outside any trace
+            for layer in self.model._flatten_layers():
+                if layer.name in (weights := _keras_weights(spec, params)):
+                    layer.set_weights(weights[layer.name] + layer.get_weights()[2:])
+            self.variables = self.model.trainable_variables
+            self.optimizer = keras.optimizers.SGD(learning_rate=S.LEARNING_RATE)
+            self.optimizer.build(self.variables)  # else the first traced call traces twice
+        self._train = _function(self._train_impl, variant, spec, True)
+        self._infer = _function(self._infer_impl, variant, spec, False)
+
+    def _train_impl(self, x, y):
+        with tf.GradientTape() as tape:
+            logits = self.model(x, training=True)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.variables), self.variables))
+        return loss
+
+    def _infer_impl(self, x):
+        return self.model(x, training=False)
+
+    def to_device(self, x, y):
+        """NCHW NumPy batch -> NHWC device tensors (outside any timed region)."""
+        with tf.device(self.device):
+            return tf.constant(np.ascontiguousarray(x.transpose(0, 2, 3, 1))), tf.constant(y)
+
+    def train_step(self, x, y):
+        """One SGD step; returns the loss as a float (which waits for the device)."""
+        with tf.device(self.device):
+            return float(self._train(x, y))
+
+    def infer_step(self, x):
+        """Inference logits as a NumPy array (which waits for the device)."""
+        with tf.device(self.device):
+            return self._infer(x).numpy()
+
+    def traces(self):
+        """Concrete functions traced so far by the train and infer functions."""
+        return sum(f.experimental_get_tracing_count() for f in (self._train, self._infer)
+                   if hasattr(f, "experimental_get_tracing_count"))

@@ -1,0 +1,160 @@
+"""PyTorch backend: eager and torch.compile (default, dynamic=True, dynamic=False)."""
+import contextlib
+import os
+from unittest import mock
+
+import numpy as np
+import torch
+import torch._dynamo
+import torch._dynamo.testing
+import torch._inductor.utils
+from torch import nn
+from torch._dynamo.utils import counters
+
+from models import spec as S
+
+NAME = "torch"
+FRAMEWORK = "torch"
+DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
+
+
+def version():
+    """Framework version string."""
+    return torch.__version__
+
+
+def configure(threads, device):
+    """Set thread pools and check the device; returns the torch device."""
+    torch.set_num_threads(threads)
+    with contextlib.suppress(RuntimeError):  # inter-op pool is fixed once work has started
+        torch.set_num_interop_threads(threads)
+    if device == "cuda":
+        if not torch.cuda.is_available():
+            raise RuntimeError("--device cuda: PyTorch sees no CUDA device "
+                               "(torch.cuda.is_available() is False)")
+        return torch.device("cuda")
+    return torch.device("cpu")
+
+
+@contextlib.contextmanager
+def compile_cache(cache_dir):
+    """Compile with inductor's on-disk cache in `cache_dir`: empty is cold, populated is warm."""
+    torch._dynamo.reset()  # in-memory only: the on-disk caches survive it
+    torch._inductor.utils.clear_caches()
+    paths = {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir),
+             "TRITON_CACHE_DIR": os.path.join(str(cache_dir), "triton")}
+    with mock.patch.dict(os.environ, paths):
+        yield
+    torch._inductor.utils.clear_caches()
+
+
+def cache_hits():
+    """Inductor FX-graph cache hits so far in this process."""
+    return counters["inductor"]["fxgraph_cache_hit"]
+
+
+class _Residual(nn.Module):
+    def __init__(self, block):
+        super().__init__()
+        self.pre, self.body = _sequential(block.pre), _sequential(block.body)
+        self.shortcut, self.from_pre = _sequential(block.shortcut), block.shortcut_from_pre
+
+    def forward(self, x):
+        p = self.pre(x)
+        return self.body(p) + self.shortcut(p if self.from_pre else x)
+
+
+class _GlobalAvgPool(nn.Module):
+    def forward(self, x):
+        return x.mean(dim=(2, 3))
+
+
+def _module(layer):
+    """One torch module for a spec layer (NCHW)."""
+    if isinstance(layer, S.Conv):
+        return nn.Conv2d(layer.cin, layer.cout, layer.k, layer.stride, layer.pad, bias=layer.bias)
+    if isinstance(layer, S.BatchNorm):
+        return nn.BatchNorm2d(layer.channels, eps=S.BN_EPS, momentum=1 - S.BN_DECAY)
+    if isinstance(layer, S.Linear):
+        return nn.Linear(layer.fin, layer.fout)
+    if isinstance(layer, S.ReLU):
+        return nn.ReLU()
+    if isinstance(layer, S.MaxPool):
+        return nn.MaxPool2d(layer.k, layer.stride)
+    if isinstance(layer, S.ZeroPad):
+        return nn.ZeroPad2d(layer.pad)
+    if isinstance(layer, S.GlobalAvgPool):
+        return _GlobalAvgPool()
+    if isinstance(layer, S.Flatten):
+        return nn.Flatten()
+    if isinstance(layer, S.Residual):
+        return _Residual(layer)
+    raise TypeError(f"torch backend has no rule for {layer!r}")
+
+
+def _sequential(layers):
+    return nn.Sequential(*[_module(layer) for layer in layers])
+
+
+def _load(model, spec, params):
+    """Copy spec parameters (already in torch's layout) into the modules, in spec order."""
+    tensors = [p for m in model.modules() if isinstance(m, (nn.Conv2d, nn.Linear, nn.BatchNorm2d))
+               for p in (m.weight, m.bias) if p is not None]
+    values = list(params.values())
+    assert len(tensors) == len(values), "torch modules and spec parameters differ in number"
+    with torch.no_grad():
+        for tensor, value in zip(tensors, values):
+            tensor.copy_(torch.from_numpy(np.asarray(value)))
+
+
+class Runner:
+    """One model in one variant: train_step, infer_step and the compile count."""
+
+    def __init__(self, spec, params, variant, device=torch.device("cpu")):
+        self.device = device
+        self.model = _sequential(spec.layers).to(device)
+        _load(self.model, spec, params)
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=S.LEARNING_RATE)
+        self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        self._loss = self._compile(self._loss_impl, variant)
+        self._forward = self._compile(self.model, variant)
+        self._mode = "train"
+
+    def _compile(self, fn, variant):
+        if variant == "eager":
+            return fn
+        if variant not in DYNAMIC:
+            raise ValueError(f"torch backend has no variant {variant!r}")
+        return torch.compile(fn, backend=self.counter, dynamic=DYNAMIC[variant])
+
+    def _loss_impl(self, x, y):
+        return nn.functional.cross_entropy(self.model(x), y)
+
+    def _set_mode(self, mode):
+        if self._mode != mode:  # switching walks every module: keep it out of repeated steps
+            self.model.train(mode == "train")
+            self._mode = mode
+
+    def to_device(self, x, y):
+        """NCHW NumPy batch -> device tensors (int64 labels), outside any timed region."""
+        return (torch.from_numpy(np.ascontiguousarray(x)).to(self.device),
+                torch.from_numpy(y.astype(np.int64)).to(self.device))
+
+    def train_step(self, x, y):
+        """Compiled forward+loss (and its compiled backward), eager SGD update; returns the loss."""
+        self._set_mode("train")
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = self._loss(x, y)
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()  # waits for the device
+
+    def infer_step(self, x):
+        """Inference logits as a NumPy array (which waits for the device)."""
+        self._set_mode("infer")
+        with torch.no_grad():
+            return self._forward(x).cpu().numpy()
+
+    def traces(self):
+        """Frames compiled so far (first compiles and recompiles), by dynamo's compile counter."""
+        return self.counter.frame_count

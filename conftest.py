@@ -1,0 +1,132 @@
+"""Suite options (--profile, --device, --threads, --backend/--model/--variant), cases and metadata."""
+import importlib.metadata
+import importlib.util
+import os
+
+import pytest
+
+from backends import BACKENDS, VARIANTS, BackendUnavailable, check_choice, load
+from suites.cases import KNOWN_WRONG, Case, skip_reason
+from suites.profiles import PROFILES
+
+DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
+_loaded = {}
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("graphbench")
+    group.addoption("--profile", default="quick", help=f"one of {', '.join(PROFILES)}")
+    group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
+    group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
+    group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
+    group.addoption("--model", default="mnist_cnn,vgg,resnet", help="comma list of models to run")
+    group.addoption("--variant", default=",".join(VARIANTS), help="comma list of variants to run")
+
+
+def _choices(config, option, valid):
+    values = [v for v in config.getoption(option).split(",") if v]
+    for value in values:
+        check_choice(option, value, valid)
+    return values
+
+
+def pytest_configure(config):
+    for backend in BACKENDS:
+        config.addinivalue_line("markers", f"{backend}: cases of the {backend} backend")
+    config.addinivalue_line("markers", "models(*names): run this test only for these models")
+    config.addinivalue_line("markers", "known_wrong: run this test only for KNOWN_WRONG cases")
+    try:
+        check_choice("profile", config.getoption("profile"), PROFILES)
+        check_choice("device", config.getoption("device"), ("cpu", "cuda"))
+        profile = PROFILES[config.getoption("profile")]
+        config.graphbench = {
+            "profile": profile, "device": config.getoption("device"),
+            "threads": config.getoption("threads"),
+            "backends": _choices(config, "backend", BACKENDS),
+            "models": _choices(config, "model", profile.models),
+            "variants": _choices(config, "variant", VARIANTS),
+        }
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, str(config.graphbench["threads"]))  # NumPy's BLAS (Chainer)
+    if config.graphbench["device"] == "cuda":
+        for name in config.graphbench["backends"]:  # fail before any case, in one line
+            if importlib.util.find_spec(BACKENDS[name][1]):
+                try:
+                    backend_module(config, name)
+                except RuntimeError as error:
+                    raise pytest.UsageError(str(error)) from None
+
+
+def backend_module(config, name):
+    """Load and configure a backend once per session; returns (module, device handle)."""
+    if name not in _loaded:
+        module = load(name)
+        env = config.graphbench
+        _loaded[name] = (module, module.configure(env["threads"], env["device"]))
+    return _loaded[name]
+
+
+def pytest_generate_tests(metafunc):
+    if "case_id" not in metafunc.fixturenames:
+        return
+    env = metafunc.config.graphbench
+    only = metafunc.definition.get_closest_marker("models")
+    wrong_only = metafunc.definition.get_closest_marker("known_wrong")
+    params = []
+    for backend in env["backends"]:
+        for model in [m for m in env["models"] if not only or m in only.args]:
+            for variant in env["variants"]:
+                if wrong_only and not any(k.covers(backend, model, variant) for k in KNOWN_WRONG):
+                    continue
+                marks = [getattr(pytest.mark, backend)]
+                if reason := skip_reason(backend, variant):
+                    marks.append(pytest.mark.skip(reason=f"{backend}/{variant}: {reason}"))
+                params.append(pytest.param((backend, model, variant), marks=marks,
+                                           id=f"{backend}-{model}-{variant}"))
+    metafunc.parametrize("case_id", params)
+
+
+@pytest.fixture
+def env(request):
+    """The session's profile, device and thread settings."""
+    return request.config.graphbench
+
+
+@pytest.fixture
+def case(request, case_id, env):
+    """The Case for this test's (backend, model, variant); a missing framework is a visible skip."""
+    backend, model, variant = case_id
+    try:
+        module, device = backend_module(request.config, backend)
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
+    config, batch = env["profile"].models[model]
+    import models  # lazily: the conftest must not pull NumPy in before thread env is set
+    return Case(module, device, model, variant, models.build(model, **config), batch)
+
+
+def pytest_benchmark_update_machine_info(config, machine_info):
+    versions = {}
+    for dist in DISTRIBUTIONS:
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    env = config.graphbench
+    machine_info["graphbench"] = {
+        "profile": env["profile"].name, "device": env["device"], "threads": env["threads"],
+        "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
+    }
+
+
+def pytest_benchmark_update_json(config, benchmarks, output_json):
+    profile = config.graphbench["profile"]
+    output_json["graphbench_profile"] = {
+        "name": profile.name, "models": {m: {"config": c, "batch": b}
+                                        for m, (c, b) in profile.models.items()},
+        "steady_rounds": profile.steady_rounds, "warmup_rounds": profile.warmup_rounds,
+        "cold_rounds": profile.cold_rounds, "warm_rounds": profile.warm_rounds,
+        "notes": profile.notes,
+    }

@@ -1,0 +1,1 @@
+"""Turn saved pytest-benchmark runs in results/ into tables (and charts) for the README."""

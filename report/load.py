@@ -1,0 +1,68 @@
+"""Read saved pytest-benchmark runs; a bad file is a one-line warning, never fatal, never touched."""
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REQUIRED_KEYS = ("backend", "model", "variant", "phase")
+
+
+@dataclass
+class Result:
+    """One benchmark of one saved run, flattened for tables."""
+    file: str
+    machine: str
+    run: str  # the saved run's name, e.g. 0001_default
+    datetime: str
+    name: str
+    info: dict  # extra_info
+    stats: dict  # pytest-benchmark's stats, in seconds
+    graphbench: dict  # profile, device, threads, versions
+
+    @property
+    def key(self):
+        i = self.info
+        return (i["backend"], i["model"], i["variant"], i["phase"], i.get("cache"))
+
+
+def warn(message):
+    print(f"report: {message}", file=sys.stderr)
+
+
+def load_file(path):
+    """The results of one saved run; raises ValueError with a one-line reason if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not readable JSON ({error})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        raise ValueError(f"{path}: not a pytest-benchmark results file (no 'benchmarks' list)")
+    machine_info = data.get("machine_info") or {}
+    graphbench = machine_info.get("graphbench")
+    if graphbench is None:
+        raise ValueError(f"{path}: a pytest-benchmark file, but not from this suite "
+                         "(no machine_info.graphbench)")
+    results = []
+    for bench in data["benchmarks"]:
+        info, stats = bench.get("extra_info") or {}, bench.get("stats")
+        if not stats or any(k not in info for k in REQUIRED_KEYS):
+            warn(f"{path}: benchmark {bench.get('name')!r} lacks stats or "
+                 f"{'/'.join(REQUIRED_KEYS)}; skipped")
+            continue
+        results.append(Result(str(path), machine_info.get("node", "?"), Path(path).stem,
+                              data.get("datetime", ""), bench["name"], info, stats, graphbench))
+    return results
+
+
+def load_dir(directory):
+    """Every suite result under `directory`; bad files are reported and left out."""
+    files = sorted(Path(directory).rglob("*.json"))
+    if not files:
+        warn(f"{directory}: no saved runs (*.json) found")
+    results = []
+    for path in files:
+        try:
+            results += load_file(path)
+        except ValueError as error:
+            warn(str(error))
+    return results

@@ -1,0 +1,118 @@
+"""Markdown tables from loaded results: step times, speedup over eager, construction overhead."""
+import math
+from collections import defaultdict
+
+
+def latest(results):
+    """Per (machine, backend, model, variant, phase, cache): the newest run's result."""
+    best = {}
+    for r in results:
+        k = (r.machine, *r.key)
+        if k not in best or r.datetime > best[k].datetime:
+            best[k] = r
+    return list(best.values())
+
+
+def index(results):
+    """{(backend, model, variant, phase, cache): result} of the newest results."""
+    return {r.key: r for r in latest(results)}
+
+
+def median(r):
+    return r.stats["median"] if r else None
+
+
+def spread_overlaps(a, b):
+    """True when the two results' interquartile ranges overlap: the difference is not significant."""
+    return a.stats["q1"] <= b.stats["q3"] and b.stats["q1"] <= a.stats["q3"]
+
+
+def _ms(seconds):
+    return "—" if seconds is None else f"{seconds * 1e3:.2f}"
+
+
+def _s(seconds):
+    return "—" if seconds is None else f"{seconds:.2f}"
+
+
+def step_cell(r):
+    """Median step time in ms with its interquartile range."""
+    if r is None:
+        return "—"
+    return f"{_ms(r.stats['median'])} ({_ms(r.stats['q1'])}–{_ms(r.stats['q3'])})"
+
+
+def speedup(eager, graph):
+    """Eager median over graph median; '~' marks overlapping interquartile ranges."""
+    if eager is None or graph is None:
+        return "—"
+    ratio = eager.stats["median"] / graph.stats["median"]
+    return f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else "")
+
+
+def break_even(first_call, eager_step, graph_step):
+    """Steps after which construction + n graph steps beat n eager steps (None: never)."""
+    gain = eager_step - graph_step
+    overhead = first_call - eager_step  # eager's first step is part of both totals
+    if gain <= 0:
+        return None
+    return max(0, math.ceil(overhead / gain))
+
+
+def summary_table(results):
+    """One markdown table per model: every backend and variant against its own eager."""
+    idx = index(results)
+    by_model = defaultdict(set)
+    for backend, model, variant, phase, cache in idx:
+        by_model[model].add((backend, variant))
+    lines = []
+    for model in sorted(by_model):
+        lines += [f"**{model}**", "",
+                  "| backend | variant | train step ms (IQR) | train speedup | infer step ms (IQR) "
+                  "| infer speedup | first call s, cold | first call s, warm | break-even steps |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for backend, variant in sorted(by_model[model], key=_order):
+            get = lambda phase, cache=None: idx.get((backend, model, variant, phase, cache))
+            train, infer = get("train"), get("infer")
+            eager_train, eager_infer = (idx.get((backend, model, "eager", p, None))
+                                        for p in ("train", "infer"))
+            cold, warm = get("construction", "cold"), get("construction", "warm")
+            even = "—"
+            if cold and train and eager_train and variant != "eager":
+                n = break_even(median(cold), median(eager_train), median(train))
+                even = "never" if n is None else str(n)
+            flag = " ⚠" if any(r and r.info.get("known_wrong") for r in (train, cold)) else ""
+            lines.append(f"| {backend} | {variant}{flag} | {step_cell(train)} | "
+                         f"{speedup(eager_train, train) if variant != 'eager' else '1'} | "
+                         f"{step_cell(infer)} | "
+                         f"{speedup(eager_infer, infer) if variant != 'eager' else '1'} | "
+                         f"{_s(median(cold))} | {_s(median(warm))} | {even} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+VARIANT_ORDER = ("eager", "graph", "graph_dynamic", "graph_relaxed", "graph_static", "xla")
+
+
+def _order(pair):
+    backend, variant = pair
+    return backend, VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else 99
+
+
+def known_wrong_notes(results):
+    """Footnotes for results the suite knows to be numerically wrong."""
+    notes = sorted({(r.info["backend"], r.info["model"], r.info["variant"], r.info["known_wrong"])
+                    for r in latest(results) if r.info.get("known_wrong")})
+    return "\n".join(f"- ⚠ {b}/{m}/{v}: {why}" for b, m, v, why in notes)
+
+
+def machine_lines(results):
+    """Which machine, profile, threads and framework versions the figures come from."""
+    seen = {}
+    for r in latest(results):
+        g = r.graphbench
+        versions = ", ".join(f"{k} {v}" for k, v in sorted(g.get("versions", {}).items()))
+        seen[(r.machine, r.run, g.get("tox_env"))] = (
+            f"- `{r.run}` on `{r.machine}` ({r.datetime[:16]}): profile `{g.get('profile')}`, "
+            f"device `{g.get('device')}`, {g.get('threads')} threads; {versions}")
+    return "\n".join(seen[k] for k in sorted(seen))

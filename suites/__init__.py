@@ -1,0 +1,1 @@
+"""Benchmark suites run by pytest-benchmark."""

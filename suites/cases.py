@@ -1,0 +1,89 @@
+"""What a benchmark or test case is: backend x model x variant, built from a profile."""
+import math
+from dataclasses import dataclass
+
+import models
+from backends import UNSUPPORTED
+
+
+
+@dataclass(frozen=True)
+class KnownWrong:
+    """A measured wrong answer: its parity test xfails strictly and its results carry the note."""
+    backend: str
+    model: str
+    variants: tuple
+    reason: str
+    batches: tuple = ()  # the batch sizes it was seen at; empty: all
+    repro_batch: int = 0  # a batch that shows it, for the regression test (0: the profile's)
+
+    def covers(self, backend, model, variant):
+        return (backend, model) == (self.backend, self.model) and variant in self.variants
+
+    def applies(self, backend, model, variant, batch):
+        return self.covers(backend, model, variant) and (not self.batches or batch in self.batches)
+
+
+KNOWN_WRONG = (
+    KnownWrong("torch", "mnist_cnn", ("graph", "graph_dynamic", "graph_static"),
+               "torch 2.13 inductor (CPU) returns wrong conv weight gradients for "
+               "conv->conv->ReLU->maxpool at batch 2-5 (right at 1, 8, 16, 32; eager and "
+               "aot_eager agree with the reference)", batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
+    KnownWrong("chainer", "resnet", ("graph",),
+               "Chainer 7.8.1 @static_graph: training steps through BatchNorm drift from "
+               "define-by-run (~1e-4 after 5 steps with one BN layer); on the ResNet the loss "
+               "diverges from step 3"),
+)
+
+
+@dataclass
+class Case:
+    """One backend module, one model spec with its seeded weights and batch, one variant."""
+    backend: object  # the loaded backend module
+    device: object  # the backend's device handle
+    model: str
+    variant: str
+    spec: object
+    batch: int
+    seed: int = 0
+
+    def params(self):
+        """Seeded spec-layout weights (fresh arrays every call)."""
+        return models.init_params(self.spec, self.seed)
+
+    def data(self, seed=None):
+        """A seeded synthetic NCHW batch."""
+        return models.synthetic_batch(self.spec, self.batch, self.seed if seed is None else seed)
+
+    def runner(self):
+        """A fresh model in this variant, loaded with the seeded weights."""
+        return self.backend.Runner(self.spec, self.params(), self.variant, self.device)
+
+    def known_wrong(self):
+        """Why this case is known to compute a wrong answer, or None."""
+        for entry in KNOWN_WRONG:
+            if entry.applies(self.backend.NAME, self.model, self.variant, self.batch):
+                return entry.reason
+        return None
+
+
+def extra_info(case, phase, runner, threads, device, loss=None):
+    """The keys every saved result carries."""
+    chw = case.spec.input_chw
+    flops = models.train_flops(case.spec) if phase != "infer" else models.forward_flops(case.spec)
+    info = {
+        "backend": case.backend.NAME, "framework_version": case.backend.version(),
+        "model": case.model, "model_config": case.spec.config, "variant": case.variant,
+        "phase": phase, "device": device, "threads": threads, "batch": case.batch,
+        "input_shape": [case.batch, *chw], "params": models.param_count(case.spec),
+        "flops": flops * case.batch, "traces": runner.traces(),
+        "loss": loss, "loss_finite": None if loss is None else math.isfinite(loss),
+    }
+    if case.known_wrong():
+        info["known_wrong"] = case.known_wrong()
+    return info
+
+
+def skip_reason(backend, variant):
+    """Why (backend, variant) is a visible skip, or None."""
+    return UNSUPPORTED.get((backend, variant))
