@@ -6,7 +6,6 @@ import os
 import pytest
 
 from backends import BACKENDS, VARIANTS, BackendUnavailable, check_choice, load
-from suites.cases import KNOWN_WRONG, Case, skip_reason
 from suites.profiles import PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
@@ -48,8 +47,10 @@ def pytest_configure(config):
         }
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
+    # NumPy's BLAS threads (Chainer's CPU path) are read once, when NumPy loads: the conftest
+    # imports nothing that loads NumPy before this point
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, str(config.graphbench["threads"]))  # NumPy's BLAS (Chainer)
+        os.environ[var] = str(config.graphbench["threads"])
     if config.graphbench["device"] == "cuda":
         for name in config.graphbench["backends"]:  # fail before any case, in one line
             if importlib.util.find_spec(BACKENDS[name][1]):
@@ -71,6 +72,7 @@ def backend_module(config, name):
 def pytest_generate_tests(metafunc):
     if "case_id" not in metafunc.fixturenames:
         return
+    from suites.cases import KNOWN_WRONG, skip_reason  # after pytest_configure set BLAS threads
     env = metafunc.config.graphbench
     only = metafunc.definition.get_closest_marker("models")
     wrong_only = metafunc.definition.get_closest_marker("known_wrong")
@@ -103,7 +105,8 @@ def case(request, case_id, env):
     except BackendUnavailable as error:
         pytest.skip(str(error))
     config, batch = env["profile"].models[model]
-    import models  # lazily: the conftest must not pull NumPy in before thread env is set
+    import models
+    from suites.cases import Case
     return Case(module, device, model, variant, models.build(model, **config), batch)
 
 

@@ -49,7 +49,8 @@ def main(argv=None):
     failed = [env for env in envs if call(
         tox(), "-e", env, "--", "suites", "--profile", args.profile,
         f"--benchmark-save={args.profile}", *args.pytest_args)]
-    report = call(tox(), "-e", "report", "--", "python", "-m", "report", "--readme", "README.md")
+    report = call(tox(), "-e", "report", "--", "python", "-m", "report", "--readme", "README.md",
+                  "--charts", "docs/charts")
     if failed:
         print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept)")
     return 1 if failed or report else 0

@@ -50,13 +50,15 @@ def speedup(eager, graph):
     return f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else "")
 
 
-def break_even(first_call, eager_step, graph_step):
-    """Steps after which construction + n graph steps beat n eager steps (None: never)."""
+def break_even(graph_first, graph_step, eager_first, eager_step):
+    """Fewest steps n with graph_first + (n-1) graph_step <= eager_first + (n-1) eager_step.
+
+    None when the graph step is not faster (it never catches up)."""
+    extra = graph_first - eager_first
+    if extra <= 0:
+        return 1
     gain = eager_step - graph_step
-    overhead = first_call - eager_step  # eager's first step is part of both totals
-    if gain <= 0:
-        return None
-    return max(0, math.ceil(overhead / gain))
+    return None if gain <= 0 else 1 + math.ceil(extra / gain)
 
 
 def summary_table(results):
@@ -77,9 +79,10 @@ def summary_table(results):
             eager_train, eager_infer = (idx.get((backend, model, "eager", p, None))
                                         for p in ("train", "infer"))
             cold, warm = get("construction", "cold"), get("construction", "warm")
+            eager_cold = idx.get((backend, model, "eager", "construction", "cold"))
             even = "—"
-            if cold and train and eager_train and variant != "eager":
-                n = break_even(median(cold), median(eager_train), median(train))
+            if cold and train and eager_train and eager_cold and variant != "eager":
+                n = break_even(median(cold), median(train), median(eager_cold), median(eager_train))
                 even = "never" if n is None else str(n)
             flag = " ⚠" if any(r and r.info.get("known_wrong") for r in (train, cold)) else ""
             lines.append(f"| {backend} | {variant}{flag} | {step_cell(train)} | "

@@ -52,3 +52,9 @@ def test_cuda_without_a_gpu_is_one_line_usage_error():
 def _gpu_present():
     import shutil
     return shutil.which("nvidia-smi") is not None
+
+
+def test_blas_threads_follow_the_threads_option(env):
+    """Chainer's CPU work runs in NumPy's BLAS, whose thread count is fixed when NumPy loads."""
+    import os
+    assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == str(env["threads"])

@@ -1,0 +1,161 @@
+"""Comparison charts (matplotlib, PNG): speedup over eager, construction overhead, break-even."""
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+from report.tables import VARIANT_ORDER, break_even, index, latest, spread_overlaps  # noqa: E402
+
+COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
+
+
+def subtitle(results):
+    """Machine, device, threads and framework versions behind a chart."""
+    machines, versions = set(), {}
+    for r in latest(results):
+        g = r.graphbench
+        machines.add(f"{r.machine} · {g.get('device')} · {g.get('threads')} threads · "
+                     f"profile {g.get('profile')}")
+        for k, v in g.get("versions", {}).items():
+            if k in ("tensorflow-cpu", "tensorflow", "torch", "chainer"):
+                versions[k] = v
+    return " | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+
+
+def _rows(idx, model, with_eager=False):
+    pairs = {(b, v) for (b, m, v, _, _) in idx if m == model and (with_eager or v != "eager")}
+    return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
+
+
+def _figure(models, title, results, xlabel):
+    fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.2),
+                             squeeze=False)
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    for ax in axes[0]:
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    return fig, axes[0]
+
+
+def _finish(fig, path):
+    fig.tight_layout(rect=(0, 0.07, 1, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _models(idx):
+    order = ("mnist_cnn", "vgg", "resnet")
+    found = {m for (_, m, _, _, _) in idx}
+    return [m for m in order if m in found] + sorted(found - set(order))
+
+
+def speedup_chart(results, phase, path):
+    """Eager median over graph median per variant, IQR-derived range as a bar; n.s. marked."""
+    idx = index(results)
+    models = _models(idx)
+    fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager",
+                        results, "speedup (×, log scale; <1 is a slowdown)")
+    for ax, model in zip(axes, models):
+        labels, spans = [], [0.8, 1.25]
+        for row, (backend, variant) in enumerate(_rows(idx, model)):
+            eager, graph = idx.get((backend, model, "eager", phase, None)), idx.get(
+                (backend, model, variant, phase, None))
+            labels.append(f"{backend}/{variant}")
+            if not eager or not graph:
+                continue
+            ratio = eager.stats["median"] / graph.stats["median"]
+            low, high = eager.stats["q1"] / graph.stats["q3"], eager.stats["q3"] / graph.stats["q1"]
+            ax.barh(row, ratio - 1, left=1, color=COLORS.get(backend, "grey"))  # from 1: no change
+            ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
+                        capsize=2, lw=0.8)
+            spans += [low, high]
+            note = " n.s." if spread_overlaps(eager, graph) else ""
+            ax.text(ratio, row, f" {ratio:.2f}×{note}", va="center", fontsize=7)
+        _ratio_axis(ax, min(spans) / 1.3, max(spans) * 1.6)
+        ax.axvline(1.0, color="black", lw=0.8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def _ratio_axis(ax, low, high):
+    """Log-scaled ratio axis with plain tick labels (0.5×, 1×, 2×, ...)."""
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    ticks = [t for t in (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 4, 8, 16, 32) if low <= t <= high]
+    ax.set_xticks(ticks, [f"{t:g}×" for t in ticks])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def overhead_chart(results, path):
+    """First call minus steady train step, cold and (where measured) warm, in seconds."""
+    idx = index(results)
+    models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
+    if not models:
+        return None
+    fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step",
+                        results, "seconds (log scale)")
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
+            labels.append(f"{backend}/{variant}")
+            steady = idx.get((backend, model, variant, "train", None))
+            for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
+                first = idx.get((backend, model, variant, "construction", cache))
+                if first and steady:
+                    value = max(first.stats["median"] - steady.stats["median"], 1e-5)
+                    ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
+                            hatch=hatch, edgecolor="white", label=cache)
+                    ax.text(value, row + offset, f" {value:.3g}s {cache}", va="center", fontsize=6)
+        ax.set_xscale("log")
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def break_even_chart(results, path):
+    """Steps until construction + n graph steps cost less than n eager steps."""
+    idx = index(results)
+    models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
+    if not models:
+        return None
+    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off",
+                        results, "steps (log scale); 'never' = graph step not faster")
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model)):
+            labels.append(f"{backend}/{variant}")
+            get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
+            parts = (get(variant, "construction", "cold"), get(variant, "train"),
+                     get("eager", "construction", "cold"), get("eager", "train"))
+            if not all(parts):
+                continue
+            n = break_even(*(p.stats["median"] for p in parts))
+            if n is None:
+                ax.text(1, row, " never", va="center", fontsize=7, color="#900")
+                continue
+            ax.barh(row, n, color=COLORS.get(backend, "grey"))
+            ax.text(n, row, f" {n:,}", va="center", fontsize=7)
+        ax.set_xscale("log")
+        ax.set_xlim(left=0.8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def draw_all(results, outdir):
+    """Every chart the results allow; returns [(title, path)] of those drawn."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    drawn = [("Steady-state speedup, train step", speedup_chart(results, "train", outdir / "speedup_train.png")),
+             ("Steady-state speedup, inference step", speedup_chart(results, "infer", outdir / "speedup_infer.png")),
+             ("Construction overhead", overhead_chart(results, outdir / "construction_overhead.png")),
+             ("Break-even", break_even_chart(results, outdir / "break_even.png"))]
+    return [(title, path) for title, path in drawn if path]

@@ -1,0 +1,78 @@
+"""One generated paragraph per chart: what the saved figures say, with no number typed by hand."""
+from report.tables import break_even, index, spread_overlaps
+
+
+def _speedups(idx, phase):
+    out = []
+    for (backend, model, variant, p, cache), graph in idx.items():
+        eager = idx.get((backend, model, "eager", phase, None))
+        if p == phase and variant != "eager" and eager:
+            ratio = eager.stats["median"] / graph.stats["median"]
+            out.append((ratio, backend, model, variant, spread_overlaps(eager, graph)))
+    return sorted(out)
+
+
+def speedup_reading(results, phase):
+    """Best, worst and how many graph variants are slower than eager."""
+    found = _speedups(index(results), phase)
+    if not found:
+        return "No steady-state results for this phase."
+    best, worst = found[-1], found[0]
+    slower = [f for f in found if f[0] < 1 and not f[4]]
+    unclear = [f for f in found if f[4]]
+    text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
+            f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
+            f"({worst[1]}/{worst[3]} on {worst[2]}). ")
+    text += (f"{len(slower)} are clearly slower than their eager mode"
+             + (": " + ", ".join(f"{b}/{v} on {m} ({r:.2f}×)" for r, b, m, v, _ in slower)
+                if slower else "") + ". ")
+    text += f"{len(unclear)} differ from eager by less than their interquartile spread (n.s.)."
+    return text
+
+
+def overhead_reading(results):
+    """Largest first-call overheads, cold and warm."""
+    idx = index(results)
+    cold = []
+    for (backend, model, variant, phase, cache), first in idx.items():
+        steady = idx.get((backend, model, variant, "train", None))
+        if phase == "construction" and steady:
+            cold.append((first.stats["median"] - steady.stats["median"], backend, model, variant, cache))
+    if not cold:
+        return "No construction results."
+    cold.sort()
+    top = cold[-1]
+    per_backend = {}
+    for value, backend, model, variant, cache in cold:
+        if variant != "eager" and cache == "cold":
+            per_backend.setdefault(backend, []).append(value)
+    parts = [f"{b}: {min(v):.2f}–{max(v):.2f} s" for b, v in sorted(per_backend.items())]
+    return (f"The costliest first call is {top[1]}/{top[3]} on {top[2]} ({top[4]} cache): "
+            f"{top[0]:.2f} s above its steady step. Cold graph-variant overheads by backend: "
+            + "; ".join(parts) + ".")
+
+
+def break_even_reading(results):
+    """How many steps each backend's graph variants need before they pay off."""
+    idx = index(results)
+    rows = []
+    for (backend, model, variant, phase, cache), cold in idx.items():
+        if phase != "construction" or cache != "cold" or variant == "eager":
+            continue
+        parts = (cold, idx.get((backend, model, variant, "train", None)),
+                 idx.get((backend, model, "eager", "construction", "cold")),
+                 idx.get((backend, model, "eager", "train", None)))
+        if all(parts):
+            rows.append((break_even(*(p.stats["median"] for p in parts)), backend, model, variant))
+    if not rows:
+        return "No construction and steady results to combine."
+    never = [f"{b}/{v} on {m}" for n, b, m, v in rows if n is None]
+    paid = sorted((n, b, m, v) for n, b, m, v in rows if n is not None)
+    text = ""
+    if paid:
+        text += (f"The quickest to pay off is {paid[0][1]}/{paid[0][3]} on {paid[0][2]} after "
+                 f"{paid[0][0]:,} steps; the slowest {paid[-1][1]}/{paid[-1][3]} on {paid[-1][2]} "
+                 f"after {paid[-1][0]:,}. ")
+    text += (f"{len(never)} never pay off because their steady step is not faster than eager"
+             + (": " + ", ".join(never) if never else "") + ".")
+    return text

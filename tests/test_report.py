@@ -1,0 +1,97 @@
+"""The report over a results file written by the suite (chainer, quick profile, mnist_cnn)."""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from report import __main__ as cli
+from report.load import load_dir, load_file
+from report.tables import break_even, index, summary_table
+
+FIXTURE = Path(__file__).parent / "fixtures" / "chainer_quick.json"
+
+
+def _medians():
+    data = json.loads(FIXTURE.read_text())
+    return {b["name"]: b["stats"]["median"] for b in data["benchmarks"]}
+
+
+def test_speedup_and_break_even_from_the_fixture():
+    m = _medians()
+    eager, graph = m["test_steady[chainer-mnist_cnn-eager-train]"], m["test_steady[chainer-mnist_cnn-graph-train]"]
+    cold_e = m["test_construction[chainer-mnist_cnn-eager-cold]"]
+    cold_g = m["test_construction[chainer-mnist_cnn-graph-cold]"]
+    # by hand: the graph total first drops below eager's after 1 + ceil(extra / gain) steps
+    expected_n = 1 + -(-(cold_g - cold_e) // (eager - graph))
+    table = summary_table(load_file(FIXTURE))
+    row = next(line for line in table.splitlines() if line.startswith("| chainer | graph |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3].startswith(f"{eager / graph:.2f}×")
+    assert cells[8] == str(int(expected_n))
+    assert cells[6] == f"{cold_g:.2f}"
+
+
+def test_break_even_rules():
+    assert break_even(10.0, 1.0, 0.0, 2.0) == 11  # 10 s extra, 1 s gained per step
+    assert break_even(1.0, 2.0, 0.5, 1.0) is None  # graph step slower: never
+    assert break_even(0.5, 1.0, 1.0, 1.0) == 1  # cheaper first call: from the start
+
+
+def test_empty_folder_says_so(tmp_path, capsys):
+    assert load_dir(tmp_path) == []
+    assert f"{tmp_path}: no saved runs" in capsys.readouterr().err
+
+
+def test_corrupt_and_foreign_files_are_named_and_left_alone(tmp_path, capsys):
+    shutil.copy(FIXTURE, tmp_path / "good.json")
+    (tmp_path / "corrupt.json").write_text('{"benchmarks": [')
+    (tmp_path / "foreign.json").write_text(json.dumps({"benchmarks": [], "machine_info": {}}))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    results = load_dir(tmp_path)
+    err = capsys.readouterr().err.splitlines()
+    assert len(results) == len(json.loads(FIXTURE.read_text())["benchmarks"])
+    assert any("corrupt.json: not readable JSON" in line for line in err)
+    assert any("foreign.json: a pytest-benchmark file, but not from this suite" in line for line in err)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_readme_section_is_rewritten_between_markers(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{cli.START}\nOLD-SECTION\n{cli.END}\noutro\n")
+    shutil.copy(FIXTURE, tmp_path / "run.json")
+    cli.main(["--results", str(tmp_path), "--readme", str(readme)])
+    text = readme.read_text()
+    assert text.startswith("intro\n") and text.endswith("outro\n") and "OLD-SECTION" not in text
+    assert "| chainer | graph |" in text
+
+
+def test_readme_without_markers_is_untouched(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers\n")
+    cli.rewrite_readme(readme, "section")
+    assert readme.read_text() == "no markers\n"
+    assert "no <!-- results:start -->" in capsys.readouterr().err
+
+
+def test_newest_run_wins(tmp_path):
+    data = json.loads(FIXTURE.read_text())
+    older = dict(data, datetime="2000-01-01T00:00:00")
+    for b in older["benchmarks"]:
+        b["stats"] = dict(b["stats"], median=99.0)
+    (tmp_path / "old.json").write_text(json.dumps(older))
+    shutil.copy(FIXTURE, tmp_path / "new.json")
+    medians = [r.stats["median"] for r in index(load_dir(tmp_path)).values()]
+    assert 99.0 not in medians and len(medians) == len(data["benchmarks"])
+
+
+def test_charts_are_drawn_and_linked(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.START}\n{cli.END}\n")
+    shutil.copy(FIXTURE, tmp_path / "run.json")
+    cli.main(["--results", str(tmp_path), "--readme", str(readme), "--charts", str(tmp_path / "c")])
+    pngs = sorted(p.name for p in (tmp_path / "c").glob("*.png"))
+    assert pngs == ["break_even.png", "construction_overhead.png", "speedup_infer.png",
+                    "speedup_train.png"]
+    assert all((tmp_path / "c" / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
+    assert "![Break-even](c/break_even.png)" in readme.read_text()
