@@ -70,6 +70,10 @@ def backend_module(config, name):
 
 
 def pytest_generate_tests(metafunc):
+    if "backend_name" in metafunc.fixturenames:
+        names = metafunc.config.graphbench["backends"]
+        metafunc.parametrize("backend_name", [pytest.param(n, marks=getattr(pytest.mark, n))
+                                              for n in names])
     if "case_id" not in metafunc.fixturenames:
         return
     from suites.cases import KNOWN_WRONG, skip_reason  # after pytest_configure set BLAS threads
@@ -94,6 +98,15 @@ def pytest_generate_tests(metafunc):
 def env(request):
     """The session's profile, device and thread settings."""
     return request.config.graphbench
+
+
+@pytest.fixture
+def backend(request, backend_name):
+    """(backend module, device handle) for `backend_name`; a missing framework is a visible skip."""
+    try:
+        return backend_module(request.config, backend_name)
+    except BackendUnavailable as error:
+        pytest.skip(str(error))
 
 
 @pytest.fixture

@@ -151,3 +151,9 @@ class Runner:
         """Static-graph schedules built so far (one per mode and input shape)."""
         manager = getattr(self.model, "schedule_manager", None)
         return sum(len(v) for v in manager.schedules.values()) if manager else 0
+
+
+def matmul_step(n, device="@numpy"):
+    """A callable multiplying two n x n float32 matrices (NumPy or CuPy) and waiting for it."""
+    a, b = (_xp.asarray(np.random.default_rng(i).random((n, n), dtype=np.float32)) for i in (0, 1))
+    return lambda: float((a @ b)[0, 0])  # converting to float waits for the device

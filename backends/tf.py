@@ -183,3 +183,14 @@ class Runner:
         """Concrete functions traced so far by the train and infer functions."""
         return sum(f.experimental_get_tracing_count() for f in (self._train, self._infer)
                    if hasattr(f, "experimental_get_tracing_count"))
+
+
+def matmul_step(n, device="/CPU:0"):
+    """A callable multiplying two n x n float32 matrices and waiting for the result."""
+    with tf.device(device):
+        a, b = (tf.constant(np.random.default_rng(i).random((n, n), dtype=np.float32)) for i in (0, 1))
+
+    def step():
+        with tf.device(device):
+            return float(tf.matmul(a, b)[0, 0])  # reading one element waits for the whole product
+    return step

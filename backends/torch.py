@@ -158,3 +158,10 @@ class Runner:
     def traces(self):
         """Frames compiled so far (first compiles and recompiles), by dynamo's compile counter."""
         return self.counter.frame_count
+
+
+def matmul_step(n, device=torch.device("cpu")):
+    """A callable multiplying two n x n float32 matrices and waiting for the result."""
+    a, b = (torch.from_numpy(np.random.default_rng(i).random((n, n), dtype=np.float32)).to(device)
+            for i in (0, 1))
+    return lambda: float((a @ b)[0, 0])  # .item() waits for the device

@@ -5,7 +5,8 @@ import sys
 from pathlib import Path
 
 from report.load import load_dir, warn
-from report.readings import break_even_reading, overhead_reading, speedup_reading
+from report.readings import (break_even_reading, overhead_reading, speedup_reading,
+                             throughput_reading)
 from report.tables import known_wrong_notes, machine_lines, summary_table
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -52,7 +53,8 @@ def main(argv=None):
         readings = {"speedup_train": lambda: speedup_reading(results, "train"),
                     "speedup_infer": lambda: speedup_reading(results, "infer"),
                     "construction_overhead": lambda: overhead_reading(results),
-                    "break_even": lambda: break_even_reading(results)}
+                    "break_even": lambda: break_even_reading(results),
+                    "throughput": lambda: throughput_reading(results)}
         charts = [(title, path, readings[path.stem]())
                   for title, path in draw_all(results, Path(args.charts))]
     base = Path(args.readme).parent if args.readme else Path(".")

@@ -26,7 +26,8 @@ def subtitle(results):
 
 
 def _rows(idx, model, with_eager=False):
-    pairs = {(b, v) for (b, m, v, _, _) in idx if m == model and (with_eager or v != "eager")}
+    pairs = {(b, v) for (b, m, v, p, _) in idx
+             if m == model and p != "peak" and (with_eager or v != "eager")}
     return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
 
 
@@ -50,7 +51,7 @@ def _finish(fig, path):
 
 def _models(idx):
     order = ("mnist_cnn", "vgg", "resnet")
-    found = {m for (_, m, _, _, _) in idx}
+    found = {m for (_, m, _, p, _) in idx if p != "peak"}
     return [m for m in order if m in found] + sorted(found - set(order))
 
 
@@ -151,11 +152,41 @@ def break_even_chart(results, path):
     return _finish(fig, path)
 
 
+def throughput_chart(results, path):
+    """Train-step GFLOP/s (spec FLOPs over median time) as a share of the same run's matmul peak."""
+    idx = index(results)
+    peaks = {k[0]: r for k, r in idx.items() if k[3] == "peak"}
+    models = [m for m in _models(idx) if not m.startswith("matmul")]
+    if not peaks or not models:
+        return None
+    fig, axes = _figure(models, "Achieved train-step throughput against the dense matmul peak",
+                        results, "% of the backend's float32 matmul GFLOP/s")
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
+            labels.append(f"{backend}/{variant}")
+            train, peak = idx.get((backend, model, variant, "train", None)), peaks.get(backend)
+            if train and peak:
+                share = 100 * gflops(train) / gflops(peak)
+                ax.barh(row, share, color=COLORS.get(backend, "grey"))
+                ax.text(share, row, f" {gflops(train):.1f} GFLOP/s", va="center", fontsize=6)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def gflops(result):
+    """GFLOP/s of a result: its extra_info FLOPs over its median time."""
+    return result.info["flops"] / result.stats["median"] / 1e9
+
+
 def draw_all(results, outdir):
     """Every chart the results allow; returns [(title, path)] of those drawn."""
     outdir.mkdir(parents=True, exist_ok=True)
     drawn = [("Steady-state speedup, train step", speedup_chart(results, "train", outdir / "speedup_train.png")),
              ("Steady-state speedup, inference step", speedup_chart(results, "infer", outdir / "speedup_infer.png")),
              ("Construction overhead", overhead_chart(results, outdir / "construction_overhead.png")),
-             ("Break-even", break_even_chart(results, outdir / "break_even.png"))]
+             ("Break-even", break_even_chart(results, outdir / "break_even.png")),
+             ("Throughput against the matmul peak", throughput_chart(results, outdir / "throughput.png"))]
     return [(title, path) for title, path in drawn if path]

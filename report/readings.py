@@ -76,3 +76,21 @@ def break_even_reading(results):
     text += (f"{len(never)} never pay off because their steady step is not faster than eager"
              + (": " + ", ".join(never) if never else "") + ".")
     return text
+
+
+def throughput_reading(results):
+    """Peak per backend and the best share of it a train step reaches."""
+    from report.charts import gflops
+    idx = index(results)
+    peaks = {k[0]: r for k, r in idx.items() if k[3] == "peak"}
+    if not peaks:
+        return "No matmul peak in these runs."
+    parts = []
+    for backend, peak in sorted(peaks.items()):
+        steps = [(gflops(r) / gflops(peak), k[1], k[2]) for k, r in idx.items()
+                 if k[0] == backend and k[3] == "train"]
+        best = max(steps, default=None)
+        parts.append(f"{backend}: matmul peak {gflops(peak):.1f} GFLOP/s"
+                     + (f", best train step {100 * best[0]:.0f}% of it ({best[2]} on {best[1]})"
+                        if best else ""))
+    return "; ".join(parts) + ". FLOPs count convolutions and linears only (3× forward per train step)."

@@ -66,7 +66,8 @@ def summary_table(results):
     idx = index(results)
     by_model = defaultdict(set)
     for backend, model, variant, phase, cache in idx:
-        by_model[model].add((backend, variant))
+        if phase != "peak":
+            by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):
         lines += [f"**{model}**", "",
