@@ -34,6 +34,8 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{backend}: cases of the {backend} backend")
     config.addinivalue_line("markers", "models(*names): run this test only for these models")
     config.addinivalue_line("markers", "known_wrong: run this test only for KNOWN_WRONG cases")
+    config.addinivalue_line("markers", "suite_models(name): take the cases' models from the "
+                                       "profile's `name` plan (e.g. retrace)")
     try:
         check_choice("profile", config.getoption("profile"), PROFILES)
         check_choice("device", config.getoption("device"), ("cpu", "cuda"))
@@ -80,16 +82,20 @@ def pytest_generate_tests(metafunc):
     env = metafunc.config.graphbench
     only = metafunc.definition.get_closest_marker("models")
     wrong_only = metafunc.definition.get_closest_marker("known_wrong")
+    suite = metafunc.definition.get_closest_marker("suite_models")
+    suite = suite.args[0] if suite else "models"
+    labels = [label for label, (model, _, _) in env["profile"].suite_models(suite).items()
+              if model in env["models"] and (not only or model in only.args)]
     params = []
     for backend in env["backends"]:
-        for model in [m for m in env["models"] if not only or m in only.args]:
+        for model in labels:
             for variant in env["variants"]:
                 if wrong_only and not any(k.covers(backend, model, variant) for k in KNOWN_WRONG):
                     continue
                 marks = [getattr(pytest.mark, backend)]
                 if reason := skip_reason(backend, variant):
                     marks.append(pytest.mark.skip(reason=f"{backend}/{variant}: {reason}"))
-                params.append(pytest.param((backend, model, variant), marks=marks,
+                params.append(pytest.param((backend, model, variant, suite), marks=marks,
                                            id=f"{backend}-{model}-{variant}"))
     metafunc.parametrize("case_id", params)
 
@@ -112,15 +118,15 @@ def backend(request, backend_name):
 @pytest.fixture
 def case(request, case_id, env):
     """The Case for this test's (backend, model, variant); a missing framework is a visible skip."""
-    backend, model, variant = case_id
+    backend, label, variant, suite = case_id
     try:
         module, device = backend_module(request.config, backend)
     except BackendUnavailable as error:
         pytest.skip(str(error))
-    config, batch = env["profile"].models[model]
+    model, config, batch = env["profile"].suite_models(suite)[label]
     import models
     from suites.cases import Case
-    return Case(module, device, model, variant, models.build(model, **config), batch)
+    return Case(module, device, label, variant, models.build(model, **config), batch)
 
 
 def pytest_benchmark_update_machine_info(config, machine_info):

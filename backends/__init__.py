@@ -9,6 +9,8 @@ VARIANTS = {
     "graph_relaxed": "tf.function(reduce_retracing=True): widens a dim to None after it changes",
     "graph_static": "torch.compile(dynamic=False): specialise on every shape, never go dynamic",
     "xla": "tf.function(jit_compile=True)",
+    "xla_dynamic": "tf.function(jit_compile=True, input_signature with None dims): one trace, "
+                   "but XLA still compiles per concrete shape",
 }
 
 BACKENDS = {  # name -> (module, framework package, how to install it)
@@ -27,6 +29,9 @@ UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
     ("chainer", "graph_relaxed"): "@static_graph has no shape-relaxing mode",
     ("chainer", "graph_static"): "@static_graph already specialises on every shape (see 'graph')",
     ("chainer", "xla"): "Chainer has no XLA or other compiler backend",
+    ("torch", "xla_dynamic"): "XLA for PyTorch needs torch_xla, which is not part of this suite's "
+                              "CPU pins",
+    ("chainer", "xla_dynamic"): "Chainer has no XLA or other compiler backend",
 }
 
 

@@ -9,6 +9,8 @@ from models import spec as S
 
 NAME = "tf"
 FRAMEWORK = "tensorflow"
+# log records worth counting: name in extra_info -> (logger, text in the message)
+LOG_SIGNALS = {"retrace_warnings": ("tensorflow", "triggered tf.function retracing")}
 
 
 def version():
@@ -129,10 +131,10 @@ def _function(fn, variant, spec, with_labels):
         return tf.function(fn, reduce_retracing=True)
     if variant == "xla":
         return tf.function(fn, jit_compile=True)
-    if variant == "graph_dynamic":
+    if variant in ("graph_dynamic", "xla_dynamic"):
         images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
         signature = [images, tf.TensorSpec([None], tf.int32)] if with_labels else [images]
-        return tf.function(fn, input_signature=signature)
+        return tf.function(fn, input_signature=signature, jit_compile=variant == "xla_dynamic")
     raise ValueError(f"tf backend has no variant {variant!r}")
 
 

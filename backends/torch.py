@@ -15,6 +15,8 @@ from models import spec as S
 
 NAME = "torch"
 FRAMEWORK = "torch"
+# log records worth counting: name in extra_info -> (logger, text in the message)
+LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config.")}
 DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
 
 
@@ -38,9 +40,14 @@ def configure(threads, device):
 
 @contextlib.contextmanager
 def compile_cache(cache_dir):
-    """Compile with inductor's on-disk cache in `cache_dir`: empty is cold, populated is warm."""
+    """Compile with inductor's on-disk cache in `cache_dir`: empty is cold, populated is warm.
+
+    `None` keeps the session's cache (TORCHINDUCTOR_CACHE_DIR or torch's default)."""
     torch._dynamo.reset()  # in-memory only: the on-disk caches survive it
     torch._inductor.utils.clear_caches()
+    if cache_dir is None:
+        yield
+        return
     paths = {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir),
              "TRITON_CACHE_DIR": os.path.join(str(cache_dir), "triton")}
     with mock.patch.dict(os.environ, paths):
@@ -111,6 +118,10 @@ class Runner:
     """One model in one variant: train_step, infer_step and the compile count."""
 
     def __init__(self, spec, params, variant, device=torch.device("cpu")):
+        # Dynamo keeps compiled entries and seen sizes on the code object of _loss_impl, shared by
+        # every Runner: without a reset, earlier runners' shapes change this one's compiles and
+        # count toward its recompile limit (past which it silently runs eagerly).
+        torch._dynamo.reset()
         self.device = device
         self.model = _sequential(spec.layers).to(device)
         _load(self.model, spec, params)

@@ -20,11 +20,11 @@ def init_params(spec, seed=0):
 
 
 def synthetic_batch(spec, batch, seed=0, side=None):
-    """A seeded batch: NCHW float32 images in [0, 1) and int32 labels."""
+    """A seeded batch: NCHW float32 images in [0, 1) and int32 labels; `side` is int or (h, w)."""
     rng = np.random.default_rng(seed)
     c, h, w = spec.input_chw
     if side is not None:
-        h = w = side
+        h, w = (side, side) if isinstance(side, int) else side
     x = rng.random((batch, c, h, w), dtype=np.float32)
     y = rng.integers(0, spec.classes, batch).astype(np.int32)
     return x, y

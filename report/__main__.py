@@ -5,8 +5,9 @@ import sys
 from pathlib import Path
 
 from report.load import load_dir, warn
-from report.readings import (break_even_reading, overhead_reading, speedup_reading,
-                             throughput_reading)
+from report.readings import (break_even_reading, overhead_reading, retrace_reading,
+                             speedup_reading, throughput_reading)
+from report.retrace import advice, retrace_tables, seed_comparison
 from report.tables import known_wrong_notes, machine_lines, summary_table
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -23,6 +24,11 @@ def render(results, charts=(), relative_to=Path(".")):
         link = os.path.relpath(path, relative_to)
         parts += [f"### {title}", "", f"![{title}]({link})", "", reading, ""]
     parts += ["### All figures", "", summary_table(results)]
+    if retrace := retrace_tables(results):
+        parts += ["### Retracing (seed 000)", "",
+                  "Total time of one cold run of the whole sequence, with traces/compiles "
+                  "(tr) at its end.", "", retrace, seed_comparison(results), "",
+                  "What to do, from these runs:", "", advice(results), ""]
     if notes := known_wrong_notes(results):
         parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]
     return "\n".join(parts)
@@ -54,7 +60,8 @@ def main(argv=None):
                     "speedup_infer": lambda: speedup_reading(results, "infer"),
                     "construction_overhead": lambda: overhead_reading(results),
                     "break_even": lambda: break_even_reading(results),
-                    "throughput": lambda: throughput_reading(results)}
+                    "throughput": lambda: throughput_reading(results),
+                    "retrace": lambda: retrace_reading(results)}
         charts = [(title, path, readings[path.stem]())
                   for title, path in draw_all(results, Path(args.charts))]
     base = Path(args.readme).parent if args.readme else Path(".")

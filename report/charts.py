@@ -27,7 +27,7 @@ def subtitle(results):
 
 def _rows(idx, model, with_eager=False):
     pairs = {(b, v) for (b, m, v, p, _) in idx
-             if m == model and p != "peak" and (with_eager or v != "eager")}
+             if m == model and p not in ("peak", "retrace") and (with_eager or v != "eager")}
     return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
 
 
@@ -51,7 +51,7 @@ def _finish(fig, path):
 
 def _models(idx):
     order = ("mnist_cnn", "vgg", "resnet")
-    found = {m for (_, m, _, p, _) in idx if p != "peak"}
+    found = {m for (_, m, _, p, _) in idx if p not in ("peak", "retrace")}
     return [m for m in order if m in found] + sorted(found - set(order))
 
 
@@ -181,6 +181,37 @@ def gflops(result):
     return result.info["flops"] / result.stats["median"] / 1e9
 
 
+def retrace_chart(results, path):
+    """Total time of the varying-size training sequence per network depth, traces annotated."""
+    from report.retrace import _network_order, retrace_results
+    found = retrace_results(results, "train", "varying")
+    if not found:
+        return None
+    backends = sorted({b for b, _, _ in found})
+    fig, axes = _figure(backends, "Retracing: training on inputs whose size changes every batch",
+                        results, "seconds for the whole sequence (log scale)")
+    for ax, backend in zip(axes, backends):
+        nets = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+        variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
+        height = 0.8 / len(variants)
+        for j, variant in enumerate(variants):
+            for i, net in enumerate(nets):
+                r = found.get((backend, net, variant))
+                if r is None:
+                    continue
+                y = i + (j - (len(variants) - 1) / 2) * height
+                ax.barh(y, r.stats["median"], height=height, color=plt.cm.tab10(j),
+                        label=variant if i == 0 else None,
+                        hatch="xx" if r.info.get("cut_short") else None)
+                ax.text(r.stats["median"], y, f" {r.info['traces']} tr", va="center", fontsize=6)
+        ax.set_xscale("log")
+        ax.set_yticks(range(len(nets)), nets, fontsize=8)
+        ax.set_title(backend)
+        ax.invert_yaxis()
+        ax.legend(fontsize=6, loc="lower right")
+    return _finish(fig, path)
+
+
 def draw_all(results, outdir):
     """Every chart the results allow; returns [(title, path)] of those drawn."""
     outdir.mkdir(parents=True, exist_ok=True)
@@ -188,5 +219,6 @@ def draw_all(results, outdir):
              ("Steady-state speedup, inference step", speedup_chart(results, "infer", outdir / "speedup_infer.png")),
              ("Construction overhead", overhead_chart(results, outdir / "construction_overhead.png")),
              ("Break-even", break_even_chart(results, outdir / "break_even.png")),
-             ("Throughput against the matmul peak", throughput_chart(results, outdir / "throughput.png"))]
+             ("Throughput against the matmul peak", throughput_chart(results, outdir / "throughput.png")),
+             ("Retracing with changing input sizes", retrace_chart(results, outdir / "retrace.png"))]
     return [(title, path) for title, path in drawn if path]

@@ -22,6 +22,9 @@ class Result:
     @property
     def key(self):
         i = self.info
+        if i["phase"] == "retrace":  # one result per step kind and shape pattern
+            return (i["backend"], i["model"], i["variant"], i["phase"],
+                    f"{i.get('step')}-{i.get('pattern')}")
         return (i["backend"], i["model"], i["variant"], i["phase"], i.get("cache"))
 
 

@@ -94,3 +94,18 @@ def throughput_reading(results):
                      + (f", best train step {100 * best[0]:.0f}% of it ({best[2]} on {best[1]})"
                         if best else ""))
     return "; ".join(parts) + ". FLOPs count convolutions and linears only (3× forward per train step)."
+
+
+def retrace_reading(results):
+    """How many times slower plain graph mode is than the best variant, per backend."""
+    from report.retrace import retrace_results
+    found = retrace_results(results, "train", "varying")
+    parts = []
+    for backend in sorted({b for b, _, _ in found}):
+        runs = {(n, v): r.stats["median"] for (b, n, v), r in found.items() if b == backend}
+        worst = max(runs, key=runs.get)
+        best = min(runs, key=runs.get)
+        parts.append(f"{backend}: slowest {worst[1]} on {worst[0]} ({runs[worst]:.1f} s), "
+                     f"fastest {best[1]} on {best[0]} ({runs[best]:.1f} s)")
+    return ("; ".join(parts) + ". Hatched bars were cut short by the profile's time budget."
+            if parts else "No retrace results.")

@@ -66,7 +66,7 @@ def summary_table(results):
     idx = index(results)
     by_model = defaultdict(set)
     for backend, model, variant, phase, cache in idx:
-        if phase != "peak":
+        if phase not in ("peak", "retrace"):
             by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):

@@ -62,12 +62,12 @@ class Case:
     def known_wrong(self):
         """Why this case is known to compute a wrong answer, or None."""
         for entry in KNOWN_WRONG:
-            if entry.applies(self.backend.NAME, self.model, self.variant, self.batch):
+            if entry.applies(self.backend.NAME, self.spec.name, self.variant, self.batch):
                 return entry.reason
         return None
 
 
-def extra_info(case, phase, runner, threads, device, loss=None):
+def extra_info(case, phase, traces, threads, device, loss=None):
     """The keys every saved result carries."""
     chw = case.spec.input_chw
     flops = models.train_flops(case.spec) if phase != "infer" else models.forward_flops(case.spec)
@@ -76,7 +76,7 @@ def extra_info(case, phase, runner, threads, device, loss=None):
         "model": case.model, "model_config": case.spec.config, "variant": case.variant,
         "phase": phase, "device": device, "threads": threads, "batch": case.batch,
         "input_shape": [case.batch, *chw], "params": models.param_count(case.spec),
-        "flops": flops * case.batch, "traces": runner.traces(),
+        "flops": flops * case.batch, "traces": traces,
         "loss": loss, "loss_finite": None if loss is None else math.isfinite(loss),
     }
     if case.known_wrong():

@@ -14,6 +14,24 @@ class Profile:
     construction_models: tuple = ("mnist_cnn", "vgg", "resnet")
     notes: str = ""
     parity_steps: int = 3
+    retrace: "Retrace" = None
+
+    def suite_models(self, suite):
+        """{label: (model, spec config, batch)} that a suite runs."""
+        if suite == "retrace":
+            return self.retrace.models
+        return {name: (name, config, batch) for name, (config, batch) in self.models.items()}
+
+
+@dataclass(frozen=True)
+class Retrace:
+    """The retrace suite's plan: networks by depth, a seeded sequence of sides, a time budget."""
+    models: dict  # label -> (model, spec config, batch)
+    steps: int  # batches in a sequence
+    sides: tuple  # (smallest, largest) input height and width, drawn independently
+    repeat_shapes: int  # distinct sides cycled in the repeated-shape control
+    budget_s: float  # a run past this stops after its current step, marked as cut short
+    cold: bool = True  # each run in an empty compile cache; quick reuses the session's cache
 
 
 PROFILES = {
@@ -23,7 +41,9 @@ PROFILES = {
          "vgg": ({"width": 1 / 16, "side": 32}, 2),
          "resnet": ({"stages": (1, 1, 1, 1), "width": 1 / 16, "side": 64}, 4)},
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
-        notes="CI smoke sizes; resnet uses one block per stage to keep compiles short"),
+        notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
+        retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
+                        steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False)),
     "default": Profile(
         "default",
         {"mnist_cnn": ({}, 32),
@@ -31,12 +51,20 @@ PROFILES = {
          "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8)},
         steady_rounds=30, warmup_rounds=3, cold_rounds=2, warm_rounds=2,
         construction_models=("mnist_cnn", "vgg", "resnet"),
-        notes="sized for a 2-core CPU: the whole job in about 30 minutes"),
+        notes="sized for a 2-core CPU: the whole job in about 30 minutes",
+        retrace=Retrace({"vgg": ("vgg", {"width": 1 / 8, "side": 64}, 4),
+                         **{f"resnet{d}": ("resnet", {"depth": d, "width": 1 / 16, "side": 64}, 2)
+                            for d in (50, 101, 152)}},
+                        steps=6, sides=(64, 128), repeat_shapes=2, budget_s=150)),
     "paper": Profile(
         "paper",
         {"mnist_cnn": ({}, 32),
          "vgg": ({"width": 1.0, "side": 224}, 16),
          "resnet": ({"depth": 152, "width": 1.0, "side": 224}, 16)},
         steady_rounds=50, warmup_rounds=5, cold_rounds=3, warm_rounds=3,
-        notes="the seeds' scale (VGG16 and ResNet152V2 at 224x224, batch 16): meant for a GPU"),
+        notes="the seeds' scale (VGG16 and ResNet152V2 at 224x224, batch 16): meant for a GPU",
+        retrace=Retrace({"vgg16": ("vgg", {"width": 1.0, "side": 224}, 16),
+                         **{f"resnet{d}": ("resnet", {"depth": d, "width": 1.0, "side": 224}, 16)
+                            for d in (50, 101, 152)}},
+                        steps=100, sides=(64, 256), repeat_shapes=4, budget_s=4 * 3600)),
 }

@@ -49,7 +49,7 @@ def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
             teardown()
     hits = [None if b is None else a - b for a, b in zip(after, before)]
     loss, traces = results[-1]
-    info = extra_info(case, "construction", _Traces(traces), env["threads"], env["device"], loss)
+    info = extra_info(case, "construction", traces, env["threads"], env["device"], loss)
     benchmark.extra_info.update(info, cache=cache, cache_hits_per_round=hits, step="train")
     if cache == "cold" and any(h for h in hits if h):
         pytest.fail(f"a cold round hit the compile cache ({hits}): the figure is not cold")
@@ -64,12 +64,3 @@ def _prime(case, x, y, cache_dir):
         runner.train_step(*runner.to_device(x, y))
     return cache_dir
 
-
-class _Traces:
-    """Stands in for a runner whose trace count was read right after its first call."""
-
-    def __init__(self, count):
-        self.count = count
-
-    def traces(self):
-        return self.count

@@ -21,6 +21,6 @@ def test_steady(benchmark, case, env, phase):
     profile = env["profile"]
     benchmark.pedantic(step, rounds=profile.steady_rounds, warmup_rounds=profile.warmup_rounds)
     benchmark.extra_info.update(
-        extra_info(case, phase, runner, env["threads"], env["device"], loss=losses[-1]))
+        extra_info(case, phase, runner.traces(), env["threads"], env["device"], loss=losses[-1]))
     if not math.isfinite(losses[-1]):
         pytest.fail(f"{phase} step produced a non-finite value ({losses[-1]}): time not valid")

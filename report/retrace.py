@@ -1,0 +1,99 @@
+"""The retrace suite's tables, chart data and advice (seed 000's network x mode x time table)."""
+from report.tables import VARIANT_ORDER, latest
+
+SEED_000 = {"eager": 3 * 60 + 36, "graph": 36 * 60 + 10, "graph_dynamic": 4 * 60 + 37}  # ResNet152
+ADVICE = {
+    ("tf", "graph_dynamic"): "give tf.function an input_signature with None dimensions",
+    ("tf", "xla_dynamic"): "give the jit_compile function an input_signature with None dimensions",
+    ("tf", "graph_relaxed"): "use tf.function(reduce_retracing=True)",
+    ("torch", "graph_dynamic"): "compile with torch.compile(dynamic=True)",
+    ("torch", "graph"): "keep torch.compile's default (it turns dynamic after one recompile)",
+    ("chainer", "eager"): "stay define-by-run, or bucket input sizes so each shape repeats",
+}
+DEFAULT_ADVICE = "bucket input sizes so that each shape repeats, or stay eager"
+
+
+def retrace_results(results, step="train", pattern="varying"):
+    """{(backend, network, variant): result} of the newest retrace runs."""
+    return {(r.info["backend"], r.info["model"], r.info["variant"]): r for r in latest(results)
+            if r.info["phase"] == "retrace" and r.info.get("step") == step
+            and r.info.get("pattern") == pattern}
+
+
+def _network_order(label):
+    digits = "".join(c for c in label if c.isdigit())
+    return (label.rstrip("0123456789"), int(digits) if digits else 0)
+
+
+def cell(r):
+    """Total seconds with the trace count; a cut-short run says so."""
+    if r is None:
+        return "—"
+    text = f"{r.stats['median']:.3g} s ({r.info['traces']} tr)"
+    if r.info.get("cut_short"):
+        text += f" cut at {r.info['steps_done']}/{r.info['steps_planned']}"
+    return text
+
+
+def retrace_tables(results, step="train"):
+    """Per backend: network x variant, varying sides then the repeated-shape control."""
+    lines = []
+    for pattern in ("varying", "repeating"):
+        found = retrace_results(results, step, pattern)
+        for backend in sorted({b for b, _, _ in found}):
+            variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
+            networks = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+            lines += [f"**{backend}, {step} steps, {pattern} sides**", "",
+                      "| network | " + " | ".join(variants) + " |",
+                      "|---|" + "---|" * len(variants)]
+            for net in networks:
+                lines.append(f"| {net} | " + " | ".join(cell(found.get((backend, net, v)))
+                                                        for v in variants) + " |")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def advice(results, step="train"):
+    """Per backend: the fastest variant on the deepest network with varying sides, and what to do."""
+    found = retrace_results(results, step, "varying")
+    lines = []
+    for backend in sorted({b for b, _, _ in found}):
+        nets = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+        deepest = nets[-1]
+        runs = {v: r for (b, n, v), r in found.items() if b == backend and n == deepest
+                and not r.info.get("cut_short")}
+        if not runs:
+            continue
+        best = min(runs, key=lambda v: runs[v].stats["median"])
+        plain = runs.get("graph")
+        versus = (f" against {plain.stats['median']:.1f} s for plain `graph`"
+                  if plain and best != "graph" else "")
+        lines.append(f"- **{backend}** ({deepest}, sides changing every batch): fastest is "
+                     f"`{best}` at {runs[best].stats['median']:.1f} s{versus} — "
+                     f"{ADVICE.get((backend, best), DEFAULT_ADVICE)}.")
+    return "\n".join(lines)
+
+
+def seed_comparison(results):
+    """Plain graph over signature on the deepest ResNet, next to seed 000's 36:10 / 4:37."""
+    found = retrace_results(results, "train", "varying")
+    tf_nets = sorted({n for b, n, _ in found if b == "tf" and n.startswith("resnet")},
+                     key=_network_order)
+    seed_ratio = SEED_000["graph"] / SEED_000["graph_dynamic"]
+    if not tf_nets:
+        return f"Seed 000's ratio (plain tf.function ÷ input_signature, ResNet152) is {seed_ratio:.2f}; no TF retrace run to compare."
+    net = tf_nets[-1]
+    plain, sig, eager = (found.get(("tf", net, v)) for v in ("graph", "graph_dynamic", "eager"))
+    if not plain or not sig:
+        return f"No plain/signature pair for {net}."
+    ratio = plain.stats["median"] / sig.stats["median"]
+    steps = plain.info["steps_done"]
+    text = (f"On {net} (TF, {steps} training steps, {plain.info['distinct_shapes']} distinct sides), "
+            f"plain `tf.function` ÷ `input_signature` = {ratio:.2f}, against the seed's "
+            f"{seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
+    if eager:
+        text += (f" Eager ÷ signature here is {eager.stats['median'] / sig.stats['median']:.2f} "
+                 f"(seed: {SEED_000['eager'] / SEED_000['graph_dynamic']:.2f}).")
+    if plain.info.get("cut_short"):
+        text += " The plain run was cut short by the budget, so its ratio is a lower bound."
+    return text
