@@ -25,10 +25,11 @@ class KnownWrong:
 
 
 KNOWN_WRONG = (
-    KnownWrong("torch", "mnist_cnn", ("graph", "graph_dynamic", "graph_static"),
-               "torch 2.13 inductor (CPU) returns wrong conv weight gradients for "
-               "conv->conv->ReLU->maxpool at batch 2-5 (right at 1, 8, 16, 32; eager and "
-               "aot_eager agree with the reference)", batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
+    KnownWrong("torch", "mnist_cnn", ("graph", "graph_static"),
+               "torch 2.13 inductor (CPU), static shapes: wrong conv weight gradients for "
+               "conv->conv->ReLU->maxpool at batch 2-5 (right at 1, 8, 16, 32, and with "
+               "dynamic=True; eager and aot_eager agree with the reference)",
+               batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
     KnownWrong("chainer", "resnet", ("graph",),
                "Chainer 7.8.1 @static_graph: training steps through BatchNorm drift from "
                "define-by-run (~1e-4 after 5 steps with one BN layer); on the ResNet the loss "
