@@ -29,7 +29,7 @@ KNOWN_WRONG = (
                "torch 2.13 inductor (CPU), static shapes: wrong conv weight gradients for "
                "conv->conv->ReLU->maxpool at batch 2-5 (right at 1, 8, 16, 32, and with "
                "dynamic=True; eager and aot_eager agree with the reference)",
-               batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
+               batches=(2, 3, 4, 5), repro_batch=4),
     KnownWrong("chainer", "resnet", ("graph",),
                "Chainer 7.8.1 @static_graph: training steps through BatchNorm drift from "
                "define-by-run (~1e-4 after 5 steps with one BN layer); on the ResNet the loss "
