@@ -4,6 +4,8 @@ import os
 import sys
 from pathlib import Path
 
+from backends import BACKENDS
+from report.compare import compare_runs
 from report.load import load_dir, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
@@ -51,8 +53,20 @@ def main(argv=None):
     parser.add_argument("--results", default="results", help="folder of saved runs")
     parser.add_argument("--readme", help="README to rewrite between the results markers")
     parser.add_argument("--charts", help="folder for the PNG charts (none drawn without it)")
+    parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
+                        help="print two saved runs (JSON files) side by side, then exit")
     args = parser.parse_args(argv)
+    if args.compare:
+        try:
+            print(compare_runs(*args.compare))
+        except ValueError as error:
+            warn(str(error))
+            return 2
+        return 0
     results = load_dir(args.results)
+    missing = sorted(set(BACKENDS) - {r.info["backend"] for r in results})
+    if results and missing:
+        warn(f"{args.results}: no results for backend(s) {', '.join(missing)}; drawing the rest")
     charts = []
     if args.charts and results:
         from report.charts import draw_all  # matplotlib only when charts are asked for

@@ -95,3 +95,26 @@ def test_charts_are_drawn_and_linked(tmp_path):
                     "speedup_train.png", "throughput.png"]
     assert all((tmp_path / "c" / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
     assert "![Break-even](c/break_even.png)" in readme.read_text()
+
+
+def test_missing_backend_is_named(tmp_path, capsys):
+    shutil.copy(FIXTURE, tmp_path / "run.json")
+    cli.main(["--results", str(tmp_path)])
+    assert "no results for backend(s) tf, torch; drawing the rest" in capsys.readouterr().err
+
+
+def test_two_runs_side_by_side(tmp_path, capsys):
+    data = json.loads(FIXTURE.read_text())
+    for b in data["benchmarks"]:
+        b["stats"] = {k: v * 2 for k, v in b["stats"].items() if isinstance(v, (int, float))}
+    (tmp_path / "slow.json").write_text(json.dumps(data))
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "slow.json")]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| test_")]
+    assert len(rows) == len(data["benchmarks"]) and all("| 2.00" in row for row in rows)
+
+
+def test_compare_with_a_corrupt_file_is_one_line(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text("{")
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "bad.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad.json: not readable JSON" in err[0]
