@@ -1,4 +1,5 @@
 """Suite options (--profile, --device, --threads, --backend/--model/--variant), cases and metadata."""
+import dataclasses
 import importlib.metadata
 import importlib.util
 import os
@@ -150,5 +151,6 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
                                         for m, (c, b) in profile.models.items()},
         "steady_rounds": profile.steady_rounds, "warmup_rounds": profile.warmup_rounds,
         "cold_rounds": profile.cold_rounds, "warm_rounds": profile.warm_rounds,
-        "notes": profile.notes,
+        "notes": profile.notes, "construction_models": list(profile.construction_models),
+        "retrace": dataclasses.asdict(profile.retrace) if profile.retrace else None,
     }

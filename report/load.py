@@ -18,6 +18,7 @@ class Result:
     info: dict  # extra_info
     stats: dict  # pytest-benchmark's stats, in seconds
     graphbench: dict  # profile, device, threads, versions
+    profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
 
     @property
     def key(self):
@@ -53,7 +54,8 @@ def load_file(path):
                  f"{'/'.join(REQUIRED_KEYS)}; skipped")
             continue
         results.append(Result(str(path), machine_info.get("node", "?"), Path(path).stem,
-                              data.get("datetime", ""), bench["name"], info, stats, graphbench))
+                              data.get("datetime", ""), bench["name"], info, stats, graphbench,
+                              data.get("graphbench_profile")))
     return results
 
 

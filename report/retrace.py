@@ -35,21 +35,41 @@ def cell(r):
     return text
 
 
+def skip_note(results, backend, network, variant, step):
+    """The profile's reason for leaving this run out, or None."""
+    for r in latest(results):
+        if r.info["backend"] != backend or not r.profile or not r.profile.get("retrace"):
+            continue
+        for rule in r.profile["retrace"].get("skips", ()):
+            wants = ((backend, rule.get("backend")), (network, rule.get("labels")),
+                     (variant, rule.get("variants")), (step, rule.get("phases")))
+            if all(w is None or h == w or (isinstance(w, list) and h in w) for h, w in wants):
+                return rule["reason"]
+    return None
+
+
 def retrace_tables(results, step="train"):
     """Per backend: network x variant, varying sides then the repeated-shape control."""
-    lines = []
+    lines, reasons = [], []
     for pattern in ("varying", "repeating"):
         found = retrace_results(results, step, pattern)
         for backend in sorted({b for b, _, _ in found}):
             variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
-            networks = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+            networks = sorted({n for _, n, _ in found}, key=_network_order)
             lines += [f"**{backend}, {step} steps, {pattern} sides**", "",
                       "| network | " + " | ".join(variants) + " |",
                       "|---|" + "---|" * len(variants)]
             for net in networks:
-                lines.append(f"| {net} | " + " | ".join(cell(found.get((backend, net, v)))
-                                                        for v in variants) + " |")
+                cells = []
+                for v in variants:
+                    r = found.get((backend, net, v))
+                    why = None if r else skip_note(results, backend, net, v, step)
+                    if why and why not in reasons:
+                        reasons.append(why)
+                    cells.append(f"skipped [{reasons.index(why) + 1}]" if why else cell(r))
+                lines.append(f"| {net} | " + " | ".join(cells) + " |")
             lines.append("")
+    lines += [f"[{i}] {why}" for i, why in enumerate(reasons, 1)]
     return "\n".join(lines)
 
 

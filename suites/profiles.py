@@ -32,7 +32,43 @@ class Retrace:
     repeat_shapes: int  # distinct sides cycled in the repeated-shape control
     budget_s: float  # a run past this stops after its current step, marked as cut short
     cold: bool = True  # each run in an empty compile cache; quick reuses the session's cache
+    skips: tuple = ()  # RetraceSkip rules: runs this profile's budget leaves out, with the reason
 
+    def skip_reason(self, backend, label, variant, phase):
+        """Why this profile leaves a retrace run out, or None."""
+        for rule in self.skips:
+            if rule.matches(backend, label, variant, phase):
+                return rule.reason
+        return None
+
+
+@dataclass(frozen=True)
+class RetraceSkip:
+    """Runs left out of a profile for its time budget: None matches anything."""
+    reason: str
+    backend: str = None
+    labels: tuple = None
+    variants: tuple = None
+    phases: tuple = None
+
+    def matches(self, backend, label, variant, phase):
+        return all(want is None or have == want or (isinstance(want, tuple) and have in want)
+                   for have, want in ((backend, self.backend), (label, self.labels),
+                                      (variant, self.variants), (phase, self.phases)))
+
+
+_DEEP = ("resnet101", "resnet152")
+_DEFAULT_RETRACE_SKIPS = (  # measured compile costs on the 2-core CPU decide these
+    RetraceSkip("default profile: inference retracing is measured on vgg and resnet50 only",
+                labels=_DEEP, phases=("infer",)),
+    RetraceSkip("default profile: an XLA compile per shape of ResNet-101/152 does not fit this "
+                "CPU's budget (run --profile paper)", backend="tf", labels=_DEEP,
+                variants=("xla", "xla_dynamic")),
+    RetraceSkip("default profile: a torch.compile per shape of ResNet-101/152 takes minutes on "
+                "this CPU (run --profile paper)", backend="torch", labels=_DEEP),
+    RetraceSkip("default profile: torch inference retracing is measured on vgg only",
+                backend="torch", labels=("resnet50",), phases=("infer",)),
+)
 
 PROFILES = {
     "quick": Profile(
@@ -55,7 +91,8 @@ PROFILES = {
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 8, "side": 64}, 4),
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1 / 16, "side": 64}, 2)
                             for d in (50, 101, 152)}},
-                        steps=6, sides=(64, 128), repeat_shapes=2, budget_s=150)),
+                        steps=4, sides=(64, 128), repeat_shapes=2, budget_s=120,
+                        skips=_DEFAULT_RETRACE_SKIPS)),
     "paper": Profile(
         "paper",
         {"mnist_cnn": ({}, 32),

@@ -40,6 +40,8 @@ def run_sequence(runner, data, phase, budget_s):
 def test_retrace(benchmark, case, env, phase, pattern, tmp_path_factory):
     """One cold run of the sequence (fresh model, function and compile cache): its total time."""
     plan = env["profile"].retrace
+    if reason := plan.skip_reason(case.backend.NAME, case.model, case.variant, phase):
+        pytest.skip(reason)
     sides = shape_sequence(pattern, plan)
     batches = [models.synthetic_batch(case.spec, case.batch, seed=i, side=s)
                for i, s in enumerate(sides)]
