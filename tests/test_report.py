@@ -91,8 +91,8 @@ def test_charts_are_drawn_and_linked(tmp_path):
     shutil.copy(FIXTURE, tmp_path / "run.json")
     cli.main(["--results", str(tmp_path), "--readme", str(readme), "--charts", str(tmp_path / "c")])
     pngs = sorted(p.name for p in (tmp_path / "c").glob("*.png"))
-    assert pngs == ["break_even.png", "construction_overhead.png", "speedup_infer.png",
-                    "speedup_train.png", "throughput.png"]
+    assert pngs == ["break_even.png", "construction_overhead.png", "retrace.png",
+                    "speedup_infer.png", "speedup_train.png", "throughput.png"]
     assert all((tmp_path / "c" / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
     assert "![Break-even](c/break_even.png)" in readme.read_text()
 
@@ -118,3 +118,17 @@ def test_compare_with_a_corrupt_file_is_one_line(tmp_path, capsys):
     assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "bad.json")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "bad.json: not readable JSON" in err[0]
+
+
+def test_retrace_table_from_the_fixture():
+    from report.retrace import retrace_tables
+    data = json.loads(FIXTURE.read_text())
+    run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
+               and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
+               and b["extra_info"]["pattern"] == "varying")
+    expected = f"{run['stats']['median']:.3g} s ({run['extra_info']['traces']} tr)"
+    table = retrace_tables(load_file(FIXTURE))
+    rows = table.split("**chainer, train steps, repeating sides**")[0].splitlines()
+    vgg = next(line for line in rows if line.startswith("| vgg |"))
+    assert vgg.split("|")[3].strip() == expected
+    assert run["extra_info"]["traces"] == run["extra_info"]["distinct_shapes"]  # one schedule each
