@@ -101,7 +101,7 @@ def overhead_chart(results, path):
     if not models:
         return None
     fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step",
-                        results, "seconds (log scale)")
+                        results, "seconds (log scale); bars: median, whiskers: min–max of rounds")
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
@@ -110,9 +110,12 @@ def overhead_chart(results, path):
             for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
                 first = idx.get((backend, model, variant, "construction", cache))
                 if first and steady:
-                    value = max(first.stats["median"] - steady.stats["median"], 1e-5)
+                    base = steady.stats["median"]
+                    value = max(first.stats["median"] - base, 1e-5)
+                    low, high = max(first.stats["min"] - base, 1e-5), first.stats["max"] - base
                     ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
-                            hatch=hatch, edgecolor="white", label=cache)
+                            hatch=hatch, edgecolor="white", label=cache,
+                            xerr=[[value - low], [max(high - value, 0)]], capsize=2)
                     ax.text(value, row + offset, f" {value:.3g}s {cache}", va="center", fontsize=6)
         ax.set_xscale("log")
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
