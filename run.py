@@ -47,7 +47,7 @@ def main(argv=None):
         if env not in FRAMEWORK_ENVS:
             parser.error(f"unknown env {env!r}: choose from {', '.join(FRAMEWORK_ENVS)}")
     failed = [env for env in envs if call(
-        tox(), "-e", env, "--", "suites", "--profile", args.profile,
+        tox(), "-e", env, "--", "suites", "-v", "--profile", args.profile,
         f"--benchmark-save={args.profile}", *args.pytest_args)]
     report = call(tox(), "-e", "report", "--", "python", "-m", "report", "--readme", "README.md",
                   "--charts", "docs/charts")

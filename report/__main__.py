@@ -9,6 +9,7 @@ from report.compare import compare_runs
 from report.load import load_dir, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
+from report.micro import micro_section
 from report.retrace import advice, retrace_tables, seed_comparison
 from report.tables import known_wrong_notes, machine_lines, summary_table
 
@@ -31,6 +32,10 @@ def render(results, charts=(), relative_to=Path(".")):
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end.", "", retrace, seed_comparison(results), "",
                   "What to do, from these runs:", "", advice(results), ""]
+    if micro := micro_section(results):
+        parts += ["### Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
+                  "Steady medians; `~` marks a difference within the interquartile spread.", "",
+                  micro]
     if notes := known_wrong_notes(results):
         parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]
     return "\n".join(parts)

@@ -27,7 +27,7 @@ def subtitle(results):
 
 def _rows(idx, model, with_eager=False):
     pairs = {(b, v) for (b, m, v, p, _) in idx
-             if m == model and p not in ("peak", "retrace") and (with_eager or v != "eager")}
+             if m == model and p not in ("peak", "retrace", "micro") and (with_eager or v != "eager")}
     return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
 
 
@@ -51,7 +51,7 @@ def _finish(fig, path):
 
 def _models(idx):
     order = ("mnist_cnn", "vgg", "resnet")
-    found = {m for (_, m, _, p, _) in idx if p not in ("peak", "retrace")}
+    found = {m for (_, m, _, p, _) in idx if p not in ("peak", "retrace", "micro")}
     return [m for m in order if m in found] + sorted(found - set(order))
 
 

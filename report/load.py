@@ -23,6 +23,8 @@ class Result:
     @property
     def key(self):
         i = self.info
+        if i["phase"] == "micro":
+            return (i["backend"], i["workload"], i["variant"], "micro", None)
         if i["phase"] == "retrace":  # one result per step kind and shape pattern
             return (i["backend"], i["model"], i["variant"], i["phase"],
                     f"{i.get('step')}-{i.get('pattern')}")

@@ -66,7 +66,7 @@ def summary_table(results):
     idx = index(results)
     by_model = defaultdict(set)
     for backend, model, variant, phase, cache in idx:
-        if phase not in ("peak", "retrace"):
+        if phase not in ("peak", "retrace", "micro"):
             by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):

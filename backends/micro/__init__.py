@@ -1,0 +1,28 @@
+"""Micro workloads (seed 001's claims), one module per framework, loaded lazily like the backends."""
+import importlib
+
+from backends import BACKENDS, load
+
+WORKLOADS = {
+    "matmul10": "a 10x10 matmul: the first call (trace, compile) against later ones",
+    "conv": "one large convolution: 100 3x3 filters on a 1x200x200x100 input (the guide's Conv2D)",
+    "lstm_cell": "an LSTM cell, 10 units, batch 10: many small ops",
+    "mlp_step": "a train step of a 784-100-10 MLP, batch 32",
+    "dispatch": "100 dependent scalar adds: per-op dispatch cost",
+    "square_if_positive": "data-dependent if on a scalar tensor",
+    "sum_even": "loop with continue over 100 integers",
+    "fizzbuzz": "loop over a tensor range counting fizz, buzz and fizzbuzz up to 100",
+    "train_loop": "20 SGD steps of the MLP over a dataset inside one function",
+    "square_naive": "per-element loop squaring the positive entries of 100 values",
+    "square_vectorized": "the same with one vectorized where",
+}
+VARIANTS = ("eager", "graph")
+
+
+def load_micro(backend):
+    """The backend's micro module (its framework imported on demand)."""
+    load(backend)  # a missing framework raises BackendUnavailable with its fix
+    return importlib.import_module(f"backends.micro.{backend}")
+
+
+__all__ = ["BACKENDS", "VARIANTS", "WORKLOADS", "load_micro"]

@@ -1,0 +1,116 @@
+"""Seed 001's claims, one table each, from the micro suite's saved results."""
+from report.tables import latest, spread_overlaps
+
+FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
+GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # seed 001
+
+
+def micro_index(results):
+    """{(backend, workload, variant): result} of the newest micro runs."""
+    return {(r.info["backend"], r.info["workload"], r.info["variant"]): r
+            for r in latest(results) if r.info["phase"] == "micro"}
+
+
+def _speedup(idx, backend, workload):
+    eager, graph = idx.get((backend, workload, "eager")), idx.get((backend, workload, "graph"))
+    if not eager or not graph:
+        return None, "—"
+    ratio = eager.stats["median"] / graph.stats["median"]
+    return ratio, f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else "")
+
+
+def _us(seconds):
+    return f"{seconds * 1e6:,.1f}"
+
+
+def granularity_table(idx, backends):
+    """Claim 1: graph mode pays for many small ops (LSTM cell), little for one big conv."""
+    lines = ["| workload | guide (TF 2.0) | " + " | ".join(backends) + " |",
+             "|---|---|" + "---|" * len(backends)]
+    verdicts = []
+    for workload in ("conv", "mlp_step", "lstm_cell"):
+        guide = f"{GUIDE[workload]:.2f}×" if workload in GUIDE else "—"
+        lines.append(f"| {workload} speedup | {guide} | "
+                     + " | ".join(_speedup(idx, b, workload)[1] for b in backends) + " |")
+    per_op = []
+    for b in backends:
+        eager, graph = idx.get((b, "dispatch", "eager")), idx.get((b, "dispatch", "graph"))
+        per_op.append(" / ".join(_us(r.stats["median"] / 100) if r else "—" for r in (eager, graph)))
+    lines.append("| dispatch µs per op (eager / graph) | — | " + " | ".join(per_op) + " |")
+    for b in backends:
+        conv, lstm = _speedup(idx, b, "conv")[0], _speedup(idx, b, "lstm_cell")[0]
+        if conv and lstm:
+            holds = lstm > conv
+            verdicts.append(f"{b}: {'holds' if holds else 'does not hold'} "
+                            f"(LSTM cell {lstm:.2f}× vs conv {conv:.2f}×)")
+    return "\n".join(lines), verdicts
+
+
+def first_call_table(idx, backends):
+    """Claim 2: the first call pays tracing / compiling; later calls do not."""
+    lines = ["| backend | variant | first call ms | second call ms | steady ms | first ÷ second |",
+             "|---|---|---|---|---|---|"]
+    verdicts = []
+    for b in backends:
+        for v in ("eager", "graph"):
+            r = idx.get((b, "matmul10", v))
+            if r:
+                first, second = r.info["first_call_s"], r.info["second_call_s"]
+                lines.append(f"| {b} | {v} | {first * 1e3:.2f} | {second * 1e3:.3f} | "
+                             f"{r.stats['median'] * 1e3:.3f} | {first / second:,.0f} |")
+        g = idx.get((b, "matmul10", "graph"))
+        if g:
+            ratio = g.info["first_call_s"] / g.info["second_call_s"]
+            verdict = "holds" if ratio >= FIRST_CALL_FACTOR else "differs"
+            verdicts.append(f"{b}: {verdict} (graph first call {g.info['first_call_s'] * 1e3:.1f} "
+                            f"ms, {ratio:,.0f}× the second)")
+    return "\n".join(lines), verdicts
+
+
+def pair_table(idx, backends, workloads, note):
+    """Steady times of eager and graph per workload, with graph's trace count."""
+    lines = ["| workload | " + " | ".join(f"{b} eager µs | {b} graph µs (traces)" for b in backends)
+             + " |", "|---|" + "---|---|" * len(backends)]
+    for w in workloads:
+        cells = []
+        for b in backends:
+            e, g = idx.get((b, w, "eager")), idx.get((b, w, "graph"))
+            cells.append(_us(e.stats["median"]) if e else "—")
+            cells.append(f"{_us(g.stats['median'])} ({g.info['traces']})" if g else "skipped")
+        lines.append(f"| {w} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + f"\n\n{note}"
+
+
+def micro_section(results):
+    """The README's micro section: one table per claim, each with its verdicts."""
+    idx = micro_index(results)
+    if not idx:
+        return ""
+    backends = sorted({b for b, _, _ in idx})
+    parts = []
+    table, verdicts = granularity_table(idx, backends)
+    parts += ["**1. Op granularity** — the guide: a big convolution gains little (1.27×), an "
+              "LSTM cell of small ops a lot (1.90×).", "", table, "",
+              "Verdict: " + "; ".join(verdicts) + ".", ""]
+    table, verdicts = first_call_table(idx, backends)
+    parts += [f"**2. First vs later calls** of a 10×10 matmul (the claim holds where the graph "
+              f"variant's first call costs at least {FIRST_CALL_FACTOR}× its second).", "", table, "",
+              "Verdict: " + "; ".join(verdicts) + ".", ""]
+    parts += ["**4. Data-dependent control flow** (TF: AutoGraph; PyTorch: dynamo, graph breaks "
+              "allowed; Chainer: not capturable by @static_graph).", "",
+              pair_table(idx, backends, ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"),
+                         "Graph results equal eager's (tests/test_micro.py)."), ""]
+    naive = {b: idx.get((b, "square_naive", "graph")) or idx.get((b, "square_naive", "eager"))
+             for b in backends}
+    parts += ["**5. Per-element loop vs one vectorized op.**", "",
+              pair_table(idx, backends, ("square_naive", "square_vectorized"),
+                         "Vectorized ÷ per-element (best variant of each): " + "; ".join(
+                             f"{b} {_best(idx, b, 'square_naive') / _best(idx, b, 'square_vectorized'):.0f}× faster"
+                             for b in backends if naive[b] and _best(idx, b, "square_vectorized"))
+                         + "."), ""]
+    return "\n".join(parts)
+
+
+def _best(idx, backend, workload):
+    times = [r.stats["median"] for (b, w, _), r in idx.items() if b == backend and w == workload]
+    return min(times) if times else None
