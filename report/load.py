@@ -21,6 +21,11 @@ class Result:
     profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
 
     @property
+    def valid(self):
+        """False when the run produced a non-finite loss: its time is not a result."""
+        return self.info.get("loss_finite") is not False
+
+    @property
     def key(self):
         i = self.info
         if i["phase"] == "micro":

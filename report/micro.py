@@ -96,6 +96,10 @@ def micro_section(results):
     parts += [f"**2. First vs later calls** of a 10×10 matmul (the claim holds where the graph "
               f"variant's first call costs at least {FIRST_CALL_FACTOR}× its second).", "", table, "",
               "Verdict: " + "; ".join(verdicts) + ".", ""]
+    if pitfalls := pitfall_table(idx, backends):
+        parts += ["**3. Tracing pitfalls**: traces / compiles / schedules for a fixed call "
+                  "sequence (time of the whole sequence, cold), and the same with the fix.", "",
+                  pitfalls, ""]
     parts += ["**4. Data-dependent control flow** (TF: AutoGraph; PyTorch: dynamo, graph breaks "
               "allowed; Chainer: not capturable by @static_graph).", "",
               pair_table(idx, backends, ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"),
@@ -109,6 +113,31 @@ def micro_section(results):
                              for b in backends if naive[b] and _best(idx, b, "square_vectorized"))
                          + "."), ""]
     return "\n".join(parts)
+
+
+PITFALL_FIXES = {
+    "python_numbers": "pass tensors (tf.constant / torch.tensor / an array), not Python numbers",
+    "function_in_loop": "create the graph function once, outside the loop",
+    "changing_shapes": "an input signature with None dims (TF) / dynamic=True (PyTorch)",
+}
+
+
+def pitfall_table(idx, backends):
+    """Claim 3: each pitfall's count and time, naive vs fixed, per backend."""
+    rows = sorted({w.split(":", 1)[1] for _, w, _ in idx if w.startswith("pitfall:")})
+    if not rows:
+        return ""
+    lines = ["| pitfall (fix) | " + " | ".join(f"{b} naive | {b} fixed" for b in backends) + " |",
+             "|---|" + "---|---|" * len(backends)]
+    for name in rows:
+        cells = []
+        for b in backends:
+            for v in ("naive", "fixed"):
+                r = idx.get((b, f"pitfall:{name}", v))
+                cells.append(f"{r.info['traces']} ({r.stats['median'] * 1e3:.1f} ms)" if r
+                             else "refused / —")
+        lines.append(f"| {name} ({PITFALL_FIXES.get(name, '')}) | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def _best(idx, backend, workload):

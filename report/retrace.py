@@ -16,7 +16,7 @@ DEFAULT_ADVICE = "bucket input sizes so that each shape repeats, or stay eager"
 def retrace_results(results, step="train", pattern="varying"):
     """{(backend, network, variant): result} of the newest retrace runs."""
     return {(r.info["backend"], r.info["model"], r.info["variant"]): r for r in latest(results)
-            if r.info["phase"] == "retrace" and r.info.get("step") == step
+            if r.valid and r.info["phase"] == "retrace" and r.info.get("step") == step
             and r.info.get("pattern") == pattern}
 
 

@@ -14,8 +14,13 @@ def latest(results):
 
 
 def index(results):
-    """{(backend, model, variant, phase, cache): result} of the newest results."""
-    return {r.key: r for r in latest(results)}
+    """{(backend, model, variant, phase, cache): result} of the newest results with a valid time."""
+    return {r.key: r for r in latest(results) if r.valid}
+
+
+def invalid(results):
+    """The newest results that produced a non-finite loss (shown, but never as a time)."""
+    return [r for r in latest(results) if not r.valid]
 
 
 def median(r):
@@ -64,8 +69,9 @@ def break_even(graph_first, graph_step, eager_first, eager_step):
 def summary_table(results):
     """One markdown table per model: every backend and variant against its own eager."""
     idx = index(results)
+    bad = {r.key for r in invalid(results)}
     by_model = defaultdict(set)
-    for backend, model, variant, phase, cache in idx:
+    for backend, model, variant, phase, cache in list(idx) + list(bad):
         if phase not in ("peak", "retrace", "micro"):
             by_model[model].add((backend, variant))
     lines = []
@@ -86,9 +92,11 @@ def summary_table(results):
                 n = break_even(median(cold), median(train), median(eager_cold), median(eager_train))
                 even = "never" if n is None else str(n)
             flag = " ⚠" if any(r and r.info.get("known_wrong") for r in (train, cold)) else ""
-            lines.append(f"| {backend} | {variant}{flag} | {step_cell(train)} | "
+            cells = {p: step_cell(r) if r or (backend, model, variant, p, None) not in bad
+                     else "non-finite ✗" for p, r in (("train", train), ("infer", infer))}
+            lines.append(f"| {backend} | {variant}{flag} | {cells['train']} | "
                          f"{speedup(eager_train, train) if variant != 'eager' else '1'} | "
-                         f"{step_cell(infer)} | "
+                         f"{cells['infer']} | "
                          f"{speedup(eager_infer, infer) if variant != 'eager' else '1'} | "
                          f"{_s(median(cold))} | {_s(median(warm))} | {even} |")
         lines.append("")
@@ -104,10 +112,14 @@ def _order(pair):
 
 
 def known_wrong_notes(results):
-    """Footnotes for results the suite knows to be numerically wrong."""
+    """Footnotes for results the suite knows to be wrong, and runs whose loss was not finite."""
     notes = sorted({(r.info["backend"], r.info["model"], r.info["variant"], r.info["known_wrong"])
                     for r in latest(results) if r.info.get("known_wrong")})
-    return "\n".join(f"- ⚠ {b}/{m}/{v}: {why}" for b, m, v, why in notes)
+    lines = [f"- ⚠ {b}/{m}/{v}: {why}" for b, m, v, why in notes]
+    lines += [f"- ✗ {r.info['backend']}/{r.info['model']}/{r.info['variant']} "
+              f"({r.info['phase']}): non-finite loss ({r.info.get('loss')}); its time is left out"
+              for r in invalid(results)]
+    return "\n".join(lines)
 
 
 def machine_lines(results):

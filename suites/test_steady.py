@@ -23,4 +23,7 @@ def test_steady(benchmark, case, env, phase):
     benchmark.extra_info.update(
         extra_info(case, phase, runner.traces(), env["threads"], env["device"], loss=losses[-1]))
     if not math.isfinite(losses[-1]):
-        pytest.fail(f"{phase} step produced a non-finite value ({losses[-1]}): time not valid")
+        message = f"{phase} step produced a non-finite value ({losses[-1]}): time not valid"
+        if case.known_wrong():  # saved with loss_finite False; the report shows it, never as a time
+            pytest.xfail(f"{message}; known wrong: {case.known_wrong()}")
+        pytest.fail(message)

@@ -133,3 +133,15 @@ def test_retrace_table_from_the_fixture():
     vgg = next(line for line in rows if line.startswith("| vgg |"))
     assert vgg.split("|")[3].strip() == expected
     assert run["extra_info"]["traces"] == run["extra_info"]["distinct_shapes"]  # one schedule each
+
+
+def test_non_finite_runs_never_show_a_time(tmp_path):
+    data = json.loads(FIXTURE.read_text())
+    bad = next(b for b in data["benchmarks"] if b["name"] == "test_steady[chainer-mnist_cnn-graph-train]")
+    bad["extra_info"].update(loss=float("nan"), loss_finite=False)
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    results = load_dir(tmp_path)
+    row = next(line for line in summary_table(results).splitlines()
+               if line.startswith("| chainer | graph |"))
+    assert row.split("|")[3].strip() == "non-finite ✗" and row.split("|")[4].strip() == "—"
+    assert "non-finite loss (nan); its time is left out" in cli.render(results)

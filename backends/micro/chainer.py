@@ -96,21 +96,27 @@ def _mlp_data(steps):
     return rng.random((steps, 32, 784), dtype=np.float32), rng.integers(0, 10, (steps, 32)).astype(np.int32)
 
 
-def _mlp_step():
+def _mlp_trainer(steps):
+    """The MLP, its data, and a function running `steps` SGD updates through a chain."""
     l1, l2 = _mlp_links()
-    xs, ys = _mlp_data(1)
+    xs, ys = _mlp_data(steps)
     state = {}
 
-    def train(chain, x, y):
+    def train(chain, xs, ys):
         if "opt" not in state:
             state["opt"] = chainer.optimizers.SGD(lr=0.1)
             state["opt"].setup(chain)
-        chain.cleargrads()
-        loss = F.softmax_cross_entropy(chain(x), y)
-        loss.backward()
-        state["opt"].update()
+        for step in range(steps):
+            chain.cleargrads()
+            loss = F.softmax_cross_entropy(chain(xs[step]), ys[step])
+            loss.backward()
+            state["opt"].update()
         return loss.array
-    return (lambda x: l2(F.relu(l1(x)))), [l1, l2], (xs[0], ys[0]), train
+    return (lambda x: l2(F.relu(l1(x)))), [l1, l2], (xs, ys), train
+
+
+def _mlp_step():
+    return _mlp_trainer(1)
 
 
 def _dispatch():
@@ -157,21 +163,7 @@ def _fizzbuzz():
 
 
 def _train_loop():
-    l1, l2 = _mlp_links()
-    xs, ys = _mlp_data(20)
-    state = {}
-
-    def train(chain, xs, ys):
-        if "opt" not in state:
-            state["opt"] = chainer.optimizers.SGD(lr=0.1)
-            state["opt"].setup(chain)
-        for step in range(20):
-            chain.cleargrads()
-            loss = F.softmax_cross_entropy(chain(xs[step]), ys[step])
-            loss.backward()
-            state["opt"].update()
-        return loss.array
-    return (lambda x: l2(F.relu(l1(x)))), [l1, l2], (xs, ys), train
+    return _mlp_trainer(20)
 
 
 def _values():
