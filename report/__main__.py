@@ -58,6 +58,7 @@ def main(argv=None):
     parser.add_argument("--results", default="results", help="folder of saved runs")
     parser.add_argument("--readme", help="README to rewrite between the results markers")
     parser.add_argument("--charts", help="folder for the PNG charts (none drawn without it)")
+    parser.add_argument("--machine", help="only runs whose machine description contains this")
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                         help="print two saved runs (JSON files) side by side, then exit")
     args = parser.parse_args(argv)
@@ -69,6 +70,11 @@ def main(argv=None):
             return 2
         return 0
     results = load_dir(args.results)
+    if args.machine:
+        machines = sorted({r.machine for r in results})
+        results = [r for r in results if args.machine in r.machine]
+        if not results:
+            warn(f"--machine {args.machine!r} matches no run; machines: {'; '.join(machines)}")
     missing = sorted(set(BACKENDS) - {r.info["backend"] for r in results})
     if results and missing:
         warn(f"{args.results}: no results for backend(s) {', '.join(missing)}; drawing the rest")

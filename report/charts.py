@@ -32,7 +32,7 @@ def _rows(idx, model, with_eager=False):
 
 
 def _figure(models, title, results, xlabel):
-    fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.2),
+    fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
                              squeeze=False)
     fig.suptitle(title, fontsize=12, fontweight="bold")
     fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
@@ -42,8 +42,8 @@ def _figure(models, title, results, xlabel):
     return fig, axes[0]
 
 
-def _finish(fig, path):
-    fig.tight_layout(rect=(0, 0.07, 1, 0.95))
+def _finish(fig, path, bottom=0.07):
+    fig.tight_layout(rect=(0, bottom, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -68,6 +68,8 @@ def speedup_chart(results, phase, path):
                 (backend, model, variant, phase, None))
             labels.append(f"{backend}/{variant}")
             if not eager or not graph:
+                ax.text(1.02, row, "no valid time (see the table)", va="center", fontsize=6,
+                        color="#900")
                 continue
             ratio = eager.stats["median"] / graph.stats["median"]
             low, high = eager.stats["q1"] / graph.stats["q3"], eager.stats["q3"] / graph.stats["q1"]
@@ -76,8 +78,8 @@ def speedup_chart(results, phase, path):
                         capsize=2, lw=0.8)
             spans += [low, high]
             note = " n.s." if spread_overlaps(eager, graph) else ""
-            ax.text(ratio, row, f" {ratio:.2f}×{note}", va="center", fontsize=7)
-        _ratio_axis(ax, min(spans) / 1.3, max(spans) * 1.6)
+            ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
+        _ratio_axis(ax, min(spans) / 1.3, max(spans) * 2.2)
         ax.axvline(1.0, color="black", lw=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
@@ -89,7 +91,7 @@ def _ratio_axis(ax, low, high):
     """Log-scaled ratio axis with plain tick labels (0.5×, 1×, 2×, ...)."""
     ax.set_xscale("log")
     ax.set_xlim(low, high)
-    ticks = [t for t in (0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 4, 8, 16, 32) if low <= t <= high]
+    ticks = [t for t in (0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32) if low <= t <= high]
     ax.set_xticks(ticks, [f"{t:g}×" for t in ticks])
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
@@ -100,8 +102,10 @@ def overhead_chart(results, path):
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
-    fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step",
-                        results, "seconds (log scale); bars: median, whiskers: min–max of rounds")
+    fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
+                        "(bars: median; whiskers: min–max of rounds; hatched: warm cache)",
+                        results, "seconds (log scale)")
+    ax_floor = 1e-4
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
@@ -109,15 +113,22 @@ def overhead_chart(results, path):
             steady = idx.get((backend, model, variant, "train", None))
             for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
                 first = idx.get((backend, model, variant, "construction", cache))
-                if first and steady:
-                    base = steady.stats["median"]
-                    value = max(first.stats["median"] - base, 1e-5)
-                    low, high = max(first.stats["min"] - base, 1e-5), first.stats["max"] - base
-                    ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
-                            hatch=hatch, edgecolor="white", label=cache,
-                            xerr=[[value - low], [max(high - value, 0)]], capsize=2)
-                    ax.text(value, row + offset, f" {value:.3g}s {cache}", va="center", fontsize=6)
+                if not (first and steady):
+                    continue
+                base = steady.stats["median"]
+                value = first.stats["median"] - base
+                if value <= 0:  # a log axis cannot show it: say it
+                    ax.text(ax_floor, row + offset, f" {cache}: first call not slower",
+                            va="center", fontsize=6)
+                    continue
+                low, high = max(first.stats["min"] - base, ax_floor), first.stats["max"] - base
+                ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
+                        hatch=hatch, edgecolor="white", label=cache,
+                        xerr=[[max(value - low, 0)], [max(high - value, 0)]], capsize=2)
+                ax.text(max(value, high) * 1.15, row + offset, f"{value:.3g}s {cache}",
+                        va="center", fontsize=6)
         ax.set_xscale("log")
+        ax.set_xlim(left=ax_floor)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()
@@ -186,15 +197,16 @@ def gflops(result):
 
 def retrace_chart(results, path):
     """Total time of the varying-size training sequence per network depth, traces annotated."""
-    from report.retrace import _network_order, retrace_results
+    from report.retrace import by_depth, retrace_results
     found = retrace_results(results, "train", "varying")
     if not found:
         return None
     backends = sorted({b for b, _, _ in found})
     fig, axes = _figure(backends, "Retracing: training on inputs whose size changes every batch",
                         results, "seconds for the whole sequence (log scale)")
+    labelled = set()
     for ax, backend in zip(axes, backends):
-        nets = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+        nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
         variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
         height = 0.8 / len(variants)
         for j, variant in enumerate(variants):
@@ -203,16 +215,20 @@ def retrace_chart(results, path):
                 if r is None:
                     continue
                 y = i + (j - (len(variants) - 1) / 2) * height
-                ax.barh(y, r.stats["median"], height=height, color=plt.cm.tab10(j),
-                        label=variant if i == 0 else None,
+                ax.barh(y, r.stats["median"], height=height,
+                        color=plt.cm.tab10(VARIANT_ORDER.index(variant)),
+                        label=variant if variant not in labelled else None,
                         hatch="xx" if r.info.get("cut_short") else None)
+                labelled.add(variant)
                 ax.text(r.stats["median"], y, f" {r.info['traces']} tr", va="center", fontsize=6)
         ax.set_xscale("log")
         ax.set_yticks(range(len(nets)), nets, fontsize=8)
         ax.set_title(backend)
         ax.invert_yaxis()
-        ax.legend(fontsize=6, loc="lower right")
-    return _finish(fig, path)
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.055), fontsize=7, ncol=len(labelled),
+               title="hatched: cut short by the budget", title_fontsize=7, frameon=False)
+    return _finish(fig, path, bottom=0.17)
 
 
 def draw_all(results, outdir):

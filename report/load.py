@@ -60,7 +60,10 @@ def load_file(path):
             warn(f"{path}: benchmark {bench.get('name')!r} lacks stats or "
                  f"{'/'.join(REQUIRED_KEYS)}; skipped")
             continue
-        results.append(Result(str(path), machine_info.get("node", "?"), Path(path).stem,
+        cpu = machine_info.get("cpu") or {}
+        machine = (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, "
+                   f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
+        results.append(Result(str(path), machine, Path(path).stem,
                               data.get("datetime", ""), bench["name"], info, stats, graphbench,
                               data.get("graphbench_profile")))
     return results

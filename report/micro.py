@@ -76,7 +76,10 @@ def pair_table(idx, backends, workloads, note):
         for b in backends:
             e, g = idx.get((b, w, "eager")), idx.get((b, w, "graph"))
             cells.append(_us(e.stats["median"]) if e else "—")
-            cells.append(f"{_us(g.stats['median'])} ({g.info['traces']})" if g else "skipped")
+            breaks = g.info.get("graph_breaks") if g else None
+            extra = ("" if not breaks else ", no graph captured" if breaks < 0  # explain's -1
+                     else f", {breaks} breaks")
+            cells.append(f"{_us(g.stats['median'])} ({g.info['traces']}{extra})" if g else "skipped")
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + f"\n\n{note}"
 
@@ -99,19 +102,22 @@ def micro_section(results):
     if pitfalls := pitfall_table(idx, backends):
         parts += ["**3. Tracing pitfalls**: traces / compiles / schedules for a fixed call "
                   "sequence (time of the whole sequence, cold), and the same with the fix.", "",
-                  pitfalls, ""]
+                  pitfalls, "", "Verdict (the pitfall costs extra traces and the fix removes "
+                  "them): " + "; ".join(pitfall_verdicts(idx, backends)) + ".", ""]
     parts += ["**4. Data-dependent control flow** (TF: AutoGraph; PyTorch: dynamo, graph breaks "
               "allowed; Chainer: not capturable by @static_graph).", "",
               pair_table(idx, backends, ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"),
-                         "Graph results equal eager's (tests/test_micro.py)."), ""]
+                         "Graph results equal eager's (tests/test_micro.py). A graph count of 0 "
+                         "means nothing was captured: the 'graph' variant ran eagerly."), "",
+              "Verdict (graph mode runs the control flow, faster than eager): "
+              + "; ".join(control_verdicts(idx, backends)) + ".", ""]
     naive = {b: idx.get((b, "square_naive", "graph")) or idx.get((b, "square_naive", "eager"))
              for b in backends}
     parts += ["**5. Per-element loop vs one vectorized op.**", "",
               pair_table(idx, backends, ("square_naive", "square_vectorized"),
-                         "Vectorized ÷ per-element (best variant of each): " + "; ".join(
-                             f"{b} {_best(idx, b, 'square_naive') / _best(idx, b, 'square_vectorized'):.0f}× faster"
-                             for b in backends if naive[b] and _best(idx, b, "square_vectorized"))
-                         + "."), ""]
+                         "Verdict (vectorized beats the per-element loop), best variant of each: "
+                         + "; ".join(_vector_verdict(idx, b) for b in backends
+                                     if naive[b] and _best(idx, b, "square_vectorized")) + "."), ""]
     return "\n".join(parts)
 
 
@@ -138,6 +144,43 @@ def pitfall_table(idx, backends):
                              else "refused / —")
         lines.append(f"| {name} ({PITFALL_FIXES.get(name, '')}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def pitfall_verdicts(idx, backends):
+    """Per backend and pitfall: holds when naive traces more than fixed."""
+    out = []
+    for b in backends:
+        for name in sorted({w.split(":", 1)[1] for bb, w, _ in idx if bb == b and w.startswith("pitfall:")}):
+            naive, fixed = (idx.get((b, f"pitfall:{name}", v)) for v in ("naive", "fixed"))
+            if naive and fixed:
+                n, f = naive.info["traces"], fixed.info["traces"]
+                out.append(f"{b}/{name}: {'holds' if n > f else 'does not hold'} ({n} vs {f})")
+            elif fixed:
+                out.append(f"{b}/{name}: differs (the naive form is refused)")
+    return out
+
+
+def control_verdicts(idx, backends):
+    """Per backend: which control-flow workloads were captured and run faster as a graph."""
+    out = []
+    for b in backends:
+        for w in ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"):
+            e, g = idx.get((b, w, "eager")), idx.get((b, w, "graph"))
+            if not e:
+                continue
+            if not g:
+                out.append(f"{b}/{w}: does not hold (not capturable)")
+            elif g.info["traces"] == 0:
+                out.append(f"{b}/{w}: does not hold (nothing captured, runs eagerly)")
+            else:
+                ratio = e.stats["median"] / g.stats["median"]
+                out.append(f"{b}/{w}: {'holds' if ratio > 1 else 'differs'} ({ratio:.2f}×)")
+    return out
+
+
+def _vector_verdict(idx, b):
+    ratio = _best(idx, b, "square_naive") / _best(idx, b, "square_vectorized")
+    return f"{b}: {'holds' if ratio > 1 else 'does not hold'} ({ratio:.0f}× faster)"
 
 
 def _best(idx, backend, workload):

@@ -20,9 +20,14 @@ def retrace_results(results, step="train", pattern="varying"):
             and r.info.get("pattern") == pattern}
 
 
-def _network_order(label):
-    digits = "".join(c for c in label if c.isdigit())
-    return (label.rstrip("0123456789"), int(digits) if digits else 0)
+VGG_DEPTH = 16  # 13 convolutions + the classifier, counted as VGG16 is
+
+
+def by_depth(found):
+    """Sort key for network labels: their layer depth (VGG16 = 16, ResNet-N = N)."""
+    depths = {r.info["model"]: r.info.get("model_config", {}).get("depth", VGG_DEPTH)
+              for r in found.values()}
+    return lambda label: (depths.get(label, 0), label)
 
 
 def cell(r):
@@ -55,7 +60,7 @@ def retrace_tables(results, step="train"):
         found = retrace_results(results, step, pattern)
         for backend in sorted({b for b, _, _ in found}):
             variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
-            networks = sorted({n for _, n, _ in found}, key=_network_order)
+            networks = sorted({n for _, n, _ in found}, key=by_depth(found))
             lines += [f"**{backend}, {step} steps, {pattern} sides**", "",
                       "| network | " + " | ".join(variants) + " |",
                       "|---|" + "---|" * len(variants)]
@@ -78,7 +83,7 @@ def advice(results, step="train"):
     found = retrace_results(results, step, "varying")
     lines = []
     for backend in sorted({b for b, _, _ in found}):
-        nets = sorted({n for b, n, _ in found if b == backend}, key=_network_order)
+        nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
         deepest = nets[-1]
         runs = {v: r for (b, n, v), r in found.items() if b == backend and n == deepest
                 and not r.info.get("cut_short")}
@@ -88,9 +93,16 @@ def advice(results, step="train"):
         plain = runs.get("graph")
         versus = (f" against {plain.stats['median']:.1f} s for plain `graph`"
                   if plain and best != "graph" else "")
-        lines.append(f"- **{backend}** ({deepest}, sides changing every batch): fastest is "
-                     f"`{best}` at {runs[best].stats['median']:.1f} s{versus} — "
-                     f"{ADVICE.get((backend, best), DEFAULT_ADVICE)}.")
+        line = (f"- **{backend}** ({deepest}, sides changing every batch): fastest is "
+                f"`{best}` at {runs[best].stats['median']:.1f} s{versus} — "
+                f"{ADVICE.get((backend, best), DEFAULT_ADVICE)}.")
+        graphs = {v: r for v, r in runs.items() if v not in ("eager", best)}
+        if best == "eager" and graphs:
+            g = min(graphs, key=lambda v: graphs[v].stats["median"])
+            if (backend, g) in ADVICE:
+                line += (f" If you keep graph mode, the fastest graph variant is `{g}` at "
+                         f"{graphs[g].stats['median']:.1f} s: {ADVICE[(backend, g)]}.")
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -98,7 +110,7 @@ def seed_comparison(results):
     """Plain graph over signature on the deepest ResNet, next to seed 000's 36:10 / 4:37."""
     found = retrace_results(results, "train", "varying")
     tf_nets = sorted({n for b, n, _ in found if b == "tf" and n.startswith("resnet")},
-                     key=_network_order)
+                     key=by_depth(found))
     seed_ratio = SEED_000["graph"] / SEED_000["graph_dynamic"]
     if not tf_nets:
         return f"Seed 000's ratio (plain tf.function ÷ input_signature, ResNet152) is {seed_ratio:.2f}; no TF retrace run to compare."

@@ -2,6 +2,8 @@
 import math
 from collections import defaultdict
 
+from backends import VARIANTS
+
 
 def latest(results):
     """Per (machine, backend, model, variant, phase, cache): the newest run's result."""
@@ -103,7 +105,7 @@ def summary_table(results):
     return "\n".join(lines)
 
 
-VARIANT_ORDER = ("eager", "graph", "graph_dynamic", "graph_relaxed", "graph_static", "xla")
+VARIANT_ORDER = tuple(VARIANTS)
 
 
 def _order(pair):

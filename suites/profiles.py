@@ -103,5 +103,5 @@ PROFILES = {
         retrace=Retrace({"vgg16": ("vgg", {"width": 1.0, "side": 224}, 16),
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1.0, "side": 224}, 16)
                             for d in (50, 101, 152)}},
-                        steps=100, sides=(64, 256), repeat_shapes=4, budget_s=4 * 3600)),
+                        steps=300, sides=(64, 256), repeat_shapes=4, budget_s=4 * 3600)),
 }

@@ -14,8 +14,13 @@ def micro_module(backend):
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("workload", WORKLOADS)
-def test_micro(benchmark, env, backend, workload, variant):
-    """First and second call, then the steady call time of one workload in one variant."""
+def test_micro(benchmark, env, backend, workload, variant, tmp_path):
+    """First and second call (cold compile cache), then the steady call time."""
+    with backend[0].compile_cache(tmp_path):  # an empty cache dir: the first call is cold
+        _micro(benchmark, env, backend, workload, variant)
+
+
+def _micro(benchmark, env, backend, workload, variant):
     if env["device"] != "cpu":
         pytest.skip("micro workloads run on the CPU only")
     micro = micro_module(backend)
@@ -30,13 +35,16 @@ def test_micro(benchmark, env, backend, workload, variant):
     profile = env["profile"]
     benchmark.pedantic(step, rounds=profile.steady_rounds, warmup_rounds=profile.warmup_rounds)
     module = backend[0]
+    breaks = micro.graph_breaks(workload) if variant == "graph" and hasattr(micro, "graph_breaks") \
+        else None
     benchmark.extra_info.update(
         backend=module.NAME, framework_version=module.version(), model="micro",
         workload=workload, variant=variant, phase="micro", device=env["device"],
         threads=env["threads"], batch=None, input_shape=None, params=None, flops=None,
         traces=traces(), first_call_s=calls[0], second_call_s=calls[1],
         ops_per_call=100 if workload == "dispatch" else None, loss=None, loss_finite=None,
-        captured_nothing=micro.COMPILES_NOTHING.get(workload) if variant == "graph" else None)
+        captured_nothing=micro.COMPILES_NOTHING.get(workload) if variant == "graph" else None,
+        graph_breaks=breaks, cache="cold")
 
 
 PITFALLS = ("python_numbers", "function_in_loop", "changing_shapes")

@@ -25,6 +25,13 @@ def build(workload, variant):
     return (lambda: _host(fn(*args))), (lambda: 0)
 
 
+def graph_breaks(workload):
+    """Dynamo's own count of graph breaks for one workload (torch._dynamo.explain)."""
+    torch._dynamo.reset()
+    fn, args = _WORKLOADS[workload]()
+    return torch._dynamo.explain(fn)(*args).graph_break_count
+
+
 def _host(value):
     return value.detach().cpu().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
 
