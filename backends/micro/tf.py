@@ -144,7 +144,8 @@ def _square_vectorized():
 
 
 def _matmul10():
-    return _matmul_fn(), (_matmul_arg(),)
+    return (lambda x: tf.matmul(x, x)), (tf.constant(
+        np.random.default_rng(0).random((10, 10), dtype=np.float32)),)
 
 
 _WORKLOADS = {
@@ -153,14 +154,6 @@ _WORKLOADS = {
     "train_loop": _train_loop, "square_naive": _square_naive,
     "square_vectorized": _square_vectorized,
 }
-
-
-def _matmul_fn():
-    return lambda x: tf.matmul(x, x)
-
-
-def _matmul_arg():
-    return tf.constant(np.random.default_rng(0).random((10, 10), dtype=np.float32))
 
 
 def pitfall(name, fixed):

@@ -148,7 +148,8 @@ def _square_vectorized():
 
 
 def _matmul10():
-    return _matmul_fn(), (_matmul_arg(),)
+    return (lambda x: x @ x), (torch.from_numpy(
+        np.random.default_rng(0).random((10, 10), dtype=np.float32)),)
 
 
 _WORKLOADS = {
@@ -157,14 +158,6 @@ _WORKLOADS = {
     "train_loop": _train_loop, "square_naive": _square_naive,
     "square_vectorized": _square_vectorized,
 }
-
-
-def _matmul_fn():
-    return lambda x: x @ x
-
-
-def _matmul_arg():
-    return torch.from_numpy(np.random.default_rng(0).random((10, 10), dtype=np.float32))
 
 
 def pitfall(name, fixed):
