@@ -10,7 +10,7 @@ from report.load import load_dir, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
 from report.micro import micro_section
-from report.retrace import advice, retrace_tables, seed_comparison
+from report.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.tables import known_wrong_notes, machine_lines, summary_table
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -31,6 +31,7 @@ def render(results, charts=(), relative_to=Path(".")):
         parts += ["### Retracing (seed 000)", "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end.", "", retrace, seed_comparison(results), "",
+                  compile_per_shape(results), "",
                   "What to do, from these runs:", "", advice(results), ""]
     if micro := micro_section(results):
         parts += ["### Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",

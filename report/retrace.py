@@ -129,3 +129,22 @@ def seed_comparison(results):
     if plain.info.get("cut_short"):
         text += " The plain run was cut short by the budget, so its ratio is a lower bound."
     return text
+
+
+def compile_per_shape(results):
+    """Evidence from per-step times that a variant tracing once still compiles per shape (XLA)."""
+    lines = []
+    for (backend, net, variant), r in sorted(retrace_results(results, "train", "repeating").items()):
+        if r.info["traces"] != 1 or variant == "eager":
+            continue
+        seen, new, old = set(), [], []
+        for i, (side, t) in enumerate(zip(r.info["sides"], r.info["step_times"])):
+            if i:  # the first step also traces: leave it out
+                (old if tuple(side) in seen else new).append(t)
+            seen.add(tuple(side))
+        if new and old:
+            lines.append(f"{backend}/{variant} on {net}: new shape {sum(new) / len(new):.3f} s, "
+                         f"seen shape {sum(old) / len(old):.3f} s")
+    return ("Variants that trace once, step time after the first step (repeating sides): a new "
+            "shape that costs far more than a seen one is being compiled again (XLA compiles per "
+            "concrete shape though it traces once): " + "; ".join(lines) + "." if lines else "")

@@ -145,3 +145,16 @@ def test_non_finite_runs_never_show_a_time(tmp_path):
                if line.startswith("| chainer | graph |"))
     assert row.split("|")[3].strip() == "non-finite ✗" and row.split("|")[4].strip() == "—"
     assert "non-finite loss (nan); its time is left out" in cli.render(results)
+
+
+def test_compile_per_shape_from_step_times(tmp_path):
+    from report.retrace import compile_per_shape
+    data = json.loads(FIXTURE.read_text())
+    run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
+               and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
+               and b["extra_info"]["pattern"] == "repeating")
+    run["extra_info"].update(traces=1, sides=[[40, 40], [48, 48], [40, 40]],
+                             step_times=[5.0, 4.0, 0.01])
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    assert "chainer/graph on vgg: new shape 4.000 s, seen shape 0.010 s" in \
+        compile_per_shape(load_dir(tmp_path))
