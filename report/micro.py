@@ -35,7 +35,8 @@ def granularity_table(idx, backends):
     per_op = []
     for b in backends:
         eager, graph = idx.get((b, "dispatch", "eager")), idx.get((b, "dispatch", "graph"))
-        per_op.append(" / ".join(_us(r.stats["median"] / 100) if r else "—" for r in (eager, graph)))
+        per_op.append(" / ".join(_us(r.stats["median"] / r.info["ops_per_call"]) if r else "—"
+                                 for r in (eager, graph)))
     lines.append("| dispatch µs per op (eager / graph) | — | " + " | ".join(per_op) + " |")
     for b in backends:
         conv, lstm = _speedup(idx, b, "conv")[0], _speedup(idx, b, "lstm_cell")[0]

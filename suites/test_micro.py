@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from backends.micro import VARIANTS, WORKLOADS
+from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS
 
 
 def micro_module(backend):
@@ -42,7 +42,7 @@ def _micro(benchmark, env, backend, workload, variant):
         workload=workload, variant=variant, phase="micro", device=env["device"],
         threads=env["threads"], batch=None, input_shape=None, params=None, flops=None,
         traces=traces(), first_call_s=calls[0], second_call_s=calls[1],
-        ops_per_call=100 if workload == "dispatch" else None, loss=None, loss_finite=None,
+        ops_per_call=DISPATCH_OPS if workload == "dispatch" else None, loss=None, loss_finite=None,
         captured_nothing=micro.COMPILES_NOTHING.get(workload) if variant == "graph" else None,
         graph_breaks=breaks, cache="cold")
 

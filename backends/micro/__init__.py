@@ -17,6 +17,14 @@ WORKLOADS = {
     "square_vectorized": "the same with one vectorized where",
 }
 VARIANTS = ("eager", "graph")
+DISPATCH_OPS = 100
+
+
+def add_chain(x):
+    """The dispatch workload, the same Python in every framework: DISPATCH_OPS dependent adds."""
+    for _ in range(DISPATCH_OPS):
+        x = x + 1.0
+    return x
 
 
 def load_micro(backend):
@@ -25,4 +33,4 @@ def load_micro(backend):
     return importlib.import_module(f"backends.micro.{backend}")
 
 
-__all__ = ["BACKENDS", "VARIANTS", "WORKLOADS", "load_micro"]
+__all__ = ["BACKENDS", "DISPATCH_OPS", "VARIANTS", "WORKLOADS", "add_chain", "load_micro"]
