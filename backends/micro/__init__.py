@@ -27,10 +27,15 @@ def add_chain(x):
     return x
 
 
+def registry(namespace):
+    """{workload: its builder `_<workload>`} from a backend module's namespace; all must exist."""
+    return {name: namespace[f"_{name}"] for name in WORKLOADS}
+
+
 def load_micro(backend):
     """The backend's micro module (its framework imported on demand)."""
     load(backend)  # a missing framework raises BackendUnavailable with its fix
     return importlib.import_module(f"backends.micro.{backend}")
 
 
-__all__ = ["BACKENDS", "DISPATCH_OPS", "VARIANTS", "WORKLOADS", "add_chain", "load_micro"]
+__all__ = ["BACKENDS", "DISPATCH_OPS", "VARIANTS", "WORKLOADS", "add_chain", "load_micro", "registry"]

@@ -8,7 +8,7 @@ import chainer.links as L
 import numpy as np
 from chainer import static_graph
 
-from backends.micro import add_chain
+from backends.micro import add_chain, registry
 
 NAME = "chainer"
 _CONTROL = ("@static_graph replays the first call's computation: data-dependent control flow "
@@ -74,7 +74,7 @@ def _conv():
     return (lambda x: layer(x)), [layer], (_rng().random((1, 100, 200, 200), dtype=np.float32),), None
 
 
-def _lstm():
+def _lstm_cell():
     rng = _rng()
     upward = L.Linear(10, 40, initialW=rng.normal(0, 0.3, (40, 10)).astype(np.float32))
     lateral = L.Linear(10, 40, nobias=True,  # L.LSTM's own parts, stateless
@@ -186,12 +186,7 @@ def _matmul10():
     return (lambda x: F.matmul(x, x)), [], (x,), None
 
 
-_WORKLOADS = {
-    "matmul10": _matmul10, "conv": _conv, "lstm_cell": _lstm, "mlp_step": _mlp_step, "dispatch": _dispatch,
-    "square_if_positive": _square_if_positive, "sum_even": _sum_even, "fizzbuzz": _fizzbuzz,
-    "train_loop": _train_loop, "square_naive": _square_naive,
-    "square_vectorized": _square_vectorized,
-}
+_WORKLOADS = registry(globals())
 
 
 def pitfall(name, fixed):

@@ -3,7 +3,7 @@ import numpy as np
 import tensorflow as tf
 import keras
 
-from backends.micro import add_chain
+from backends.micro import add_chain, registry
 
 NAME = "tf"
 COMPILES_NOTHING = {}
@@ -55,7 +55,7 @@ def _conv():
     return (lambda x: layer(x)), (image,)
 
 
-def _lstm():
+def _lstm_cell():
     keras.utils.set_random_seed(0)
     cell = keras.layers.LSTMCell(10)
     x = tf.constant(np.random.default_rng(0).random((10, 10), dtype=np.float32))
@@ -146,12 +146,7 @@ def _matmul10():
         np.random.default_rng(0).random((10, 10), dtype=np.float32)),)
 
 
-_WORKLOADS = {
-    "matmul10": _matmul10, "conv": _conv, "lstm_cell": _lstm, "mlp_step": _mlp_step, "dispatch": _dispatch,
-    "square_if_positive": _square_if_positive, "sum_even": _sum_even, "fizzbuzz": _fizzbuzz,
-    "train_loop": _train_loop, "square_naive": _square_naive,
-    "square_vectorized": _square_vectorized,
-}
+_WORKLOADS = registry(globals())
 
 
 def pitfall(name, fixed):

@@ -5,7 +5,7 @@ import torch._dynamo
 import torch._dynamo.testing
 from torch import nn
 
-from backends.micro import add_chain
+from backends.micro import add_chain, registry
 
 NAME = "torch"
 UNSUPPORTED = {}
@@ -65,7 +65,7 @@ def _conv():
     return (lambda x: layer(x).detach()), (image,)
 
 
-def _lstm():
+def _lstm_cell():
     torch.manual_seed(0)
     cell = nn.LSTMCell(10, 10).requires_grad_(False)
     x = torch.from_numpy(np.random.default_rng(0).random((10, 10), dtype=np.float32))
@@ -150,12 +150,7 @@ def _matmul10():
         np.random.default_rng(0).random((10, 10), dtype=np.float32)),)
 
 
-_WORKLOADS = {
-    "matmul10": _matmul10, "conv": _conv, "lstm_cell": _lstm, "mlp_step": _mlp_step, "dispatch": _dispatch,
-    "square_if_positive": _square_if_positive, "sum_even": _sum_even, "fizzbuzz": _fizzbuzz,
-    "train_loop": _train_loop, "square_naive": _square_naive,
-    "square_vectorized": _square_vectorized,
-}
+_WORKLOADS = registry(globals())
 
 
 def pitfall(name, fixed):
