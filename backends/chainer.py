@@ -45,6 +45,21 @@ def cache_hits():
     return None
 
 
+def reset_peak_memory(device):
+    """Empty CuPy's pool so its size grows from zero; on CPU a no-op (CPU peaks are RSS)."""
+    if device != "@numpy":
+        _xp.get_default_memory_pool().free_all_blocks()
+
+
+def peak_memory(device):
+    """CuPy pool bytes held since the reset (the pool keeps freed blocks, so its size is the peak);
+    None on CPU. Untested on hardware."""
+    if device == "@numpy":
+        return None
+    _xp.cuda.Device().synchronize()
+    return _xp.get_default_memory_pool().total_bytes()
+
+
 def _link_name(name):
     return name.replace(".", "_")
 

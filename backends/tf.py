@@ -43,6 +43,19 @@ def cache_hits():
     return None
 
 
+def reset_peak_memory(device):
+    """Reset a GPU's peak-allocation counter; on CPU a no-op (CPU peaks are RSS, per process)."""
+    if device != "/CPU:0":
+        tf.config.experimental.reset_memory_stats(device.strip("/"))
+
+
+def peak_memory(device):
+    """Peak bytes TF allocated on the GPU since the reset; None on CPU. Untested on hardware."""
+    if device == "/CPU:0":
+        return None
+    return tf.config.experimental.get_memory_info(device.strip("/"))["peak"]
+
+
 def _keras_layer(layer):
     """One Keras layer for a non-residual spec layer (NHWC)."""
     if isinstance(layer, S.Conv):

@@ -60,6 +60,20 @@ def cache_hits():
     return counters["inductor"]["fxgraph_cache_hit"]
 
 
+def reset_peak_memory(device):
+    """Reset the CUDA peak-allocation counter; on CPU a no-op (CPU peaks are RSS, per process)."""
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def peak_memory(device):
+    """Peak bytes allocated on the CUDA device since the reset; None on CPU. Untested on hardware."""
+    if device.type != "cuda":
+        return None
+    torch.cuda.synchronize(device)
+    return torch.cuda.max_memory_allocated(device)
+
+
 class _Residual(nn.Module):
     def __init__(self, block):
         super().__init__()

@@ -15,11 +15,18 @@ class Profile:
     notes: str = ""
     parity_steps: int = 3
     retrace: "Retrace" = None
+    precision_models: tuple = ("mnist_cnn",)  # models run at non-float32 precisions
+    determinism_models: tuple = ("mnist_cnn",)  # models of the determinism suite
+    determinism_steps: int = 3  # train steps compared bit for bit between two runs
+    memory: "Memory" = None
+    pipeline: "Pipeline" = None
 
     def suite_models(self, suite):
         """{label: (model, spec config, batch)} that a suite runs."""
         if suite == "retrace":
             return self.retrace.models
+        if suite == "pipeline":
+            return self.pipeline.models
         return {name: (name, config, batch) for name, (config, batch) in self.models.items()}
 
 
@@ -40,6 +47,25 @@ class Retrace:
             if rule.matches(backend, label, variant, phase):
                 return rule.reason
         return None
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The memory suite's plan: peak RSS of train steps in a child process per case."""
+    models: tuple  # names from the profile's models (their config and batch)
+    steps: int  # train steps at the profile's shape (the peak)
+    extra_batches: tuple  # further batch sizes, traced one after another (memory held by the cache)
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The pipeline suite's plan: encoded images on disk, decoded and randomly cropped per example."""
+    models: dict  # label -> (model, spec config, batch)
+    examples: int  # images written to the temporary folder (one epoch)
+    pad: int  # stored images are (side + pad) square; the crop takes the model's side
+    workers: int  # parallel decode workers (threads or processes)
+    rounds: int  # timed epochs
+    warmup_rounds: int = 1
 
 
 @dataclass(frozen=True)
@@ -79,7 +105,11 @@ PROFILES = {
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
-                        steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False)),
+                        steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False),
+        precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),
+        memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10)),
+        pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,
+                          rounds=1, warmup_rounds=0)),
     "default": Profile(
         "default",
         {"mnist_cnn": ({}, 32),
@@ -92,7 +122,13 @@ PROFILES = {
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1 / 16, "side": 64}, 2)
                             for d in (50, 101, 152)}},
                         steps=4, sides=(64, 128), repeat_shapes=2, budget_s=120,
-                        skips=_DEFAULT_RETRACE_SKIPS)),
+                        skips=_DEFAULT_RETRACE_SKIPS),
+        precision_models=("mnist_cnn", "vgg"), determinism_models=("mnist_cnn", "vgg"),
+        memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=3,
+                      extra_batches=(9, 10, 11, 12, 13, 14)),
+        pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
+                           "vgg": ("vgg", {"width": 1 / 8, "side": 32}, 16)},
+                          examples=512, pad=4, workers=2, rounds=3)),
     "paper": Profile(
         "paper",
         {"mnist_cnn": ({}, 32),
@@ -103,5 +139,12 @@ PROFILES = {
         retrace=Retrace({"vgg16": ("vgg", {"width": 1.0, "side": 224}, 16),
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1.0, "side": 224}, 16)
                             for d in (50, 101, 152)}},
-                        steps=300, sides=(64, 256), repeat_shapes=4, budget_s=4 * 3600)),
+                        steps=300, sides=(64, 256), repeat_shapes=4, budget_s=4 * 3600),
+        precision_models=("mnist_cnn", "vgg", "resnet"),
+        determinism_models=("mnist_cnn", "vgg", "resnet"),
+        memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=5,
+                      extra_batches=tuple(range(17, 25))),
+        pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
+                           "vgg16": ("vgg", {"width": 1.0, "side": 224}, 16)},
+                          examples=2048, pad=32, workers=8, rounds=3)),
 }
