@@ -1,0 +1,61 @@
+"""Memory: peak RSS of a train step per case, each in a child process of its own, and the memory
+held by the graph cache as the number of traced shapes grows."""
+import json
+import math
+import subprocess
+import sys
+
+import pytest
+
+from suites.cases import extra_info
+
+CHILD_TIMEOUT_S = 1800  # a cold torch.compile per shape of the default ResNet takes minutes
+TIMED = "child process wall time (imports, build, steps): not a step time"
+KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
+        "held_after_steady_bytes", "baseline_bytes", "cache_growth", "peak_method", "peak_source",
+        "peak_rss_bytes", "device_first_call_peak_bytes", "log_signals")
+
+
+def probe_command(case, env, plan):
+    """The child's command line for this case."""
+    return [sys.executable, "-m", "suites.memory_probe", "--backend", case.backend.NAME,
+            "--model", case.spec.name, "--config", json.dumps(case.spec.config),
+            "--batch", str(case.batch), "--variant", case.variant, "--device", env["device"],
+            "--threads", str(env["threads"]), "--steps", str(plan.steps),
+            "--extra-batches", ",".join(str(b) for b in plan.extra_batches)]
+
+
+def run_probe(command, timeout=CHILD_TIMEOUT_S):
+    """Run the child (inheriting this environment); its JSON result, or a one-line failure."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"memory probe passed its {timeout} s limit")
+    last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+    if done.returncode != 0:
+        pytest.fail(f"memory probe exited {done.returncode}: {last}")
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        pytest.fail(f"memory probe printed no JSON result: {last}")
+
+
+def test_memory(benchmark, case, env):
+    """Peak train-step memory above the child's post-import baseline; cache growth per shape."""
+    plan = env["profile"].memory
+    if plan is None or case.model not in plan.models:
+        pytest.skip(f"profile {env['profile'].name!r} measures memory only for "
+                    f"{', '.join(plan.models) if plan else 'no model'}")
+    found = {}
+    command = probe_command(case, env, plan)
+    benchmark.pedantic(lambda: found.update(run_probe(command)), rounds=1, iterations=1)
+    every = found["losses"] + [g["loss"] for g in found["cache_growth"]]
+    loss = next((v for v in every if not math.isfinite(v)), found["losses"][-1])
+    info = extra_info(case, "memory", found["traces"], env["threads"], env["device"], loss)
+    benchmark.extra_info.update(info, steps=plan.steps, timed=TIMED,
+                                **{k: found[k] for k in KEYS})
+    if not found["loss_finite"]:
+        message = f"a train step produced a non-finite loss ({every}): memory not valid"
+        if case.known_wrong():
+            pytest.xfail(f"{message}; known wrong: {case.known_wrong()}")
+        pytest.fail(message)
