@@ -2,11 +2,12 @@
 import dataclasses
 import importlib.metadata
 import importlib.util
+import itertools
 import os
 
 import pytest
 
-from backends import BACKENDS, VARIANTS, BackendUnavailable, check_choice, load
+from backends import BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load
 from suites.profiles import PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
@@ -21,6 +22,8 @@ def pytest_addoption(parser):
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
     group.addoption("--model", default="mnist_cnn,vgg,resnet", help="comma list of models to run")
     group.addoption("--variant", default=",".join(VARIANTS), help="comma list of variants to run")
+    group.addoption("--precision", default=",".join(PRECISIONS),
+                    help="comma list of precisions for the steady and construction suites")
 
 
 def _choices(config, option, valid):
@@ -35,6 +38,8 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{backend}: cases of the {backend} backend")
     config.addinivalue_line("markers", "models(*names): run this test only for these models")
     config.addinivalue_line("markers", "known_wrong: run this test only for KNOWN_WRONG cases")
+    config.addinivalue_line("markers", "precisions: run the cases at every --precision "
+                                       "(unmarked tests run float32 only)")
     config.addinivalue_line("markers", "suite_models(name): take the cases' models from the "
                                        "profile's `name` plan (e.g. retrace)")
     try:
@@ -47,6 +52,7 @@ def pytest_configure(config):
             "backends": _choices(config, "backend", BACKENDS),
             "models": _choices(config, "model", profile.models),
             "variants": _choices(config, "variant", VARIANTS),
+            "precisions": _choices(config, "precision", PRECISIONS),
         }
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
@@ -87,19 +93,21 @@ def pytest_generate_tests(metafunc):
     wrong_only = metafunc.definition.get_closest_marker("known_wrong")
     suite = metafunc.definition.get_closest_marker("suite_models")
     suite = suite.args[0] if suite else "models"
+    precisions = (env["precisions"] if metafunc.definition.get_closest_marker("precisions")
+                  else ("float32",))
     labels = [label for label, (model, _, _) in env["profile"].suite_models(suite).items()
               if model in env["models"] and (not only or model in only.args)]
     params = []
-    for backend in env["backends"]:
-        for model in labels:
-            for variant in env["variants"]:
-                if wrong_only and not any(k.covers(backend, model, variant) for k in KNOWN_WRONG):
-                    continue
-                marks = [getattr(pytest.mark, backend)]
-                if reason := skip_reason(backend, variant):
-                    marks.append(pytest.mark.skip(reason=f"{backend}/{variant}: {reason}"))
-                params.append(pytest.param((backend, model, variant, suite), marks=marks,
-                                           id=f"{backend}-{model}-{variant}"))
+    for backend, model, variant, precision in itertools.product(
+            env["backends"], labels, env["variants"], precisions):
+        if wrong_only and not any(k.covers(backend, model, variant) for k in KNOWN_WRONG):
+            continue
+        marks = [getattr(pytest.mark, backend)]
+        if reason := skip_reason(backend, variant, precision, env, model):
+            marks.append(pytest.mark.skip(reason=reason))
+        tail = "" if precision == "float32" else f"-{precision}"
+        params.append(pytest.param((backend, model, variant, suite, precision), marks=marks,
+                                   id=f"{backend}-{model}-{variant}{tail}"))
     metafunc.parametrize("case_id", params)
 
 
@@ -121,7 +129,7 @@ def backend(request, backend_name):
 @pytest.fixture
 def case(request, case_id, env):
     """The Case for this test's (backend, model, variant); a missing framework is a visible skip."""
-    backend, label, variant, suite = case_id
+    backend, label, variant, suite, precision = case_id
     try:
         module, device = backend_module(request.config, backend)
     except BackendUnavailable as error:
@@ -129,7 +137,8 @@ def case(request, case_id, env):
     model, config, batch = env["profile"].suite_models(suite)[label]
     import models
     from suites.cases import Case
-    return Case(module, device, label, variant, models.build(model, **config), batch)
+    return Case(module, device, label, variant, models.build(model, **config), batch,
+                precision=precision)
 
 
 def pytest_benchmark_update_machine_info(config, machine_info):

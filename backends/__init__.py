@@ -13,6 +13,14 @@ VARIANTS = {
                    "but XLA still compiles per concrete shape",
 }
 
+PRECISIONS = {
+    "float32": "float32 weights, compute and logits",
+    "bfloat16": "mixed: bfloat16 compute, float32 weights and logits (Keras mixed_bfloat16, "
+                "torch.autocast)",
+    "float16": "mixed: float16 compute with loss scaling, float32 weights and logits "
+               "(Keras mixed_float16, torch.autocast + GradScaler, Chainer mixed16)",
+}
+
 BACKENDS = {  # name -> (module, framework package, how to install it)
     "tf": ("backends.tf", "tensorflow", "tox -e tf"),
     "torch": ("backends.torch", "torch", "tox -e torch"),
@@ -33,6 +41,30 @@ UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
                               "CPU pins",
     ("chainer", "xla_dynamic"): "Chainer has no XLA or other compiler backend",
 }
+
+
+PRECISION_UNSUPPORTED = {  # (backend, precision) -> why it is a skip
+    ("chainer", "bfloat16"): "NumPy and CuPy have no bfloat16 dtype: Chainer's mixed precision "
+                             "is float16 (mixed16) only",
+}
+_XLA_DETERMINISM = ("TF 2.21: with op determinism on, XLA refuses MaxPool's gradient ('GPU MaxPool "
+                    "gradient ops do not yet have a deterministic XLA implementation'), on CPU "
+                    "too; every model here max-pools")
+DETERMINISM_UNSUPPORTED = {  # (backend, variant) -> why deterministic ops cannot train it
+    ("tf", "xla"): _XLA_DETERMINISM,
+    ("tf", "xla_dynamic"): _XLA_DETERMINISM,
+}
+CPU_FLOAT16 = ("float16 mixed precision is measured on a GPU only (--device cuda): on CPU the "
+               "frameworks' mixed-precision path is bfloat16")
+
+
+def precision_skip(backend, precision, device):
+    """Why `precision` cannot run on `backend` and `device`, or None when it can."""
+    check_choice("backend", backend, BACKENDS)
+    check_choice("precision", precision, PRECISIONS)
+    if precision == "float16" and device == "cpu":
+        return CPU_FLOAT16
+    return PRECISION_UNSUPPORTED.get((backend, precision))
 
 
 class BackendUnavailable(Exception):

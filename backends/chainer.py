@@ -14,6 +14,7 @@ NAME = "chainer"
 FRAMEWORK = "chainer"
 LOG_SIGNALS = {}  # @static_graph prints (to stdout) instead of logging
 _xp = np
+DTYPES = {"float32": np.float32, "float16": chainer.mixed16}  # NumPy has no bfloat16
 
 
 def version():
@@ -43,6 +44,11 @@ def compile_cache(cache_dir):
 def cache_hits():
     """Chainer has no compile cache counter."""
     return None
+
+
+def deterministic(on):
+    """Chainer's cuDNN deterministic config for the block; on CPU (NumPy) it changes nothing."""
+    return chainer.using_config("cudnn_deterministic", on)
 
 
 def reset_peak_memory(device):
@@ -129,14 +135,25 @@ class _StaticNet(_Net):
 class Runner:
     """One model in one variant: train_step, infer_step and the schedule count."""
 
-    def __init__(self, spec, params, variant, device="@numpy"):
+    def __init__(self, spec, params, variant, device="@numpy", precision="float32"):
         if variant not in ("eager", "graph"):
             raise ValueError(f"chainer backend has no variant {variant!r}")
+        if precision not in DTYPES:
+            raise ValueError(f"chainer backend has no precision {precision!r}: "
+                             f"choose one of {', '.join(DTYPES)}")
         self.static = variant == "graph"
-        self.model = (_StaticNet if self.static else _Net)(spec, params)
+        self.dtype = DTYPES[precision]
+        with self._precision():
+            self.model = (_StaticNet if self.static else _Net)(spec, params)
         self.model.to_device(device)
         self.optimizer = chainer.optimizers.SGD(lr=S.LEARNING_RATE)
         self.optimizer.setup(self.model)
+        if precision == "float16":  # float16 gradients underflow without loss scaling
+            self.optimizer.loss_scaling()
+
+    def _precision(self):
+        # mixed16: float32 parameters, float16 activations (a GPU path: untested on hardware)
+        return chainer.using_config("dtype", self.dtype)
 
     def _quiet(self):
         # @static_graph prints on stdout at every verbosity level
@@ -148,17 +165,18 @@ class Runner:
 
     def train_step(self, x, y):
         """One SGD step; returns the loss as a float (which waits for the device)."""
-        with self._quiet():
+        with self._quiet(), self._precision():
             self.model.cleargrads()
-            loss = F.softmax_cross_entropy(self.model(x), y)
+            loss = F.softmax_cross_entropy(F.cast(self.model(x), np.float32), y)
             loss.backward()
             self.optimizer.update()
         return float(loss.array)
 
     def infer_step(self, x):
         """Inference logits as a NumPy array (which waits for the device)."""
-        with self._quiet(), chainer.using_config("train", False), chainer.no_backprop_mode():
-            logits = self.model(x)
+        with self._quiet(), self._precision(), chainer.using_config("train", False), \
+                chainer.no_backprop_mode():
+            logits = F.cast(self.model(x), np.float32)
             if self.static:  # else every forward-only call builds a new schedule
                 self.model.schedule_manager.end_forward()
         return chainer.backend.CpuDevice().send(logits.array)

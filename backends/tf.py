@@ -11,6 +11,7 @@ NAME = "tf"
 FRAMEWORK = "tensorflow"
 # log records worth counting: name in extra_info -> (logger, text in the message)
 LOG_SIGNALS = {"retrace_warnings": ("tensorflow", "triggered tf.function retracing")}
+POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
 
 
 def version():
@@ -43,6 +44,18 @@ def cache_hits():
     return None
 
 
+@contextlib.contextmanager
+def deterministic(on):
+    """Run the block with TF's op determinism on or off, then restore the previous setting."""
+    from tensorflow.python.framework import config  # the public API can only enable it
+    before = config.is_op_determinism_enabled()
+    (config.enable_op_determinism if on else config.disable_op_determinism)()
+    try:
+        yield
+    finally:
+        (config.enable_op_determinism if before else config.disable_op_determinism)()
+
+
 def reset_peak_memory(device):
     """Reset a GPU's peak-allocation counter; on CPU a no-op (CPU peaks are RSS, per process)."""
     if device != "/CPU:0":
@@ -56,39 +69,42 @@ def peak_memory(device):
     return tf.config.experimental.get_memory_info(device.strip("/"))["peak"]
 
 
-def _keras_layer(layer):
-    """One Keras layer for a non-residual spec layer (NHWC)."""
+def _keras_layer(layer, dtype):
+    """One Keras layer for a non-residual spec layer (NHWC), under a dtype policy name."""
     if isinstance(layer, S.Conv):
         same = layer.stride == 1 and 2 * layer.pad == layer.k - 1
         conv = keras.layers.Conv2D(layer.cout, layer.k, layer.stride, use_bias=layer.bias,
                                    padding="same" if same or layer.k == 1 and layer.pad == 0
-                                   else "valid", name=layer.name)
+                                   else "valid", name=layer.name, dtype=dtype)
         if same or not layer.pad:
             return [conv]
-        return [keras.layers.ZeroPadding2D(layer.pad), conv]
+        return [keras.layers.ZeroPadding2D(layer.pad, dtype=dtype), conv]
     if isinstance(layer, S.BatchNorm):
         return [keras.layers.BatchNormalization(epsilon=S.BN_EPS, momentum=S.BN_DECAY,
-                                                name=layer.name)]
+                                                name=layer.name, dtype=dtype)]
     if isinstance(layer, S.Linear):
-        return [keras.layers.Dense(layer.fout, name=layer.name)]
+        return [keras.layers.Dense(layer.fout, name=layer.name, dtype=dtype)]
     if isinstance(layer, S.ReLU):
-        return [keras.layers.ReLU()]
+        return [keras.layers.ReLU(dtype=dtype)]
     if isinstance(layer, S.MaxPool):
-        return [keras.layers.MaxPooling2D(layer.k, layer.stride, padding="valid")]
+        return [keras.layers.MaxPooling2D(layer.k, layer.stride, padding="valid", dtype=dtype)]
     if isinstance(layer, S.ZeroPad):
-        return [keras.layers.ZeroPadding2D(layer.pad)]
+        return [keras.layers.ZeroPadding2D(layer.pad, dtype=dtype)]
     if isinstance(layer, S.GlobalAvgPool):
-        return [keras.layers.GlobalAveragePooling2D()]
+        return [keras.layers.GlobalAveragePooling2D(dtype=dtype)]
     if isinstance(layer, S.Flatten):
-        return [keras.layers.Flatten()]
+        return [keras.layers.Flatten(dtype=dtype)]
     raise TypeError(f"tf backend has no rule for {layer!r}")
 
 
 class _Net(keras.Model):
     """The spec as a Keras model; residual blocks become nested layer lists."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, policy):
         super().__init__(name=spec.name)
+        # the logits layer stays float32 under a mixed policy (Keras' mixed-precision advice)
+        self.logits_layer = [lay.name for lay in S.walk(spec.layers) if isinstance(lay, S.Linear)][-1]
+        self.layer_policy = policy
         self.plan = self._plan(spec.layers)
 
     def _plan(self, layers):
@@ -98,7 +114,8 @@ class _Net(keras.Model):
                 plan.append((self._plan(layer.pre), self._plan(layer.body),
                              self._plan(layer.shortcut), layer.shortcut_from_pre))
             else:
-                plan.extend(_keras_layer(layer))
+                dtype = "float32" if getattr(layer, "name", None) == self.logits_layer else self.layer_policy
+                plan.extend(_keras_layer(layer, dtype))
         return plan
 
     def _run(self, plan, x, training):
@@ -154,10 +171,10 @@ def _function(fn, variant, spec, with_labels):
 class Runner:
     """One model in one variant: train_step, infer_step and the trace count."""
 
-    def __init__(self, spec, params, variant, device="/CPU:0"):
+    def __init__(self, spec, params, variant, device="/CPU:0", precision="float32"):
         self.device = device
         with tf.device(device):
-            self.model = _Net(spec)
+            self.model = _Net(spec, POLICIES[precision])
             c, h, w = spec.input_chw
             self.model(tf.zeros((1, h, w, c)))  # create variables eagerly, outside any trace
             for layer in self.model._flatten_layers():
@@ -165,6 +182,8 @@ class Runner:
                     layer.set_weights(weights[layer.name] + layer.get_weights()[2:])
             self.variables = self.model.trainable_variables
             self.optimizer = keras.optimizers.SGD(learning_rate=S.LEARNING_RATE)
+            if precision == "float16":  # float16 gradients underflow without loss scaling
+                self.optimizer = keras.optimizers.LossScaleOptimizer(self.optimizer)
             self.optimizer.build(self.variables)  # else the first traced call traces twice
         self._train = _function(self._train_impl, variant, spec, True)
         self._infer = _function(self._infer_impl, variant, spec, False)
@@ -173,7 +192,8 @@ class Runner:
         with tf.GradientTape() as tape:
             logits = self.model(x, training=True)
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.variables), self.variables))
+            scaled = self.optimizer.scale_loss(loss)  # the loss itself unless loss scaling is on
+        self.optimizer.apply_gradients(zip(tape.gradient(scaled, self.variables), self.variables))
         return loss
 
     def _infer_impl(self, x):

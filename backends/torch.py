@@ -18,6 +18,7 @@ FRAMEWORK = "torch"
 # log records worth counting: name in extra_info -> (logger, text in the message)
 LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config.")}
 DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
+AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 def version():
@@ -58,6 +59,19 @@ def compile_cache(cache_dir):
 def cache_hits():
     """Inductor FX-graph cache hits so far in this process."""
     return counters["inductor"]["fxgraph_cache_hit"]
+
+
+@contextlib.contextmanager
+def deterministic(on):
+    """Run the block with torch.use_deterministic_algorithms(on), then restore the setting.
+
+    On CUDA this also needs CUBLAS_WORKSPACE_CONFIG set before CUDA starts (untested here)."""
+    before = torch.are_deterministic_algorithms_enabled()
+    torch.use_deterministic_algorithms(on)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before)
 
 
 def reset_peak_memory(device):
@@ -131,7 +145,7 @@ def _load(model, spec, params):
 class Runner:
     """One model in one variant: train_step, infer_step and the compile count."""
 
-    def __init__(self, spec, params, variant, device=torch.device("cpu")):
+    def __init__(self, spec, params, variant, device=torch.device("cpu"), precision="float32"):
         # Dynamo keeps compiled entries and seen sizes on the code object of _loss_impl, shared by
         # every Runner: without a reset, earlier runners' shapes change this one's compiles and
         # count toward its recompile limit (past which it silently runs eagerly).
@@ -140,9 +154,12 @@ class Runner:
         self.model = _sequential(spec.layers).to(device)
         _load(self.model, spec, params)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=S.LEARNING_RATE)
+        self.autocast = AUTOCAST[precision]
+        # float16 gradients underflow without loss scaling (a GPU path: untested on hardware)
+        self.scaler = torch.amp.GradScaler(device.type) if precision == "float16" else None
         self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
         self._loss = self._compile(self._loss_impl, variant)
-        self._forward = self._compile(self.model, variant)
+        self._forward = self._compile(self._logits, variant)
         self._mode = "train"
 
     def _compile(self, fn, variant):
@@ -152,8 +169,14 @@ class Runner:
             raise ValueError(f"torch backend has no variant {variant!r}")
         return torch.compile(fn, backend=self.counter, dynamic=DYNAMIC[variant])
 
+    def _logits(self, x):
+        if self.autocast is None:
+            return self.model(x)
+        with torch.autocast(x.device.type, dtype=self.autocast):
+            return self.model(x).float()  # the loss sees float32 logits
+
     def _loss_impl(self, x, y):
-        return nn.functional.cross_entropy(self.model(x), y)
+        return nn.functional.cross_entropy(self._logits(x), y)
 
     def _set_mode(self, mode):
         if self._mode != mode:  # switching walks every module: keep it out of repeated steps
@@ -170,8 +193,13 @@ class Runner:
         self._set_mode("train")
         self.optimizer.zero_grad(set_to_none=True)
         loss = self._loss(x, y)
-        loss.backward()
-        self.optimizer.step()
+        if self.scaler is None:
+            loss.backward()
+            self.optimizer.step()
+        else:
+            self.scaler.scale(loss).backward()
+            self.scaler.step(self.optimizer)
+            self.scaler.update()
         return loss.item()  # waits for the device
 
     def infer_step(self, x):

@@ -3,8 +3,7 @@ import math
 from dataclasses import dataclass
 
 import models
-from backends import UNSUPPORTED
-
+from backends import UNSUPPORTED, precision_skip
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,8 @@ class Case:
     variant: str
     spec: object
     batch: int
+    precision: str = "float32"
+    deterministic: bool = False  # set by the determinism suite, which runs it in the context
     seed: int = 0
 
     def params(self):
@@ -58,7 +59,8 @@ class Case:
 
     def runner(self):
         """A fresh model in this variant, loaded with the seeded weights."""
-        return self.backend.Runner(self.spec, self.params(), self.variant, self.device)
+        return self.backend.Runner(self.spec, self.params(), self.variant, self.device,
+                                   precision=self.precision)
 
     def known_wrong(self):
         """Why this case is known to compute a wrong answer, or None."""
@@ -79,12 +81,23 @@ def extra_info(case, phase, traces, threads, device, loss=None):
         "input_shape": [case.batch, *chw], "params": models.param_count(case.spec),
         "flops": flops * case.batch, "traces": traces,
         "loss": loss, "loss_finite": None if loss is None else math.isfinite(loss),
+        "precision": case.precision, "deterministic": case.deterministic,
     }
     if case.known_wrong():
         info["known_wrong"] = case.known_wrong()
     return info
 
 
-def skip_reason(backend, variant):
-    """Why (backend, variant) is a visible skip, or None."""
-    return UNSUPPORTED.get((backend, variant))
+def skip_reason(backend, variant, precision="float32", env=None, model=None):
+    """Why (backend, variant, precision) is a visible skip in this session, or None."""
+    if reason := UNSUPPORTED.get((backend, variant)):
+        return f"{backend}/{variant}: {reason}"
+    if precision == "float32":
+        return None
+    if reason := precision_skip(backend, precision, env["device"]):
+        return f"{backend}/{precision}: {reason}"
+    profile = env["profile"]
+    if model not in profile.precision_models:
+        return (f"profile {profile.name!r} runs {precision} on "
+                f"{', '.join(profile.precision_models)} only")
+    return None

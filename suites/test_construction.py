@@ -9,6 +9,7 @@ from suites.cases import extra_info
 _populated = {}  # case id -> a compile cache dir left populated by a cold round
 
 
+@pytest.mark.precisions
 @pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
     """Fresh model and function object per round; `cold` uses an empty compile cache dir."""

@@ -7,6 +7,7 @@ import pytest
 from suites.cases import extra_info
 
 
+@pytest.mark.precisions
 @pytest.mark.parametrize("phase", ["train", "infer"])
 def test_steady(benchmark, case, env, phase):
     """Time one step of `phase`; the first (tracing/compiling) call stays out of the figure."""
@@ -21,7 +22,8 @@ def test_steady(benchmark, case, env, phase):
     profile = env["profile"]
     benchmark.pedantic(step, rounds=profile.steady_rounds, warmup_rounds=profile.warmup_rounds)
     benchmark.extra_info.update(
-        extra_info(case, phase, runner.traces(), env["threads"], env["device"], loss=losses[-1]))
+        extra_info(case, phase, runner.traces(), env["threads"], env["device"], loss=losses[-1]),
+        steps_taken=len(losses))  # the loss is the value after this many steps on one batch
     if not math.isfinite(losses[-1]):
         message = f"{phase} step produced a non-finite value ({losses[-1]}): time not valid"
         if case.known_wrong():  # saved with loss_finite False; the report shows it, never as a time

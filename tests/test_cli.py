@@ -13,6 +13,7 @@ from backends import BackendUnavailable, load, unsupported_reason
     (["--model", "lenet"], "unknown model 'lenet': choose one of mnist_cnn, vgg, resnet"),
     (["--variant", "fast"], "unknown variant 'fast': choose one of eager, graph, graph_dynamic"),
     (["--device", "tpu"], "unknown device 'tpu': choose one of cpu, cuda"),
+    (["--precision", "fp8"], "unknown precision 'fp8': choose one of float32, bfloat16, float16"),
 ])
 def test_bad_option_is_one_line_usage_error(args, message):
     run = subprocess.run([sys.executable, "-m", "pytest", "suites", "--co", "-q", *args],

@@ -1,0 +1,32 @@
+"""With deterministic ops on, two same-seed runs of every variant repeat bit for bit on CPU."""
+import pytest
+
+from backends import DETERMINISM_UNSUPPORTED
+
+STEPS = 4
+
+
+def _losses(case):
+    runner = case.runner()
+    xd, yd = runner.to_device(*case.data())
+    return [runner.train_step(xd, yd) for _ in range(STEPS)]
+
+
+@pytest.mark.models("mnist_cnn")
+def test_same_seed_runs_are_identical_with_determinism_on(case, env):
+    if why := DETERMINISM_UNSUPPORTED.get((case.backend.NAME, case.variant)):
+        pytest.skip(why)
+    if env["device"] != "cpu":
+        pytest.skip("asserted on CPU only; on a GPU the suite reports it")
+    with case.backend.deterministic(True):
+        first, second = _losses(case), _losses(case)
+    assert first == second  # exact: bit-identical floats, no tolerance
+
+
+@pytest.mark.models("mnist_cnn")
+def test_determinism_unsupported_entries_still_fail(case):
+    """Each DETERMINISM_UNSUPPORTED entry still raises: when the framework fixes it, this fails."""
+    if (case.backend.NAME, case.variant) not in DETERMINISM_UNSUPPORTED:
+        pytest.skip("deterministic ops are supported here")
+    with case.backend.deterministic(True), pytest.raises(Exception, match="deterministic"):
+        _losses(case)
