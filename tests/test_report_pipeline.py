@@ -1,0 +1,55 @@
+"""The pipeline section over synthetic results: tables, seed 003's verdict and the advice."""
+from report.load import Result
+from report.pipeline import claim_verdicts, pipeline_index, pipeline_section
+
+EPOCH = {"naive": 1.0, "parallel": 1.5, "cache": 0.99, "prefetch": 0.5, "vectorized": 0.98}
+
+
+def _result(backend, variant, loader, epoch, loss=0.5, when="2026-01-02T00:00:00"):
+    info = {"backend": backend, "model": "mnist_cnn", "variant": variant, "phase": "pipeline",
+            "loader": loader, "batch": 32, "input_shape": [32, 1, 28, 28], "stored_side": 32,
+            "examples_per_epoch": 512, "examples_per_s": 512 / epoch, "step_s": epoch / 16,
+            "input_wait_s_per_step": epoch / 64, "loss": loss, "loss_finite": loss == loss}
+    stats = {"median": epoch, "q1": epoch * 0.97, "q3": epoch * 1.03}
+    return Result("f.json", "m", "0001_x", when, f"test_pipeline[{loader}]", info, stats,
+                  {"threads": 2})
+
+
+def _results(backend="tf"):
+    return [_result(backend, v, name, epoch) for v in ("eager", "graph")
+            for name, epoch in EPOCH.items()]
+
+
+def test_no_pipeline_results_no_section():
+    assert pipeline_section([]) == ""
+
+
+def test_table_cells_come_from_the_results():
+    text = pipeline_section(_results())
+    row = next(line for line in text.splitlines() if line.startswith("| tf | graph |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2] == "512/s · wait 15.62 · epoch 1000.00 (970.00–1030.00)"  # naive
+    assert cells[5].startswith("1,024/s")  # prefetch: half the epoch time
+    assert "**mnist_cnn** (batch 32, 512 examples per epoch, PNG 32² cropped to 28²)" in text
+
+
+def test_verdict_separates_slower_from_not_significant():
+    (line,) = claim_verdicts(pipeline_index(_results()))
+    assert line.startswith("- tf: the claim holds in part")
+    assert "`parallel` slower in 2 of 2, faster in 0, n.s. in 0" in line
+    assert "`cache` slower in 0 of 2, faster in 0, n.s. in 2" in line  # 1 % apart, 3 % spread
+
+
+def test_advice_names_the_fastest_loader_beyond_the_spread():
+    text = pipeline_section(_results("torch") + [_result("chainer", "eager", n, 1.0) for n in EPOCH
+                                                if n != "prefetch"])
+    assert "torch `prefetch` (best in 2 of 2, 2.00× `naive` at best)" in text
+    assert "chainer `naive` (best in 1 of 1)" in text  # 0.98 s is within naive's spread
+
+
+def test_newest_run_and_valid_losses_only():
+    old = [_result("tf", "eager", "naive", 9.0, when="2000-01-01T00:00:00")]
+    bad = [_result("tf", "graph", "naive", 0.1, loss=float("nan"), when="2030-01-01T00:00:00")]
+    idx = pipeline_index(old + _results() + bad)
+    assert idx[("tf", "mnist_cnn", "eager", "naive")].stats["median"] == 1.0
+    assert ("tf", "mnist_cnn", "graph", "naive") not in idx  # the newest run is not finite
