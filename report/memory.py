@@ -1,0 +1,163 @@
+"""The memory suite's tables: train-step peak (compression ratio), first-call peak, cache growth."""
+from report.tables import VARIANT_ORDER, latest
+
+MIB = 2 ** 20
+
+
+def memory_results(results):
+    """{(backend, model, variant): result} of the newest memory runs."""
+    return {(r.info["backend"], r.info["model"], r.info["variant"]): r for r in latest(results)
+            if r.info["phase"] == "memory"}
+
+
+def _rows(found):
+    """(model, backend, variant) keys: models by size, then backend, then variant order."""
+    params = {m: r.info.get("params", 0) for (_, m, _), r in found.items()}
+    order = lambda v: VARIANT_ORDER.index(v) if v in VARIANT_ORDER else 99
+    return sorted(((m, b, v) for b, m, v in found), key=lambda k: (params[k[0]], k[0], k[1],
+                                                                     order(k[2])))
+
+
+def _mib(n):
+    return "—" if n is None else f"{n / MIB:.1f}"
+
+
+def _ratio(eager, this, variant):
+    """eager ÷ this: above 1 the variant needs less memory than eager."""
+    if variant == "eager":
+        return "1"
+    if not eager or not this:
+        return "—"
+    return f"{eager / this:.2f}×"
+
+
+def _label(r, variant):
+    return variant + (" ⚠" if r.info.get("known_wrong") else "")
+
+
+def _figures(found, figure):
+    """Per row: (result, its figure or None when its loss was not finite, eager's figure)."""
+    for model, backend, variant in _rows(found):
+        r, eager = found[(backend, model, variant)], found.get((backend, model, "eager"))
+        value = figure(r) if r.valid else None
+        yield model, backend, variant, r, value, figure(eager) if eager and eager.valid else None
+
+
+def peak_table(found):
+    """Table 1: peak train-step memory per case, with eager's peak over it."""
+    lines = ["| model | backend | variant | peak MiB | compression ratio (eager ÷ this) |",
+             "|---|---|---|---|---|"]
+    for model, backend, variant, r, peak, eager in _figures(
+            found, lambda r: r.info["peak_memory_bytes"]):
+        cell = _mib(peak) if r.valid else "non-finite ✗"
+        lines.append(f"| {model} | {backend} | {_label(r, variant)} | {cell} | "
+                     f"{_ratio(eager, peak, variant)} |")
+    return "\n".join(lines)
+
+
+def first_call_table(found):
+    """Table 2: the first train step's peak (building and tracing/compiling) and what it leaves."""
+    lines = ["| model | backend | variant | first-call peak MiB | eager ÷ this | "
+             "held after first call MiB |", "|---|---|---|---|---|---|"]
+    for model, backend, variant, r, peak, eager in _figures(
+            found, lambda r: r.info["first_call_peak_bytes"]):
+        held = _mib(r.info["held_after_first_bytes"]) if r.valid else "non-finite ✗"
+        lines.append(f"| {model} | {backend} | {_label(r, variant)} | "
+                     f"{_mib(peak) if r.valid else 'non-finite ✗'} | "
+                     f"{_ratio(eager, peak, variant)} | {held} |")
+    return "\n".join(lines)
+
+
+def growth_per_shape(r):
+    """MiB more held per extra batch size (a new shape) than after the steady steps, or None."""
+    growth = r.info.get("cache_growth") or []
+    if not r.valid or not growth or r.info.get("held_after_steady_bytes") is None:
+        return None
+    return (growth[-1]["held_bytes"] - r.info["held_after_steady_bytes"]) / len(growth) / MIB
+
+
+def growth_table(found):
+    """Table 3: memory held after each new batch size, with the traces so far."""
+    batches = []
+    for r in found.values():
+        batches += [g["batch"] for g in r.info.get("cache_growth") or [] if g["batch"] not in batches]
+    lines = ["| model | backend | variant | after the steps | "
+             + " | ".join(f"batch {b}" for b in batches) + " | MiB per new shape |",
+             "|---|---|---|---|" + "---|" * len(batches) + "---|"]
+    for model, backend, variant in _rows(found):
+        r = found[(backend, model, variant)]
+        if not r.valid:
+            cells = ["non-finite ✗"] * (len(batches) + 2)
+        else:
+            held = {g["batch"]: f"{_mib(g['held_bytes'])} ({g['traces']} tr)"
+                    for g in r.info.get("cache_growth") or []}
+            steady = r.info.get("held_after_steady_bytes")
+            per_shape = growth_per_shape(r)
+            cells = [f"{_mib(steady)} ({r.info['traces']} tr)",
+                     *(held.get(b, "—") for b in batches),
+                     "—" if per_shape is None else f"{per_shape:.2f}"]
+        lines.append(f"| {model} | {backend} | {_label(r, variant)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def advice(found):
+    """One line: the variant with the smallest peak per backend, and the one to avoid when
+    shapes vary, on the largest model measured."""
+    valid = {k: r for k, r in found.items() if r.valid}
+    if not valid:
+        return ""
+    largest = max(valid.values(), key=lambda r: r.info.get("params", 0)).info["model"]
+    picks, growth = [], {}
+    for backend in sorted({b for b, m, _ in valid if m == largest}):
+        mine = {v: r for (b, m, v), r in valid.items() if b == backend and m == largest}
+        best = min(mine, key=lambda v: mine[v].info["peak_memory_bytes"])
+        eager = mine.get("eager")
+        ratio = (f" ({_ratio(eager.info['peak_memory_bytes'], mine[best].info['peak_memory_bytes'], best)}"
+                 " eager's peak)" if eager and best != "eager" else "")
+        picks.append(f"{backend} `{best}`{ratio}")
+        growth.update({(backend, v): g for v, r in mine.items()
+                       if (g := growth_per_shape(r)) is not None})
+    line = (f"What to do: for the smallest training-step memory on {largest}, use "
+            + ", ".join(picks) + ".")
+    graphs = {k: g for k, g in growth.items() if k[1] != "eager"}
+    if graphs:
+        worst = max(graphs, key=graphs.get)
+        control = growth.get((worst[0], "eager"))
+        if control is None or graphs[worst] > control:
+            same = {v: g for (b, v), g in graphs.items() if b == worst[0]}
+            least = min(same, key=same.get)
+            fix = (f"use `{least}` ({same[least]:.1f} MiB) or bucket input sizes"
+                   if least != worst[1] else "bucket input sizes so that shapes repeat")
+            line += (f" Where input shapes vary, {worst[0]} `{worst[1]}` keeps "
+                     f"{graphs[worst]:.1f} MiB more per new shape"
+                     + (f" (eager: {control:.1f})" if control is not None else "")
+                     + f": {fix}.")
+    return line
+
+
+def memory_section(results):
+    """The README's memory section: three tables and one line of advice ("" without results)."""
+    found = memory_results(results)
+    if not found:
+        return ""
+    steps = sorted({r.info.get("steps") for r in found.values()} - {None})
+    devices = sorted({str(r.info.get("device")) for r in found.values()})
+    sources = sorted({r.info.get("peak_source", "rss") for r in found.values()})
+    gpu = "" if sources == ["rss"] else (" On a GPU the peak is the framework's peak-allocation "
+                                         "counter (" + ", ".join(s for s in sources if s != "rss")
+                                         + ").")
+    intro = ("Each case ran in a child process of its own on "
+             f"{', '.join(devices)}; MiB are above that process's baseline (its resident memory "
+             "after the framework's imports and start-up). The peak is over "
+             f"{' or '.join(map(str, steps))} train steps after the first, at the profile's batch."
+             + gpu + " Child-process wall times are not shown: they are not step times.")
+    return "\n".join([
+        intro, "",
+        "**Peak memory of a training step** (compression ratio: eager's peak ÷ this variant's; "
+        "above 1 the graph needs less)", "", peak_table(found), "",
+        "**First call** (build, trace/compile and run the first step): its peak, and what it "
+        "leaves held", "", first_call_table(found), "",
+        "**Memory held as traced shapes grow**: one train step at each further batch size, in "
+        "order; MiB held (traces/compiles so far). Eager is the control: what the allocator "
+        "keeps without any graph cache.", "", growth_table(found), "",
+        advice(found)])

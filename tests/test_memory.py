@@ -1,0 +1,59 @@
+"""The memory probe: its JSON result, a peak that really measures, and one-line refusals."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from backends import BACKENDS, VARIANTS
+from suites import rss
+from suites.profiles import PROFILES
+from suites.test_memory import run_probe
+
+MIB = 2 ** 20
+
+
+def probe(backend, model="mnist_cnn", variant="eager", profile=PROFILES["quick"]):
+    """The probe's command line for one case at a profile's sizes and memory plan."""
+    config, batch = profile.models.get(model, ({}, 8))
+    return [sys.executable, "-m", "suites.memory_probe", "--backend", backend, "--model", model,
+            "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
+            "--threads", "1", "--steps", str(profile.memory.steps),
+            "--extra-batches", ",".join(map(str, profile.memory.extra_batches))]
+
+
+def test_probe_reports_peak_and_cache_growth(backend, backend_name):
+    plan = PROFILES["quick"].memory
+    found = run_probe(probe(backend_name), timeout=300)
+    assert found["peak_memory_bytes"] > 0
+    assert found["first_call_peak_bytes"] > 0
+    assert [g["batch"] for g in found["cache_growth"]] == list(plan.extra_batches)
+    assert len(found["losses"]) == 1 + plan.steps and found["loss_finite"]
+    assert found["peak_method"] == rss.VMHWM_RESET and found["peak_source"] == "rss"
+
+
+def test_peak_reset_measures_an_allocation_and_forgets_it():
+    if rss.reset_peak() != rss.VMHWM_RESET:
+        pytest.skip("this kernel cannot reset VmHWM (/proc/self/clear_refs): peaks since start")
+    base = rss.current()
+    rss.reset_peak()
+    block = np.ones(200 * MIB // 8)  # written, so every page is resident
+    assert rss.peak() - base >= 190 * MIB
+    del block
+    base = rss.current()
+    rss.reset_peak()
+    assert rss.peak() - base < 20 * MIB
+
+
+@pytest.mark.parametrize("flag, value, choices", [
+    ("--backend", "nope", BACKENDS), ("--model", "nope", ("mnist_cnn", "vgg", "resnet")),
+    ("--variant", "nope", VARIANTS)])
+def test_bad_argument_is_one_line_naming_the_choices(backend_name, flag, value, choices):
+    command = probe(backend_name)
+    command[command.index(flag) + 1] = value
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{value!r}" in lines[0]
+    assert all(choice in lines[0] for choice in choices)

@@ -1,0 +1,80 @@
+"""The memory section over synthetic results: the three tables, the ratio and the advice."""
+from report.load import Result
+from report.memory import MIB, growth_per_shape, memory_results, memory_section
+
+PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,
+         ("torch", "eager"): 40, ("torch", "graph"): 60}
+GROWTH = {"eager": 0.5, "graph": 8, "graph_dynamic": 1}  # MiB more held per new batch size
+
+
+def _result(backend, variant, peak, model="resnet", loss=0.5, when="2026-01-02T00:00:00",
+            **extra):
+    steady = peak / 2 * MIB
+    info = {"backend": backend, "model": model, "variant": variant, "phase": "memory",
+            "params": 1000 if model == "resnet" else 10, "device": "cpu", "steps": 3,
+            "traces": 0 if variant == "eager" else 1, "loss": loss, "loss_finite": loss == loss,
+            "peak_memory_bytes": peak * MIB, "first_call_peak_bytes": 2 * peak * MIB,
+            "held_after_first_bytes": steady, "held_after_steady_bytes": steady,
+            "peak_source": "rss",
+            "cache_growth": [{"batch": b, "held_bytes": steady + (i + 1) * GROWTH[variant] * MIB,
+                              "traces": info_traces(variant, i)} for i, b in enumerate((9, 10))],
+            **extra}
+    stats = {"median": 123.25, "q1": 122.5, "q3": 124.0}  # child wall time: never shown
+    return Result("f.json", "m", "0001_x", when, f"test_memory[{backend}-{variant}]", info,
+                  stats, {"threads": 2})
+
+
+def info_traces(variant, i):
+    return 0 if variant == "eager" else 1 if variant == "graph_dynamic" else i + 2
+
+
+def _results():
+    return [_result(b, v, p) for (b, v), p in PEAKS.items()]
+
+
+def _row(text, start):
+    row = next(line for line in text.splitlines() if line.startswith(start))
+    return [c.strip() for c in row.strip("|").split("|")]
+
+
+def test_no_memory_results_no_section():
+    assert memory_section([]) == ""
+    steady = _result("tf", "eager", 10)
+    steady.info["phase"] = "train"
+    assert memory_section([steady]) == ""
+
+
+def test_peak_table_and_compression_ratio():
+    text = memory_section(_results())
+    assert _row(text, "| resnet | tf | graph |")[3:5] == ["50.0", "2.00×"]  # 100 / 50
+    assert _row(text, "| resnet | tf | eager |")[3:5] == ["100.0", "1"]
+    assert _row(text, "| resnet | torch | graph |")[3:5] == ["60.0", "0.67×"]  # graph needs more
+    assert "123" not in text  # the child's wall time is not a figure of this section
+
+
+def test_first_call_and_growth_tables():
+    text = memory_section(_results())
+    first = text.split("**First call**")[1]
+    assert _row(first, "| resnet | tf | graph |")[3:6] == ["100.0", "2.00×", "25.0"]
+    growth = text.split("**Memory held")[1]
+    assert "| model | backend | variant | after the steps | batch 9 | batch 10 |" in growth
+    assert _row(growth, "| resnet | tf | graph |")[3:] == ["25.0 (1 tr)", "33.0 (2 tr)",
+                                                           "41.0 (3 tr)", "8.00"]
+    assert growth_per_shape(_result("tf", "graph_dynamic", 80)) == 1
+
+
+def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
+    line = memory_section(_results()).splitlines()[-1]
+    assert line.startswith("What to do: for the smallest training-step memory on resnet, use "
+                           "tf `graph` (2.00× eager's peak), torch `eager`.")
+    assert "tf `graph` keeps 8.0 MiB more per new shape (eager: 0.5): use `graph_dynamic`" in line
+
+
+def test_non_finite_run_shows_no_figure_and_newest_run_wins():
+    old = _result("tf", "graph", 10, when="2000-01-01T00:00:00")
+    bad = _result("tf", "graph", 50, loss=float("nan"), known_wrong="drifts")
+    found = memory_results([old, *_results()[:1], bad])
+    assert found[("tf", "resnet", "graph")] is bad
+    text = memory_section([old, *_results()[:1], bad])
+    assert _row(text, "| resnet | tf | graph ⚠ |")[3:5] == ["non-finite ✗", "—"]
+    assert "tf `eager`" in text.splitlines()[-1]  # the invalid run is never advised
