@@ -7,7 +7,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from report.tables import VARIANT_ORDER, break_even, index, latest, spread_overlaps  # noqa: E402
+from report.tables import (STEP_PHASES, VARIANT_ORDER, break_even, index, latest,  # noqa: E402
+                           spread_overlaps)
 
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 
@@ -27,7 +28,7 @@ def subtitle(results):
 
 def _rows(idx, model, with_eager=False):
     pairs = {(b, v) for (b, m, v, p, _) in idx
-             if m == model and p not in ("peak", "retrace", "micro") and (with_eager or v != "eager")}
+             if m == model and p in STEP_PHASES and (with_eager or v != "eager")}
     return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
 
 
@@ -51,7 +52,7 @@ def _finish(fig, path, bottom=0.07):
 
 def _models(idx):
     order = ("mnist_cnn", "vgg", "resnet")
-    found = {m for (_, m, _, p, _) in idx if p not in ("peak", "retrace", "micro")}
+    found = {m for (_, m, _, p, _) in idx if p in STEP_PHASES}
     return [m for m in order if m in found] + sorted(found - set(order))
 
 

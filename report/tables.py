@@ -5,19 +5,29 @@ from collections import defaultdict
 from backends import VARIANTS
 
 
+BASELINE = ("float32", False)
+STEP_PHASES = ("train", "infer", "construction")  # the phases of the main tables and charts  # (precision, deterministic) of the main tables
+
+
+def flags(r):
+    """(precision, deterministic) of a result; runs saved before these flags existed are the baseline."""
+    return r.info.get("precision", "float32"), bool(r.info.get("deterministic", False))
+
+
 def latest(results):
-    """Per (machine, backend, model, variant, phase, cache): the newest run's result."""
+    """Per (machine, backend, model, variant, phase, cache, flags): the newest run's result."""
     best = {}
     for r in results:
-        k = (r.machine, *r.key)
+        k = (r.machine, *r.key, *flags(r))
         if k not in best or r.datetime > best[k].datetime:
             best[k] = r
     return list(best.values())
 
 
 def index(results):
-    """{(backend, model, variant, phase, cache): result} of the newest results with a valid time."""
-    return {r.key: r for r in latest(results) if r.valid}
+    """{(backend, model, variant, phase, cache): result} of the newest float32, non-deterministic
+    results with a valid time."""
+    return {r.key: r for r in latest(results) if r.valid and flags(r) == BASELINE}
 
 
 def invalid(results):
@@ -71,10 +81,10 @@ def break_even(graph_first, graph_step, eager_first, eager_step):
 def summary_table(results):
     """One markdown table per model: every backend and variant against its own eager."""
     idx = index(results)
-    bad = {r.key for r in invalid(results)}
+    bad = {r.key for r in invalid(results) if flags(r) == BASELINE}
     by_model = defaultdict(set)
     for backend, model, variant, phase, cache in list(idx) + list(bad):
-        if phase not in ("peak", "retrace", "micro"):
+        if phase in STEP_PHASES:
             by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):

@@ -1,0 +1,75 @@
+"""Mixed precision beside float32: step time, first call and the loss after the same steps."""
+from backends import PRECISIONS, precision_skip
+from report.tables import (STEP_PHASES, VARIANT_ORDER, _s, flags, latest, speedup,
+                           spread_overlaps, step_cell)
+
+
+def precision_index(results):
+    """{(backend, model, variant, phase, cache, precision): result}, deterministic runs left out."""
+    return {(*r.key, flags(r)[0]): r for r in latest(results)
+            if not flags(r)[1] and r.info["phase"] in STEP_PHASES and r.valid}
+
+
+def _loss_cell(mixed, full):
+    if not mixed or not full or mixed.info.get("steps_taken") != full.info.get("steps_taken"):
+        return "—", None
+    a, b = mixed.info["loss"], full.info["loss"]
+    diff = abs(a - b) / abs(b)
+    return f"{a:.4f} vs {b:.4f} ({diff:.1%}) after {mixed.info['steps_taken']}", diff
+
+
+def _rows(idx, model, precision):
+    found = {(b, v) for (b, m, v, _, _, p) in idx if m == model and p == precision}
+    return sorted(found, key=lambda bv: (bv[0], VARIANT_ORDER.index(bv[1])))
+
+
+def precision_section(results):
+    """Tables per model and precision, the precisions skipped with their reasons, and advice."""
+    idx = precision_index(results)
+    mixed = [p for p in PRECISIONS if p != "float32" and any(k[5] == p for k in idx)]
+    if not mixed:
+        return ""
+    lines, best = [], {}
+    for precision in mixed:
+        for model in sorted({k[1] for k in idx if k[5] == precision}):
+            lines += [f"**{model}, {precision}** (speedups over the same variant in float32; loss: "
+                      f"{precision} vs float32 on the same batch after the same steps)", "",
+                      f"| backend | variant | train step ms (IQR) | train speedup | infer speedup "
+                      f"| first call s, cold | loss {precision} vs float32 |", "|---|---|---|---|---|---|---|"]
+            for backend, variant in _rows(idx, model, precision):
+                get = lambda phase, p, cache=None: idx.get((backend, model, variant, phase, cache, p))
+                loss, diff = _loss_cell(get("train", precision), get("train", "float32"))
+                full, low = get("train", "float32"), get("train", precision)
+                if full and low and (ratio := full.stats["median"] / low.stats["median"]) > best.get(
+                        backend, (0,))[0]:
+                    best[backend] = (ratio, not spread_overlaps(full, low), variant, model,
+                                     precision, diff)
+                cold = get("construction", precision, "cold")
+                lines.append(f"| {backend} | {variant} | {step_cell(get('train', precision))} | "
+                             f"{speedup(get('train', 'float32'), get('train', precision))} | "
+                             f"{speedup(get('infer', 'float32'), get('infer', precision))} | "
+                             f"{_s(cold.stats['median'] if cold else None)} | {loss} |")
+            lines.append("")
+    lines += _skips(results) + ["", "What to do, from these runs: " + _advice(best)]
+    return "\n".join(lines)
+
+
+def _skips(results):
+    """Precisions a backend could not run on the runs' devices, with the reason."""
+    seen = sorted({(r.info["backend"], r.graphbench.get("device", "cpu")) for r in latest(results)
+                   if r.info["phase"] in STEP_PHASES})
+    return [f"- {backend} {p} on {device}: skipped: {why}" for backend, device in seen
+            for p in PRECISIONS if (why := precision_skip(backend, p, device))]
+
+
+def _advice(best):
+    if not best:
+        return "no backend has both precisions measured."
+    parts = []
+    for backend, (ratio, significant, variant, model, precision, diff) in sorted(best.items()):
+        loss = "" if diff is None else f", loss within {diff:.1%} of float32"
+        verdict = ("worth it where that loss difference is acceptable" if ratio > 1 and significant
+                   else "no faster beyond the spread: keep float32")
+        parts.append(f"{backend}: {precision} at best {ratio:.2f}× ({model}/{variant}{loss}): "
+                     f"{verdict}")
+    return "; ".join(parts) + "."

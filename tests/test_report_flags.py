@@ -1,0 +1,48 @@
+"""Precision and determinism tables from a saved tf run (quick profile, mnist_cnn)."""
+from pathlib import Path
+
+from report.determinism import determinism_section
+from report.load import load_file
+from report.precision import precision_section
+from report.tables import index, summary_table
+
+FIXTURE = Path(__file__).parent / "fixtures" / "tf_flags_quick.json"
+
+
+def _by_name():
+    return {r.name: r for r in load_file(FIXTURE)}
+
+
+def _row(section, start):
+    return [c.strip() for c in next(line for line in section.splitlines()
+                                    if line.startswith(start)).strip("|").split("|")]
+
+
+def test_main_tables_keep_float32_without_determinism():
+    runs, idx = _by_name(), index(load_file(FIXTURE))
+    assert idx[("tf", "mnist_cnn", "graph", "train", None)].name == "test_steady[tf-mnist_cnn-graph-train]"
+    graph = _row(summary_table(load_file(FIXTURE)), "| tf | graph |")
+    assert graph[2].startswith(f"{runs['test_steady[tf-mnist_cnn-graph-train]'].stats['median'] * 1e3:.2f}")
+
+
+def test_precision_speedup_and_loss_are_against_float32():
+    runs = _by_name()
+    full, low = (runs[f"test_steady[tf-mnist_cnn-graph{p}-train]"] for p in ("", "-bfloat16"))
+    row = _row(precision_section(load_file(FIXTURE)), "| tf | graph |")
+    assert row[3].startswith(f"{full.stats['median'] / low.stats['median']:.2f}×")
+    assert row[6].startswith(f"{low.info['loss']:.4f} vs {full.info['loss']:.4f}")
+
+
+def test_float16_on_cpu_is_listed_as_skipped_with_its_reason():
+    assert "tf float16 on cpu: skipped: float16 mixed precision is measured on a GPU only" in \
+        precision_section(load_file(FIXTURE))
+
+
+def test_determinism_rows_and_refusals():
+    runs, section = _by_name(), determinism_section(load_file(FIXTURE))
+    off, on = (runs[f"test_determinism[tf-mnist_cnn-graph-{f}]"] for f in ("off", "on"))
+    row = _row(section, "| tf | mnist_cnn | graph |")
+    assert row[5].startswith(f"{off.stats['median'] / on.stats['median']:.2f}×")
+    assert row[7] == ("yes" if on.info["repeat_identical"] else "no")
+    assert _row(section, "| tf | mnist_cnn | xla |")[4] == "refused [1]"
+    assert "[1] TF 2.21: with op determinism on, XLA refuses MaxPool's gradient" in section
