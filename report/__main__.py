@@ -9,7 +9,11 @@ from report.compare import compare_runs
 from report.load import load_dir, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
+from report.determinism import determinism_section
+from report.memory import memory_section
 from report.micro import micro_section
+from report.pipeline import pipeline_section
+from report.precision import precision_section
 from report.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.tables import known_wrong_notes, machine_lines, summary_table
 
@@ -37,6 +41,12 @@ def render(results, charts=(), relative_to=Path(".")):
         parts += ["### Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
                   "Steady medians; `~` marks a difference within the interquartile spread.", "",
                   micro]
+    for title, section in (("Memory: peak per train step and what cached graphs hold",
+                            memory_section), ("Mixed precision (seed 002)", precision_section),
+                           ("Deterministic ops (seed 002)", determinism_section),
+                           ("Input pipeline (seed 003)", pipeline_section)):
+        if text := section(results):
+            parts += [f"### {title}", "", text, ""]
     if notes := known_wrong_notes(results):
         parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]
     return "\n".join(parts)
