@@ -1,5 +1,6 @@
 """Seed 003's input-pipeline claim: one table per model and a verdict, from the pipeline suite."""
 from collections import Counter, defaultdict
+from statistics import median
 
 from backends.pipeline import LOADERS
 from report.tables import _ms, _order, latest, spread_overlaps
@@ -59,11 +60,6 @@ def _per_step(r):
     return wait, r.info["step_s"] - wait
 
 
-def _median(values):
-    values = sorted(values)
-    return (values[(len(values) - 1) // 2] + values[len(values) // 2]) / 2
-
-
 def _claim_part(idx, backend, name):
     """One loader against the baseline over every model × variant pair, or None."""
     pairs = [(idx[(backend, m, v, BASELINE)], idx[(backend, m, v, name)])
@@ -76,8 +72,8 @@ def _claim_part(idx, backend, name):
     wait, rest = ([1e3 * (_per_step(o)[i] - _per_step(b)[i]) for b, o in pairs] for i in (0, 1))
     return (f"`{name}` slower in {counts['slower']} of {len(found)}, faster in "
             f"{counts['faster']}, n.s. in {counts['n.s.']} (throughput {min(ratios):.2f}×–"
-            f"{max(ratios):.2f}× `{BASELINE}`'s; per step: input wait {_median(wait):+.2f} ms, "
-            f"train step {_median(rest):+.2f} ms, medians)"), counts["slower"] / len(found)
+            f"{max(ratios):.2f}× `{BASELINE}`'s; per step: input wait {median(wait):+.2f} ms, "
+            f"train step {median(rest):+.2f} ms, medians)"), counts["slower"] / len(found)
 
 
 def claim_verdicts(idx):
