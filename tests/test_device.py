@@ -39,3 +39,40 @@ def test_cuda_without_a_device_names_the_check(backend, env, monkeypatch):
         monkeypatch.setitem(sys.modules, "cupy", None)  # import cupy -> ImportError
     with pytest.raises(RuntimeError, match=r"^--device cuda: "):
         module.configure(threads, "cuda")
+
+
+def test_peak_memory_reads_the_frameworks_gpu_counter(backend, monkeypatch):
+    """On a (fake) GPU the peak is the framework's counter after its reset; on CPU it is None."""
+    module, cpu = backend
+    assert module.peak_memory(cpu) is None
+    calls = []
+    if module.NAME == "torch":
+        import torch
+        gpu = torch.device("cuda")
+        monkeypatch.setattr(torch.cuda, "reset_peak_memory_stats", lambda d: calls.append("reset"))
+        monkeypatch.setattr(torch.cuda, "synchronize", lambda d: calls.append("sync"))
+        monkeypatch.setattr(torch.cuda, "max_memory_allocated", lambda d: 123)
+    elif module.NAME == "tf":
+        import tensorflow as tf
+        gpu = "/GPU:0"
+        monkeypatch.setattr(tf.config.experimental, "reset_memory_stats",
+                            lambda d: calls.append(("reset", d)))
+        monkeypatch.setattr(tf.config.experimental, "get_memory_info",
+                            lambda d: {"peak": 123, "current": 0})
+    else:
+        gpu = "@cupy:0"
+        pool = types.SimpleNamespace(free_all_blocks=lambda: calls.append("reset"),
+                                     total_bytes=lambda: 123)
+        fake = types.SimpleNamespace(get_default_memory_pool=lambda: pool, cuda=types.SimpleNamespace(
+            Device=lambda: types.SimpleNamespace(synchronize=lambda: calls.append("sync"))))
+        monkeypatch.setattr(module, "_xp", fake)
+    module.reset_peak_memory(gpu)
+    assert module.peak_memory(gpu) == 123
+    assert calls and calls[0] in ("reset", ("reset", "GPU:0"))
+
+
+def test_float16_is_offered_on_a_gpu_only():
+    from backends import BACKENDS, precision_skip
+    for name in BACKENDS:
+        assert precision_skip(name, "float16", "cuda") is None
+        assert precision_skip(name, "float16", "cpu")
