@@ -97,7 +97,7 @@ def claim_verdicts(idx):
 
 
 def advice(idx):
-    """One line: per backend, the loader that was fastest most often, or naive if none beat it."""
+    """One line: per backend, the loader fastest in most model × variant pairs, else naive."""
     picks = []
     for backend in sorted({k[0] for k in idx}):
         wins, gains = Counter(), defaultdict(list)
@@ -112,7 +112,11 @@ def advice(idx):
             if base:
                 gains[best].append(base.stats["median"] / runs[best].stats["median"])
         name, count = wins.most_common(1)[0]
-        gain = f", {max(gains[name]):.2f}× `{BASELINE}` at best" if gains[name] and name != BASELINE else ""
+        if count * 2 <= len(pairs):  # no loader best in most pairs: keep the simplest
+            picks.append(f"{backend} `{BASELINE}` (no loader best in most of {len(pairs)})")
+            continue
+        gain = (f", {max(gains[name]):.2f}× `{BASELINE}` at best"
+                if gains[name] and name != BASELINE else "")
         picks.append(f"{backend} `{name}` (best in {count} of {len(pairs)}{gain})")
     return ("What to do: use " + "; ".join(picks) + ". Loaders within the epoch-time spread of "
             f"`{BASELINE}` count as `{BASELINE}`: the simplest loader is the default.")

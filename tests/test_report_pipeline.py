@@ -50,6 +50,12 @@ def test_advice_names_the_fastest_loader_beyond_the_spread():
     assert "chainer `naive` (best in 1 of 1)" in text  # 0.98 s is within naive's spread
 
 
+def test_advice_keeps_naive_without_a_majority():
+    runs = [_result("tf", "eager", n, 1.0 if n != "prefetch" else 0.5) for n in EPOCH]
+    runs += [_result("tf", "graph", n, 1.0 if n != "cache" else 0.5) for n in EPOCH]
+    assert "tf `naive` (no loader best in most of 2)" in pipeline_section(runs)
+
+
 def test_newest_run_and_valid_losses_only():
     old = [_result("tf", "eager", "naive", 9.0, when="2000-01-01T00:00:00")]
     bad = [_result("tf", "graph", "naive", 0.1, loss=float("nan"), when="2030-01-01T00:00:00")]
