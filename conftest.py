@@ -164,4 +164,9 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "cold_rounds": profile.cold_rounds, "warm_rounds": profile.warm_rounds,
         "notes": profile.notes, "construction_models": list(profile.construction_models),
         "retrace": dataclasses.asdict(profile.retrace) if profile.retrace else None,
+        "precision_models": list(profile.precision_models),
+        "determinism_models": list(profile.determinism_models),
+        "determinism_steps": profile.determinism_steps,
+        "memory": dataclasses.asdict(profile.memory) if profile.memory else None,
+        "pipeline": dataclasses.asdict(profile.pipeline) if profile.pipeline else None,
     }
