@@ -16,12 +16,11 @@ KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
         "peak_rss_bytes", "device_first_call_peak_bytes", "log_signals")
 
 
-def probe_command(case, env, plan):
-    """The child's command line for this case."""
-    return [sys.executable, "-m", "suites.memory_probe", "--backend", case.backend.NAME,
-            "--model", case.spec.name, "--config", json.dumps(case.spec.config),
-            "--batch", str(case.batch), "--variant", case.variant, "--device", env["device"],
-            "--threads", str(env["threads"]), "--steps", str(plan.steps),
+def probe_command(backend, model, config, batch, variant, plan, device="cpu", threads=1):
+    """The child's command line for one case under a profile's memory plan."""
+    return [sys.executable, "-m", "suites.memory_probe", "--backend", backend, "--model", model,
+            "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
+            "--device", device, "--threads", str(threads), "--steps", str(plan.steps),
             "--extra-batches", ",".join(str(b) for b in plan.extra_batches)]
 
 
@@ -47,7 +46,8 @@ def test_memory(benchmark, case, env):
         pytest.skip(f"profile {env['profile'].name!r} measures memory only for "
                     f"{', '.join(plan.models) if plan else 'no model'}")
     found = {}
-    command = probe_command(case, env, plan)
+    command = probe_command(case.backend.NAME, case.spec.name, case.spec.config, case.batch,
+                            case.variant, plan, env["device"], env["threads"])
     benchmark.pedantic(lambda: found.update(run_probe(command)), rounds=1, iterations=1)
     every = found["losses"] + [g["loss"] for g in found["cache_growth"]]
     loss = next((v for v in every if not math.isfinite(v)), found["losses"][-1])

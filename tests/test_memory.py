@@ -1,7 +1,5 @@
 """The memory probe: its JSON result, a peak that really measures, and one-line refusals."""
-import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -9,18 +7,15 @@ import pytest
 from backends import BACKENDS, VARIANTS
 from suites import rss
 from suites.profiles import PROFILES
-from suites.test_memory import run_probe
+from suites.test_memory import probe_command, run_probe
 
 MIB = 2 ** 20
 
 
-def probe(backend, model="mnist_cnn", variant="eager", profile=PROFILES["quick"]):
-    """The probe's command line for one case at a profile's sizes and memory plan."""
-    config, batch = profile.models.get(model, ({}, 8))
-    return [sys.executable, "-m", "suites.memory_probe", "--backend", backend, "--model", model,
-            "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
-            "--threads", "1", "--steps", str(profile.memory.steps),
-            "--extra-batches", ",".join(map(str, profile.memory.extra_batches))]
+def probe(backend, profile=PROFILES["quick"]):
+    """The probe's command line for mnist_cnn eager at a profile's size and memory plan."""
+    config, batch = profile.models["mnist_cnn"]
+    return probe_command(backend, "mnist_cnn", config, batch, "eager", profile.memory)
 
 
 def test_probe_reports_peak_and_cache_growth(backend, backend_name):
@@ -30,7 +25,7 @@ def test_probe_reports_peak_and_cache_growth(backend, backend_name):
     assert found["first_call_peak_bytes"] > 0
     assert [g["batch"] for g in found["cache_growth"]] == list(plan.extra_batches)
     assert len(found["losses"]) == 1 + plan.steps and found["loss_finite"]
-    assert found["peak_method"] == rss.VMHWM_RESET and found["peak_source"] == "rss"
+    assert found["peak_method"] == rss.reset_peak() and found["peak_source"] == "rss"
 
 
 def test_peak_reset_measures_an_allocation_and_forgets_it():
