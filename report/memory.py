@@ -31,6 +31,15 @@ def _ratio(eager, this, variant):
     return f"{eager / this:.2f}×"
 
 
+def _cell(r, key):
+    """Median MiB with the range over the repeated child processes, when there were several."""
+    if not r.valid:
+        return "non-finite ✗"
+    rounds = r.info.get(f"{key}_rounds") or []
+    spread = f" ({_mib(min(rounds))}–{_mib(max(rounds))})" if len(rounds) > 1 else ""
+    return _mib(r.info[key]) + spread
+
+
 def _label(r, variant):
     return variant + (" ⚠" if r.info.get("known_wrong") else "")
 
@@ -45,25 +54,25 @@ def _figures(found, figure):
 
 def peak_table(found):
     """Table 1: peak train-step memory per case, with eager's peak over it."""
-    lines = ["| model | backend | variant | peak MiB | compression ratio (eager ÷ this) |",
+    lines = ["| model | backend | variant | peak MiB (range) | compression ratio (eager ÷ this) |",
              "|---|---|---|---|---|"]
     for model, backend, variant, r, peak, eager in _figures(
             found, lambda r: r.info["peak_memory_bytes"]):
-        cell = _mib(peak) if r.valid else "non-finite ✗"
-        lines.append(f"| {model} | {backend} | {_label(r, variant)} | {cell} | "
+        lines.append(f"| {model} | {backend} | {_label(r, variant)} | "
+                     f"{_cell(r, 'peak_memory_bytes')} | "
                      f"{_ratio(eager, peak, variant)} |")
     return "\n".join(lines)
 
 
 def first_call_table(found):
     """Table 2: the first train step's peak (building and tracing/compiling) and what it leaves."""
-    lines = ["| model | backend | variant | first-call peak MiB | eager ÷ this | "
+    lines = ["| model | backend | variant | first-call peak MiB (range) | eager ÷ this | "
              "held after first call MiB |", "|---|---|---|---|---|---|"]
     for model, backend, variant, r, peak, eager in _figures(
             found, lambda r: r.info["first_call_peak_bytes"]):
         held = _mib(r.info["held_after_first_bytes"]) if r.valid else "non-finite ✗"
         lines.append(f"| {model} | {backend} | {_label(r, variant)} | "
-                     f"{_mib(peak) if r.valid else 'non-finite ✗'} | "
+                     f"{_cell(r, 'first_call_peak_bytes')} | "
                      f"{_ratio(eager, peak, variant)} | {held} |")
     return "\n".join(lines)
 

@@ -55,6 +55,7 @@ class Memory:
     models: tuple  # names from the profile's models (their config and batch)
     steps: int  # train steps at the profile's shape (the peak)
     extra_batches: tuple  # further batch sizes, traced one after another (memory held by the cache)
+    repeats: int = 1  # child processes per case: the spread of the peaks
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ PROFILES = {
                         skips=_DEFAULT_RETRACE_SKIPS),
         precision_models=("mnist_cnn", "vgg"), determinism_models=("mnist_cnn", "vgg"),
         memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=3,
-                      extra_batches=(9, 10, 11, 12, 13, 14)),
+                      extra_batches=(9, 10, 11, 12, 13, 14), repeats=2),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
                            "vgg": ("vgg", {"width": 1 / 8, "side": 32}, 16)},
                           examples=512, pad=4, workers=2, rounds=3)),
@@ -143,7 +144,7 @@ PROFILES = {
         precision_models=("mnist_cnn", "vgg", "resnet"),
         determinism_models=("mnist_cnn", "vgg", "resnet"),
         memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=5,
-                      extra_batches=tuple(range(17, 25))),
+                      extra_batches=tuple(range(17, 24)), repeats=3),  # under the recompile limit
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
                            "vgg16": ("vgg", {"width": 1.0, "side": 224}, 16)},
                           examples=2048, pad=32, workers=8, rounds=3)),

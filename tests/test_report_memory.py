@@ -78,3 +78,10 @@ def test_non_finite_run_shows_no_figure_and_newest_run_wins():
     text = memory_section([old, *_results()[:1], bad])
     assert _row(text, "| resnet | tf | graph ⚠ |")[3:5] == ["non-finite ✗", "—"]
     assert "tf `eager`" in text.splitlines()[-1]  # the invalid run is never advised
+
+
+def test_repeated_children_show_the_median_and_range():
+    r = _result("tf", "eager", 100, peak_memory_bytes_rounds=[90 * MIB, 100 * MIB, 130 * MIB])
+    text = memory_section([r, _result("tf", "graph", 50)])
+    assert _row(text, "| resnet | tf | eager |")[3] == "100.0 (90.0–130.0)"
+    assert _row(text, "| resnet | tf | graph |")[3] == "50.0"  # one child: no range
