@@ -123,13 +123,20 @@ def _order(pair):
     return backend, VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else 99
 
 
+def _flag_words(r):
+    precision, deterministic = flags(r)
+    return ([] if precision == "float32" else [precision]) + (["deterministic"] if deterministic
+                                                              else [])
+
+
 def known_wrong_notes(results):
     """Footnotes for results the suite knows to be wrong, and runs whose loss was not finite."""
     notes = sorted({(r.info["backend"], r.info["model"], r.info["variant"], r.info["known_wrong"])
                     for r in latest(results) if r.info.get("known_wrong")})
     lines = [f"- ⚠ {b}/{m}/{v}: {why}" for b, m, v, why in notes]
     lines += [f"- ✗ {r.info['backend']}/{r.info['model']}/{r.info['variant']} "
-              f"({r.info['phase']}): non-finite loss ({r.info.get('loss')}); its time is left out"
+              f"({', '.join([r.info['phase'], *_flag_words(r)])}): non-finite loss "
+              f"({r.info.get('loss')}); its figure is left out"
               for r in invalid(results)]
     return "\n".join(lines)
 

@@ -144,7 +144,7 @@ def test_non_finite_runs_never_show_a_time(tmp_path):
     row = next(line for line in summary_table(results).splitlines()
                if line.startswith("| chainer | graph |"))
     assert row.split("|")[3].strip() == "non-finite ✗" and row.split("|")[4].strip() == "—"
-    assert "non-finite loss (nan); its time is left out" in cli.render(results)
+    assert "non-finite loss (nan); its figure is left out" in cli.render(results)
 
 
 def test_compile_per_shape_from_step_times(tmp_path):
