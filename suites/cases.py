@@ -2,6 +2,8 @@
 import math
 from dataclasses import dataclass
 
+import pytest
+
 import models
 from backends import UNSUPPORTED, precision_skip
 
@@ -61,6 +63,19 @@ class Case:
         """A fresh model in this variant, loaded with the seeded weights."""
         return self.backend.Runner(self.spec, self.params(), self.variant, self.device,
                                    precision=self.precision)
+
+    def reject_non_finite(self, message):
+        """End the case: an xfail when it is known wrong (its result is saved with loss_finite
+        False, which the report shows but never as a figure), else a failure."""
+        if self.known_wrong():
+            pytest.xfail(f"{message}; known wrong: {self.known_wrong()}")
+        pytest.fail(message)
+
+    def train_losses(self, steps):
+        """Losses of a fresh runner over `steps` SGD steps on this case's batch."""
+        runner = self.runner()
+        x, y = runner.to_device(*self.data())
+        return [runner.train_step(x, y) for _ in range(steps)]
 
     def known_wrong(self):
         """Why this case is known to compute a wrong answer, or None."""

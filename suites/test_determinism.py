@@ -8,13 +8,6 @@ from backends import DETERMINISM_UNSUPPORTED
 from suites.cases import extra_info
 
 
-def _losses(case, x, y, steps):
-    """Train losses of a fresh runner over `steps` steps on one batch."""
-    runner = case.runner()
-    xd, yd = runner.to_device(x, y)
-    return [runner.train_step(xd, yd) for _ in range(steps)]
-
-
 def _max_rel_diff(a, b):
     return max(abs(p - q) / max(abs(q), 1e-30) for p, q in zip(a, b))
 
@@ -29,14 +22,13 @@ def test_determinism(benchmark, case, env, flag):
     if flag == "on" and (why := DETERMINISM_UNSUPPORTED.get((case.backend.NAME, case.variant))):
         pytest.skip(f"{case.backend.NAME}/{case.variant}: {why}")
     case = dataclasses.replace(case, deterministic=flag == "on")
-    x, y = case.data()
     steps, losses = profile.determinism_steps, []
     with case.backend.deterministic(case.deterministic):
-        first, second = (_losses(case, x, y, steps) for _ in range(2))
-        eager = first if case.variant == "eager" else _losses(
-            dataclasses.replace(case, variant="eager"), x, y, steps)
+        first, second = case.train_losses(steps), case.train_losses(steps)
+        eager = first if case.variant == "eager" else dataclasses.replace(
+            case, variant="eager").train_losses(steps)
         runner = case.runner()
-        xd, yd = runner.to_device(x, y)
+        xd, yd = runner.to_device(*case.data())
         step = lambda: losses.append(runner.train_step(xd, yd))
         step()  # trace / compile
         benchmark.pedantic(step, rounds=profile.steady_rounds, warmup_rounds=profile.warmup_rounds)

@@ -62,7 +62,4 @@ def test_memory(benchmark, case, env):
     benchmark.extra_info.update(info, steps=plan.steps, timed=TIMED,
                                 **{k: found[k] for k in KEYS})
     if not found["loss_finite"]:
-        message = f"a train step produced a non-finite loss ({every}): memory not valid"
-        if case.known_wrong():
-            pytest.xfail(f"{message}; known wrong: {case.known_wrong()}")
-        pytest.fail(message)
+        case.reject_non_finite(f"a train step produced a non-finite loss ({every}): memory not valid")

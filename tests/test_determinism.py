@@ -6,12 +6,6 @@ from backends import DETERMINISM_UNSUPPORTED
 STEPS = 4
 
 
-def _losses(case):
-    runner = case.runner()
-    xd, yd = runner.to_device(*case.data())
-    return [runner.train_step(xd, yd) for _ in range(STEPS)]
-
-
 @pytest.mark.models("mnist_cnn")
 def test_same_seed_runs_are_identical_with_determinism_on(case, env):
     if why := DETERMINISM_UNSUPPORTED.get((case.backend.NAME, case.variant)):
@@ -19,7 +13,7 @@ def test_same_seed_runs_are_identical_with_determinism_on(case, env):
     if env["device"] != "cpu":
         pytest.skip("asserted on CPU only; on a GPU the suite reports it")
     with case.backend.deterministic(True):
-        first, second = _losses(case), _losses(case)
+        first, second = case.train_losses(STEPS), case.train_losses(STEPS)
     assert first == second  # exact: bit-identical floats, no tolerance
 
 
@@ -29,4 +23,4 @@ def test_determinism_unsupported_entries_still_fail(case):
     if (case.backend.NAME, case.variant) not in DETERMINISM_UNSUPPORTED:
         pytest.skip("deterministic ops are supported here")
     with case.backend.deterministic(True), pytest.raises(Exception, match="deterministic"):
-        _losses(case)
+        case.train_losses(STEPS)

@@ -43,18 +43,12 @@ def test_trajectory_matches_eager(case, env, request):
 
 
 def _trajectory_vs_eager(case, steps, cache=True):
-    losses = _train_losses(case, steps)
+    losses = case.train_losses(steps)
     key = (case.backend.NAME, case.model, case.batch)
     if key not in _eager_losses or not cache:
         eager = type(case)(**{**case.__dict__, "variant": "eager"})
-        _eager_losses[key] = _train_losses(eager, steps)
+        _eager_losses[key] = eager.train_losses(steps)
     np.testing.assert_allclose(losses, _eager_losses[key], rtol=TRAJECTORY_RTOL)
-
-
-def _train_losses(case, steps):
-    runner = case.runner()
-    x, y = runner.to_device(*case.data())
-    return [runner.train_step(x, y) for _ in range(steps)]
 
 
 @pytest.mark.known_wrong

@@ -13,12 +13,6 @@ FIRST_LOSS_RTOL = 1e-2
 TRAJECTORY_RTOL = 5e-2
 
 
-def _losses(case):
-    runner = case.runner()
-    xd, yd = runner.to_device(*case.data())
-    return [runner.train_step(xd, yd) for _ in range(STEPS)]
-
-
 @pytest.mark.models("mnist_cnn")
 @pytest.mark.precisions
 def test_mixed_precision_trains_near_float32(case, request):
@@ -26,8 +20,8 @@ def test_mixed_precision_trains_near_float32(case, request):
         pytest.skip("the float32 baseline itself")
     if reason := case.known_wrong():
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
-    mixed = _losses(case)
-    full = _losses(dataclasses.replace(case, precision="float32"))
+    mixed = case.train_losses(STEPS)
+    full = dataclasses.replace(case, precision="float32").train_losses(STEPS)
     assert all(map(math.isfinite, mixed)), mixed
     assert mixed[-1] < mixed[0], f"loss did not fall over {STEPS} steps: {mixed}"
     assert mixed[0] == pytest.approx(full[0], rel=FIRST_LOSS_RTOL)
