@@ -1,0 +1,50 @@
+"""Ratios of paired timings with a hierarchical-bootstrap interval (NumPy only: suites and report)."""
+from dataclasses import dataclass
+
+import numpy as np
+
+RESAMPLES = 2000
+LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A ratio of two arms' pooled medians, its interval, and whether the interval excludes 1."""
+    estimate: float
+    low: float
+    high: float
+
+    @property
+    def significant(self):
+        return not self.low <= 1.0 <= self.high
+
+    def as_info(self, prefix="ratio", low="ci_low", high="ci_high", significant="significant"):
+        """The extra_info keys of this ratio (names chosen by the caller)."""
+        return {prefix: self.estimate, low: self.low, high: self.high,
+                significant: self.significant}
+
+
+def _paired(a, b):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 2 or a.shape != b.shape or a.size == 0:
+        raise ValueError(f"need two equal (processes, rounds) arrays, got {a.shape} and {b.shape}")
+    return a, b
+
+
+def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
+    """median(a) / median(b) over all rounds of all processes, with a percentile interval.
+
+    a[p][r] and b[p][r] are round r of process p of two arms timed in the same process, in the
+    same interleaved round. Each resample draws processes with replacement, then rounds with
+    replacement within each drawn process, the same indices for both arms, so the pairing
+    (same process, same round) that cancels drift is kept."""
+    a, b = _paired(a, b)
+    processes, rounds = a.shape
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, processes, (resamples, processes))[:, :, None]
+    within = rng.integers(0, rounds, (resamples, processes, rounds))
+    ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
+    rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
+    tail = (1 - level) / 2
+    low, high = np.quantile(ra / rb, [tail, 1 - tail])
+    return Ratio(float(np.median(a) / np.median(b)), float(low), float(high))
