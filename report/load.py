@@ -1,6 +1,8 @@
 """Read saved pytest-benchmark runs; a bad file is a one-line warning, never fatal, never touched."""
 import json
+import math
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +21,15 @@ class Result:
     stats: dict  # pytest-benchmark's stats, in seconds
     graphbench: dict  # profile, device, threads, versions
     profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
+    status: dict = None  # the run's graphbench_run: complete or not, and why
+
+    @property
+    def complete(self):
+        return (self.status or {}).get("complete", True)
+
+    @property
+    def profile_name(self):
+        return self.graphbench.get("profile")
 
     @property
     def valid(self):
@@ -55,6 +66,7 @@ def load_file(path):
     if graphbench is None:
         raise ValueError(f"{path}: a pytest-benchmark file, but not from this suite "
                          "(no machine_info.graphbench)")
+    _reject_non_finite(path, data["benchmarks"])
     results = []
     for bench in data["benchmarks"]:
         info, stats = bench.get("extra_info") or {}, bench.get("stats")
@@ -67,19 +79,65 @@ def load_file(path):
                    f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
         results.append(Result(str(path), machine, Path(path).stem,
                               data.get("datetime", ""), bench["name"], info, stats, graphbench,
-                              data.get("graphbench_profile")))
+                              data.get("graphbench_profile"), data.get("graphbench_run")))
     return results
 
 
-def load_dir(directory):
-    """Every suite result under `directory`; bad files are reported and left out."""
+def _reject_non_finite(path, benchmarks):
+    """A NaN or infinite statistic makes every ratio of the file meaningless: reject it whole."""
+    for bench in benchmarks:
+        for key, value in (bench.get("stats") or {}).items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{path}: benchmark {bench.get('name')!r} has {key} = {value} "
+                                 "in its stats; file left out")
+
+
+def load_dir(directory, incomplete=False):
+    """Every suite result under `directory`; bad files (and, unless asked, unfinished runs) are
+    reported and left out."""
     files = sorted(Path(directory).rglob("*.json"))
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []
     for path in files:
         try:
-            results += load_file(path)
+            found = load_file(path)
         except ValueError as error:
             warn(str(error))
+            continue
+        if found and not found[0].complete and not incomplete:
+            warn(f"{path}: the run did not finish ({unfinished(found[0])}); left out "
+                 "(--incomplete shows it)")
+            continue
+        results += found
     return results
+
+
+def unfinished(result):
+    """Why the result's run did not finish, in a few words."""
+    status = result.status or {}
+    ran = f", {status['cases_run']} of {status['cases']} cases ran" if "cases" in status else ""
+    return f"{status.get('reason', 'stopped early')}{ran}"
+
+
+def one_profile(results, wanted=None):
+    """The results of one profile, so that no ratio mixes two: `wanted`, else `default`, else the
+    profile with most runs. Returns (results, a line on what was left out or None).
+
+    Raises ValueError when `wanted` matches no run."""
+    runs = Counter(p for p, _ in {(r.profile_name, r.file) for r in results})
+    if wanted is not None and wanted not in runs:
+        raise ValueError(f"--profile {wanted!r} matches no run; profiles: "
+                         f"{', '.join(sorted(map(str, runs)))}")
+    chosen = wanted or ("default" if "default" in runs else
+                        min(runs, key=lambda p: (-runs[p], str(p)), default=None))
+    left = sorted({(r.profile_name, r.run) for r in results if r.profile_name != chosen},
+                  key=str)
+    note = None
+    if left:
+        others = sorted({p for p, _ in left}, key=str)
+        runs_of = "; ".join(f"profile {p} ({', '.join(run for q, run in left if q == p)})"
+                            for p in others)
+        note = (f"left out {runs_of}: ratios never mix profiles, this report shows `{chosen}`; "
+                f"{' or '.join(f'--profile {p}' for p in others)} shows the others")
+    return [r for r in results if r.profile_name == chosen], note
