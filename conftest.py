@@ -4,6 +4,8 @@ import importlib.metadata
 import importlib.util
 import itertools
 import os
+import re
+import tempfile
 
 import pytest
 
@@ -12,6 +14,8 @@ from suites.profiles import PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
 _loaded = {}
+_unavailable = {}  # backend -> why its framework cannot be imported
+_run = {"cases": 0, "cases_run": 0, "interrupted": False}
 
 
 def pytest_addoption(parser):
@@ -45,6 +49,7 @@ def pytest_configure(config):
     try:
         check_choice("profile", config.getoption("profile"), PROFILES)
         check_choice("device", config.getoption("device"), ("cpu", "cuda"))
+        check_run_options(config)
         profile = PROFILES[config.getoption("profile")]
         config.graphbench = {
             "profile": profile, "device": config.getoption("device"),
@@ -72,7 +77,11 @@ def pytest_configure(config):
 def backend_module(config, name):
     """Load and configure a backend once per session; returns (module, device handle)."""
     if name not in _loaded:
-        module = load(name)
+        try:
+            module = load(name)
+        except BackendUnavailable as error:
+            _unavailable[name] = str(error)
+            raise
         env = config.graphbench
         device = module.configure(env["threads"], env["device"])
         module.prime()  # one-time process start-up stays out of the first timed case
@@ -170,3 +179,79 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "memory": dataclasses.asdict(profile.memory) if profile.memory else None,
         "pipeline": dataclasses.asdict(profile.pipeline) if profile.pipeline else None,
     }
+    output_json["graphbench_run"] = run_status()
+
+
+def check_run_options(config):
+    """Options that would waste a run: a thread count below 1, saving benchmarks that never run."""
+    if config.getoption("threads") < 1:
+        raise ValueError(f"--threads {config.getoption('threads')}: the thread count must be 1 "
+                         "or more")
+    save = config.getoption("benchmark_save", None) or config.getoption("benchmark_autosave", None)
+    if save and config.getoption("benchmark_disable", None):
+        raise ValueError("--benchmark-disable with --benchmark-save/--benchmark-autosave: a "
+                         "disabled benchmark measures nothing, so nothing would be saved")
+
+
+def pytest_sessionstart(session):
+    """A results folder that cannot be written fails now, not after the last case."""
+    bench = getattr(session.config, "_benchmarksession", None)
+    if not bench or not (bench.save or bench.autosave) or not hasattr(bench.storage, "get"):
+        return
+    folder = bench.storage.get("probe").parent
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        raise pytest.UsageError(f"--benchmark-save: cannot write to the results folder {folder} "
+                                f"({error.strerror or error}); nothing was run") from None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A test module whose dependency this Python lacks is one line naming the fix, not a traceback."""
+    report = yield
+    missing = report.failed and re.search(r"ModuleNotFoundError: (No module named '[^']+')",
+                                          str(report.longrepr))
+    if missing:
+        report.longrepr = (f"{collector.path.name}: {missing.group(1)} in this Python: run the "
+                           "suites with `python3 run.py bench` or `.tools/bin/tox -e <env>`")
+    return report
+
+
+def pytest_collection_finish(session):
+    _run["cases"] = len(session.items)
+
+
+def pytest_runtest_logfinish():
+    _run["cases_run"] += 1
+
+
+def pytest_keyboard_interrupt():
+    _run["interrupted"] = True
+
+
+def run_status():
+    """Whether the saved run finished: an interrupted one must not pass for a whole run."""
+    status = {"complete": not _run["interrupted"] and _run["cases_run"] == _run["cases"],
+              "cases_run": _run["cases_run"], "cases": _run["cases"]}
+    if not status["complete"]:
+        status["reason"] = "interrupted (Ctrl-C)" if _run["interrupted"] else "stopped early"
+    return status
+
+
+def pytest_sessionfinish(session):
+    """A benchmark session in which no framework could be imported measured nothing: fail it."""
+    benchmarks = any("benchmark" in getattr(item, "fixturenames", ()) for item in session.items)
+    _run["measured_nothing"] = benchmarks and bool(_unavailable) and not _loaded
+    if _run["measured_nothing"]:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_unconfigure(config):
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if _run.get("measured_nothing") and reporter:  # last, below the skip reasons
+        fixes = " or ".join(f"`.tools/bin/{BACKENDS[name][2]}`" for name in _unavailable)
+        reporter.write_line(
+            f"ERROR: measured nothing: no framework is importable in this Python "
+            f"({', '.join(BACKENDS[name][1] for name in _unavailable)}); run the suites with "
+            f"`python3 run.py bench`, or {fixes}", red=True)
