@@ -33,22 +33,48 @@ def call(*args):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], usage="%(prog)s {bench,test} [options] [-- PYTEST_ARGS]")
     parser.add_argument("job", choices=("bench", "test"))
-    parser.add_argument("--profile", default="default", choices=PROFILES, help="bench only")
-    parser.add_argument("--envs", default=",".join(FRAMEWORK_ENVS),
-                        help="comma list of framework envs (bench only)")
-    parser.add_argument("pytest_args", nargs="*", help="passed to pytest, after --")
-    args = parser.parse_args(argv)
-    if args.job == "test":
-        return call(tox(), "-e", ",".join(FRAMEWORK_ENVS + ("report",)))
-    envs = [e for e in args.envs.split(",") if e]
+    parser.add_argument("--profile", choices=PROFILES,
+                        help="the suites' profile (bench: default; test: quick)")
+    parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
+                                       f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = argv.index("--") if "--" in argv else len(argv)
+    args, pytest_args = parser.parse_args(argv[:split]), argv[split + 1:]
+    valid = FRAMEWORK_ENVS + (("report",) if args.job == "test" else ())
+    envs = valid if args.envs is None else tuple(e for e in args.envs.split(",") if e)
+    if not envs:
+        parser.error(f"--envs {args.envs!r} names no env: choose from {', '.join(valid)}")
     for env in envs:
-        if env not in FRAMEWORK_ENVS:
-            parser.error(f"unknown env {env!r}: choose from {', '.join(FRAMEWORK_ENVS)}")
+        if env not in valid:
+            parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
+    if args.job == "test":
+        return test(parser, envs, args.profile, pytest_args)
+    return bench(envs, args.profile or "default", pytest_args)
+
+
+def test(parser, envs, profile, pytest_args):
+    """The tests in the given envs; a profile or pytest arguments reach the framework envs."""
+    frameworks = [e for e in envs if e != "report"]
+    if pytest_args and "report" in envs:
+        parser.error("pytest arguments reach the framework envs only (the report env runs its "
+                     "own test list): add --envs " + ",".join(frameworks or FRAMEWORK_ENVS))
+    if profile and not frameworks:
+        parser.error("--profile sets the suites' profile, which the report env does not run")
+    if not (profile or pytest_args):
+        return call(tox(), "-e", ",".join(envs))
+    failed = call(tox(), "-e", ",".join(frameworks), "--", "tests", "suites",
+                  "--benchmark-disable", "--profile", profile or "quick", *pytest_args)
+    return call(tox(), "-e", "report") or failed if "report" in envs else failed
+
+
+def bench(envs, profile, pytest_args):
+    """The suites in each framework env, saved under the profile's name, then the report."""
     failed = [env for env in envs if call(
-        tox(), "-e", env, "--", "suites", "-v", "--profile", args.profile,
-        f"--benchmark-save={args.profile}", *args.pytest_args)]
+        tox(), "-e", env, "--", "suites", "-v", "--profile", profile,
+        f"--benchmark-save={profile}", *pytest_args)]
     report = call(tox(), "-e", "report", "--", "python", "-m", "report", "--readme", "README.md",
                   "--charts", "docs/charts")
     if failed:

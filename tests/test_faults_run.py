@@ -1,0 +1,58 @@
+"""run.py and the README on bad input: options are honoured or refused in one line, never ignored."""
+import re
+from pathlib import Path
+
+import pytest
+
+import run
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The commands run.py would run, recorded instead of run."""
+    made = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: made.append(list(args)) or 0)
+    return made
+
+
+def test_test_honours_envs(calls):
+    assert run.main(["test", "--envs", "tf"]) == 0
+    assert calls == [["tox", "-e", "tf"]]
+
+
+def test_test_passes_profile_and_pytest_args_to_the_framework_envs(calls):
+    assert run.main(["test", "--envs", "tf,torch", "--profile", "default", "--", "-k", "parity"]) == 0
+    assert calls == [["tox", "-e", "tf,torch", "--", "tests", "suites", "--benchmark-disable",
+                      "--profile", "default", "-k", "parity"]]
+
+
+def test_test_refuses_pytest_args_for_the_report_env(calls, capsys):
+    with pytest.raises(SystemExit) as stop:
+        run.main(["test", "--", "-x"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "report" in err[-1] and "--envs" in err[-1] and not calls
+
+
+@pytest.mark.parametrize("job", ["bench", "test"])
+@pytest.mark.parametrize("envs", ["", ","])
+def test_empty_envs_is_a_usage_error(calls, capsys, job, envs):
+    with pytest.raises(SystemExit) as stop:
+        run.main([job, "--envs", envs])
+    assert stop.value.code == 2 and "--envs" in capsys.readouterr().err and not calls
+
+
+def test_bench_runs_the_asked_envs_then_the_report(calls):
+    assert run.main(["bench", "--envs", "chainer", "--profile", "quick"]) == 0
+    assert calls[0][:4] == ["tox", "-e", "chainer", "--"] and "--profile" in calls[0]
+    assert calls[0][calls[0].index("--profile") + 1] == "quick"
+    assert calls[1][:3] == ["tox", "-e", "report"]
+
+
+def test_readme_says_how_to_get_tox_where_it_first_shows_tox():
+    text = README.read_text()
+    first = text.index("tox -e")
+    before = text[:first].rsplit("\n## ", 1)[-1]  # the section that shows it first
+    assert re.search(r"pip install\s+['\"]?tox", before) and ".tools/bin/tox" in before
