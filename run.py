@@ -50,9 +50,14 @@ def main(argv=None):
     for env in envs:
         if env not in valid:
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
-    if args.job == "test":
-        return test(parser, envs, args.profile, pytest_args)
-    return bench(envs, args.profile or "default", pytest_args)
+    try:
+        if args.job == "test":
+            return test(parser, envs, args.profile, pytest_args)
+        return bench(envs, args.profile or "default", pytest_args)
+    except KeyboardInterrupt:
+        print("run.py: interrupted; a run saved so far is marked unfinished, and the report "
+              "leaves it out", file=sys.stderr)
+        return 130
 
 
 def test(parser, envs, profile, pytest_args):

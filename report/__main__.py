@@ -62,11 +62,10 @@ def render(results, charts=(), relative_to=Path(".")):
 def rewrite_readme(path, section):
     """Replace the text between the markers; a README without them is left alone."""
     try:
-        text = splice(readme_text(path), section)
+        os.replace(_stage(Path(path), splice(readme_text(path), section)), path)
     except ValueError as error:
-        warn(str(error))
+        warn(f"{error}; README not changed")
         return False
-    _write(Path(path), text)
     return True
 
 
@@ -75,9 +74,9 @@ def readme_text(path):
     try:
         text = Path(path).read_text()
     except OSError as error:
-        raise ValueError(f"--readme {path}: {error.strerror}; README not changed") from None
+        raise ValueError(f"--readme {path}: {error.strerror}") from None
     if START not in text or END not in text:
-        raise ValueError(f"{path}: no {START} ... {END} markers; README not changed")
+        raise ValueError(f"{path}: no {START} ... {END} markers")
     return text
 
 
@@ -92,11 +91,14 @@ def chart_folders(text):
     return sorted({str(Path(link).parent) for link in re.findall(r"!\[[^]]*\]\(([^)]+)\)", block)})
 
 
-def _write(path, text):
-    """Write through a temporary file beside `path`, so a failed write leaves the old file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+def _stage(path, text):
+    """`text` in a file beside `path`, to be moved over it: a failed write leaves the old file."""
+    staged = path.with_name(f".{path.name}.new")
+    try:
+        staged.write_text(text)
+    except OSError as error:
+        raise ValueError(f"--readme {path}: cannot write beside it ({error.strerror})") from None
+    return staged
 
 
 def _results(args):
@@ -163,6 +165,8 @@ def _report(args):
         raise ValueError("--charts needs matplotlib, which this Python lacks: run it in the "
                          "report env (`.tools/bin/tox -e report -- python -m report ...`) "
                          "or through `python3 run.py bench`")
+    if args.charts and Path(args.charts).exists() and not Path(args.charts).is_dir():
+        raise ValueError(f"--charts {args.charts}: not a folder")
     text = readme_text(args.readme) if args.readme else None
     if text and not args.charts and (folders := chart_folders(text)):
         raise ValueError(f"{args.readme} has chart sections that --readme alone would drop: "
@@ -179,12 +183,12 @@ def _report(args):
         if text is None:
             print(section)
             return 0
-        new_text = splice(text, section)
+        staged = _stage(Path(args.readme), splice(text, section))
         if drawn:
             final.mkdir(parents=True, exist_ok=True)
         for _, path, _ in drawn:
             shutil.move(path, final / path.name)
-    _write(Path(args.readme), new_text)
+    os.replace(staged, args.readme)
     return 0
 
 

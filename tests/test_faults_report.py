@@ -171,3 +171,13 @@ def test_an_interrupted_run_is_left_out_unless_asked(tmp_path, capsys):
     cli.main(["--results", str(tmp_path / "results"), "--incomplete"])
     out = capsys.readouterr().out
     assert "0002_quick" in out and "did not finish" in out
+
+
+def test_charts_folder_that_is_a_file_is_one_line(tmp_path, capsys):
+    _run(tmp_path)
+    readme = _readme(tmp_path)
+    (tmp_path / "c").write_text("a file")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
+                     "--charts", str(tmp_path / "c")]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a folder" in err[0] and "OLD-TABLES" in readme.read_text()

@@ -56,3 +56,13 @@ def test_readme_says_how_to_get_tox_where_it_first_shows_tox():
     first = text.index("tox -e")
     before = text[:first].rsplit("\n## ", 1)[-1]  # the section that shows it first
     assert re.search(r"pip install\s+['\"]?tox", before) and ".tools/bin/tox" in before
+
+
+def test_ctrl_c_is_one_line(monkeypatch, capsys):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", interrupted)
+    assert run.main(["bench", "--envs", "tf"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "interrupted" in err[0]
