@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
+TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
 
 
 @dataclass
@@ -66,7 +67,7 @@ def load_file(path):
     if graphbench is None:
         raise ValueError(f"{path}: a pytest-benchmark file, but not from this suite "
                          "(no machine_info.graphbench)")
-    _reject_non_finite(path, data["benchmarks"])
+    _check_stats(path, data["benchmarks"])
     results = []
     for bench in data["benchmarks"]:
         info, stats = bench.get("extra_info") or {}, bench.get("stats")
@@ -83,13 +84,17 @@ def load_file(path):
     return results
 
 
-def _reject_non_finite(path, benchmarks):
-    """A NaN or infinite statistic makes every ratio of the file meaningless: reject it whole."""
+def _check_stats(path, benchmarks):
+    """A NaN, infinite or missing time makes the file's ratios meaningless: reject it whole."""
     for bench in benchmarks:
-        for key, value in (bench.get("stats") or {}).items():
+        stats = bench.get("stats") or {}
+        for key, value in stats.items():
             if isinstance(value, float) and not math.isfinite(value):
                 raise ValueError(f"{path}: benchmark {bench.get('name')!r} has {key} = {value} "
                                  "in its stats; file left out")
+        if stats and (bad := [k for k in TIMES if not isinstance(stats.get(k), (int, float))]):
+            raise ValueError(f"{path}: benchmark {bench.get('name')!r} has no numeric "
+                             f"{'/'.join(bad)} in its stats; file left out")
 
 
 def load_dir(directory, incomplete=False):

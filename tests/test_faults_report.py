@@ -181,3 +181,12 @@ def test_charts_folder_that_is_a_file_is_one_line(tmp_path, capsys):
                      "--charts", str(tmp_path / "c")]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not a folder" in err[0] and "OLD-TABLES" in readme.read_text()
+
+
+def test_a_time_that_is_not_a_number_rejects_the_file(tmp_path, capsys):
+    data = _run(tmp_path)
+    data["benchmarks"][0]["stats"]["median"] = "fast"
+    (tmp_path / "results" / "run.json").write_text(json.dumps(data))
+    err = _fails_and_keeps(tmp_path, capsys, ["--results", str(tmp_path / "results")],
+                           "no usable results")
+    assert "run.json" in err[0] and "median" in err[0]
