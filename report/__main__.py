@@ -161,10 +161,6 @@ def main(argv=None):
 
 def _report(args):
     """Make the whole report first; then move the charts into place and rewrite the README."""
-    if args.charts and importlib.util.find_spec("matplotlib") is None:
-        raise ValueError("--charts needs matplotlib, which this Python lacks: run it in the "
-                         "report env (`.tools/bin/tox -e report -- python -m report ...`) "
-                         "or through `python3 run.py bench`")
     if args.charts and Path(args.charts).exists() and not Path(args.charts).is_dir():
         raise ValueError(f"--charts {args.charts}: not a folder")
     text = readme_text(args.readme) if args.readme else None
@@ -172,6 +168,10 @@ def _report(args):
         raise ValueError(f"{args.readme} has chart sections that --readme alone would drop: "
                          f"add --charts {folders[0]} to redraw them")
     results = _results(args)
+    if args.charts and importlib.util.find_spec("matplotlib") is None:
+        raise ValueError("--charts needs matplotlib, which this Python lacks: run it in the "
+                         "report env (`.tools/bin/tox -e report -- python -m report ...`) "
+                         "or through `python3 run.py bench`")
     missing = sorted(set(BACKENDS) - {r.info["backend"] for r in results})
     if missing:
         warn(f"{args.results}: no results for backend(s) {', '.join(missing)}; drawing the rest")
