@@ -184,13 +184,14 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
 
 def check_run_options(config):
     """Options that would waste a run: a thread count below 1, saving benchmarks that never run."""
-    if config.getoption("threads") < 1:
-        raise ValueError(f"--threads {config.getoption('threads')}: the thread count must be 1 "
-                         "or more")
+    threads = config.getoption("threads")
+    if threads is None or threads < 1:  # None: os.cpu_count() could not tell
+        raise ValueError(f"--threads {threads}: the thread count must be 1 or more")
     save = config.getoption("benchmark_save", None) or config.getoption("benchmark_autosave", None)
-    if save and config.getoption("benchmark_disable", None):
-        raise ValueError("--benchmark-disable with --benchmark-save/--benchmark-autosave: a "
-                         "disabled benchmark measures nothing, so nothing would be saved")
+    off = [o for o in ("disable", "skip") if config.getoption(f"benchmark_{o}", None)]
+    if save and off:
+        raise ValueError(f"--benchmark-{off[0]} with --benchmark-save/--benchmark-autosave: "
+                         "benchmarks that do not run measure nothing, so nothing would be saved")
 
 
 def pytest_sessionstart(session):

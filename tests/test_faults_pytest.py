@@ -42,11 +42,12 @@ def test_threads_below_one_is_a_usage_error(threads):
     assert f"--threads {threads}" in error
 
 
+@pytest.mark.parametrize("off", ["--benchmark-disable", "--benchmark-skip"])
 @pytest.mark.parametrize("save", ["--benchmark-save=x", "--benchmark-autosave"])
-def test_disabled_benchmarks_cannot_be_saved(save, tmp_path):
-    error = _usage_error(_pytest("tests/test_spec.py", "--co", "-q", "--benchmark-disable", save,
+def test_disabled_benchmarks_cannot_be_saved(save, off, tmp_path):
+    error = _usage_error(_pytest("tests/test_spec.py", "--co", "-q", off, save,
                                  f"--benchmark-storage={tmp_path}"))
-    assert "--benchmark-disable" in error and "nothing" in error
+    assert off in error and "nothing" in error
 
 
 def test_unwritable_results_folder_fails_before_the_first_case(tmp_path):

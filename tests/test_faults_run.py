@@ -66,3 +66,13 @@ def test_ctrl_c_is_one_line(monkeypatch, capsys):
     assert run.main(["bench", "--envs", "tf"]) == 130
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "interrupted" in err[0]
+
+
+def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
+    made = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: made.append(args) or int("torch" in args))
+    assert run.main(["bench", "--envs", "tf,torch"]) == 1
+    assert [args[2] for args in made] == ["tf", "torch"]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "torch" in err[0] and "README not redrawn" in err[0]
