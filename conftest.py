@@ -244,7 +244,7 @@ def pytest_sessionfinish(session):
     """A benchmark session in which no framework could be imported measured nothing: fail it."""
     benchmarks = any("benchmark" in getattr(item, "fixturenames", ()) for item in session.items)
     _run["measured_nothing"] = benchmarks and bool(_unavailable) and not _loaded
-    if _run["measured_nothing"]:
+    if _run["measured_nothing"] and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
