@@ -7,7 +7,7 @@ class Profile:
     """What one profile runs: per-model spec config and batch, and how many timed rounds."""
     name: str
     models: dict  # model name -> (spec config, batch)
-    steady_rounds: int
+    steady_rounds: int  # timed rounds of the suites that time one case in one process
     warmup_rounds: int
     cold_rounds: int  # construction: fresh variant, empty compile cache
     warm_rounds: int  # construction: fresh variant, populated on-disk compile cache (torch)
@@ -20,6 +20,9 @@ class Profile:
     determinism_steps: int = 3  # train steps compared bit for bit between two runs
     memory: "Memory" = None
     pipeline: "Pipeline" = None
+    steady_processes: int = 3  # steady: fresh child processes per comparison group
+    steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
+    steady_block: int = 1  # steady: steps per arm per round
 
     def suite_models(self, suite):
         """{label: (model, spec config, batch)} that a suite runs."""
@@ -104,6 +107,7 @@ PROFILES = {
          "vgg": ({"width": 1 / 16, "side": 32}, 2),
          "resnet": ({"stages": (1, 1, 1, 1), "width": 1 / 16, "side": 64}, 4)},
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
+        steady_processes=2, steady_process_rounds=3,
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
                         steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False),
@@ -117,6 +121,7 @@ PROFILES = {
          "vgg": ({"width": 1 / 8, "side": 32}, 16),
          "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8)},
         steady_rounds=30, warmup_rounds=3, cold_rounds=2, warm_rounds=2,
+        steady_processes=3, steady_process_rounds=10,  # the 30 rounds of one process, split in 3
         construction_models=("mnist_cnn", "vgg", "resnet"),
         notes="sized for a 2-core CPU: the whole job in about 30 minutes",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 8, "side": 64}, 4),
@@ -136,6 +141,7 @@ PROFILES = {
          "vgg": ({"width": 1.0, "side": 224}, 16),
          "resnet": ({"depth": 152, "width": 1.0, "side": 224}, 16)},
         steady_rounds=50, warmup_rounds=5, cold_rounds=3, warm_rounds=3,
+        steady_processes=5, steady_process_rounds=10,
         notes="the seeds' scale (VGG16 and ResNet152V2 at 224x224, batch 16): meant for a GPU",
         retrace=Retrace({"vgg16": ("vgg", {"width": 1.0, "side": 224}, 16),
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1.0, "side": 224}, 16)

@@ -1,29 +1,87 @@
-"""Steady-state step time: train and infer steps after the first call and warm-up rounds."""
+"""Steady-state step time: per (backend, model, phase, precision), eager, a second eager runner (the
+A/A control) and the selected graph variants, timed in interleaved rounds in fresh processes."""
 import math
 
-import numpy as np
 import pytest
 
+import stats
+from backends import VARIANTS
 from suites.cases import extra_info
+from suites.paired import AA, measure_group, record
+
+CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
+             f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
+_groups = {}  # group key -> its measurement (or the failure), once per session
+
+
+def _group_variants(request, key):
+    """The variants of this group's steady tests that the session runs (after -k, -m, skips)."""
+    found = set()
+    for item in request.session.items:
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if getattr(item, "obj", None) is not test_steady or item.get_closest_marker("skip"):
+            continue
+        backend, label, variant, _, precision = params["case_id"]
+        if (backend, label, params["phase"], precision) == key:
+            found.add(variant)
+    return found
+
+
+def _measure(request, case, env, phase, disabled):
+    """The group's paired times, measured by its first test; --benchmark-disable: one short child."""
+    key = (case.backend.NAME, case.model, phase, case.precision)
+    if key not in _groups:
+        variants = _group_variants(request, key)
+        arms = ["eager", AA] + [v for v in VARIANTS if v != "eager" and v in variants]
+        profile = env["profile"]
+        plan = ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
+                {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
+                 "block": profile.steady_block})
+        try:
+            _groups[key] = measure_group(case, phase, arms, plan, env,
+                                         1 if disabled else profile.steady_processes)
+        except RuntimeError as error:
+            _groups[key] = str(error)
+    if isinstance(_groups[key], str):
+        pytest.fail(_groups[key])
+    return _groups[key]
+
+
+def _paired_info(group, arm):
+    """What a result saves of its group: its own rounds and how they were timed."""
+    first = group["children"][0]["settings"]
+    return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),
+            "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
+            "block": first["block"], "gc": first["gc"], "order": first["order"],
+            "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
+            "arms": list(group["times"]), "ci_method": CI_METHOD}
+
+
+def _ratios(group, arm):
+    """Eager over this arm (the speedup); on eager, eager over the A/A arm."""
+    times = group["times"]
+    if arm == "eager":
+        return {**stats.ratio(times["eager"], times[AA]).as_info(
+            "aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"), "aa_rounds_s": times[AA]}
+    return stats.ratio(times["eager"], times[arm]).as_info("speedup")
 
 
 @pytest.mark.precisions
 @pytest.mark.parametrize("phase", ["train", "infer"])
-def test_steady(benchmark, case, env, phase):
-    """Time one step of `phase`; the first (tracing/compiling) call stays out of the figure."""
-    runner = case.runner()
-    x, y = runner.to_device(*case.data())
-    losses = []
-    if phase == "train":
-        step = lambda: losses.append(runner.train_step(x, y))
-    else:
-        step = lambda: losses.append(float(np.abs(runner.infer_step(x)).max()))
-    step()  # trace / compile / schedule build
-    profile = env["profile"]
-    benchmark.pedantic(step, rounds=profile.steady_rounds, warmup_rounds=profile.warmup_rounds)
-    benchmark.extra_info.update(
-        extra_info(case, phase, runner.traces(), env["threads"], env["device"], loss=losses[-1]),
-        steps_taken=len(losses))  # the loss is the value after this many steps on one batch
-    if not math.isfinite(losses[-1]):
-        case.reject_non_finite(f"{phase} step produced a non-finite value ({losses[-1]}): "
-                               "time not valid")
+def test_steady(benchmark, case, env, phase, request):
+    """This variant's paired step times and, against eager, its speedup with a 95% interval."""
+    group = _measure(request, case, env, phase, benchmark.disabled)
+    arm, children = case.variant, group["children"]
+    losses = [c["loss"][arm] for c in children]
+    loss = next((v for v in losses if not math.isfinite(v)), losses[0])
+    plan = children[0]["settings"]
+    info = extra_info(case, phase, children[0]["traces"][arm], env["threads"], env["device"],
+                      loss=loss)
+    # the loss is the value after this many steps on one batch (in each child)
+    steps = 1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"]
+    benchmark.extra_info.update(info, steps_taken=steps, **_paired_info(group, arm))
+    record(benchmark, group["times"][arm])
+    if not benchmark.disabled:
+        benchmark.extra_info.update(_ratios(group, arm))
+    if not math.isfinite(loss):
+        case.reject_non_finite(f"{phase} step produced a non-finite value ({loss}): time not valid")

@@ -1,0 +1,99 @@
+"""Paired timing: several arms interleaved in one process, repeated in fresh child processes."""
+import gc
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]  # the child runs `-m suites.paired_child` from here
+
+CHILD_TIMEOUT_S = 1800  # a group's cold compiles of the default ResNet take minutes
+AA = "eager_aa"  # a second, independent eager runner: the A/A control
+
+
+def variant_of(arm):
+    """The variant an arm runs (the A/A arm is another eager runner)."""
+    return "eager" if arm == AA else arm
+
+
+def _timed(step, block, gc_off):
+    gc.collect()
+    enabled = gc.isenabled()
+    if gc_off:
+        gc.disable()
+    try:
+        start = time.perf_counter()
+        for _ in range(block):
+            step()
+        return time.perf_counter() - start
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def interleave(arms, rounds, block=1, seed=0, gc_off=True):
+    """{arm: [seconds per step, one per round]} and the settings; each round times every arm's
+    block of `block` steps once, in an order shuffled per round by a generator seeded `seed`.
+
+    `arms` maps names to callables already past their first (compiling) call."""
+    order, rng = list(arms), random.Random(seed)
+    times = {name: [] for name in arms}
+    for _ in range(rounds):
+        rng.shuffle(order)
+        for name in order:
+            times[name].append(_timed(arms[name], block, gc_off) / block)
+    settings = {"gc": "collected before, disabled during each block" if gc_off else "on",
+                "order": "seeded shuffle per round", "order_seed": seed, "block": block}
+    return times, settings
+
+
+def child_command(backend, model, config, batch, phase, arms, plan, seed=0, precision="float32",
+                  device="cpu", threads=1):
+    """The command line of one child process timing `arms` of one comparison group."""
+    return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model", model,
+            "--config", json.dumps(config), "--batch", str(batch), "--precision", precision,
+            "--phase", phase, "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
+            "--warmup", str(plan["warmup"]), "--block", str(plan["block"]), "--seed", str(seed),
+            "--device", device, "--threads", str(threads)]
+
+
+def run_child(command, timeout=CHILD_TIMEOUT_S):
+    """The child's JSON result (it inherits this environment); RuntimeError with its last line."""
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"paired child passed its {timeout} s limit") from None
+    last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
+    if done.returncode != 0:
+        raise RuntimeError(f"paired child exited {done.returncode}: {last}")
+    try:
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise RuntimeError(f"paired child printed no JSON result: {last}") from None
+
+
+def measure_group(case, phase, arms, plan, env, processes):
+    """Run the group in `processes` fresh children: {"times": {arm: [[s per round] per
+    process]}, "children": [each child's result]}."""
+    children = [run_child(child_command(
+        case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan, seed,
+        case.precision, env["device"], env["threads"])) for seed in range(processes)]
+    return {"times": {arm: [c["times"][arm] for c in children] for arm in arms},
+            "children": children}
+
+
+def record(benchmark, times):
+    """Give pytest-benchmark the paired per-step times ([process][round]) as its rounds (none
+    under --benchmark-disable).
+
+    Private API of pytest-benchmark 5.2.3 (pinned in tox.ini; tests/test_paired.py checks it)."""
+    benchmark._mode = "paired rounds (suites/paired.py)"  # a second use of the fixture raises
+    if benchmark.disabled:
+        return
+    found = benchmark._make_stats(1)
+    for process in times:
+        for seconds in process:
+            found.update(seconds)

@@ -1,0 +1,92 @@
+"""Child process: one comparison group's arms timed in interleaved rounds, printed as one JSON line.
+
+python -m suites.paired_child --backend B --model M --config JSON --batch N --precision P
+    --phase train|infer --arms eager,eager_aa,graph --rounds R --warmup W --block K --seed S
+    --device D --threads T
+
+Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
+import argparse
+import json
+import math
+import os
+import sys
+
+from suites import child
+from suites.paired import interleave, variant_of
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(prog="python -m suites.paired_child", description=__doc__)
+    for name in ("--backend", "--model", "--arms"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
+    parser.add_argument("--batch", type=int, required=True)
+    parser.add_argument("--precision", default="float32")
+    parser.add_argument("--phase", choices=("train", "infer"), required=True)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    for name, default in (("--rounds", 10), ("--warmup", 3), ("--block", 1), ("--seed", 0)):
+        parser.add_argument(name, type=int, default=default)
+    args = parser.parse_args(argv)
+    args.arms = [a for a in args.arms.split(",") if a]
+    return args
+
+
+def check(args):
+    """Raise a one-line error for a backend, model, arm, precision or device that cannot run here."""
+    from backends import (BACKENDS, PRECISIONS, VARIANTS, check_choice, load, precision_skip,
+                          unsupported_reason)
+    import models  # NumPy loads here: after the thread variables are set
+    check_choice("backend", args.backend, BACKENDS)
+    check_choice("model", args.model, models.MODELS)
+    check_choice("precision", args.precision, PRECISIONS)
+    check_choice("device", args.device, ("cpu", "cuda"))
+    for arm in args.arms:
+        check_choice("arm", variant_of(arm), VARIANTS)
+        if reason := unsupported_reason(args.backend, variant_of(arm)):
+            raise ValueError(f"{args.backend}/{arm} is not supported: {reason}")
+    if reason := precision_skip(args.backend, args.precision, args.device):
+        raise ValueError(f"{args.backend}/{args.precision} is not supported: {reason}")
+    load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
+
+
+def measure(args):
+    """Build every arm's runner, pay each first call, warm up, then time interleaved rounds."""
+    import models
+    backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
+                                        json.loads(args.config))
+    batch = models.synthetic_batch(spec, args.batch)
+    # every runner is built before any first call: a torch Runner resets dynamo, which would
+    # drop the compiled code of runners built before it
+    runners = {arm: backend.Runner(spec, models.init_params(spec), variant_of(arm), device,
+                                   precision=args.precision) for arm in args.arms}
+    last = {}
+
+    def step(arm, runner, x, y):
+        if args.phase == "train":
+            return lambda: last.__setitem__(arm, runner.train_step(x, y))
+        return lambda: last.__setitem__(arm, float(abs(runner.infer_step(x)).max()))
+
+    steps = {arm: step(arm, r, *r.to_device(*batch)) for arm, r in runners.items()}
+    for run in steps.values():
+        run()  # trace / compile / schedule build
+    interleave(steps, args.warmup, args.block, args.seed)
+    times, settings = interleave(steps, args.rounds, args.block, args.seed)
+    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
+            "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
+            "framework_version": backend.version()}
+
+
+def main(argv=None):
+    """Run one group; the JSON line goes to the real stdout, everything else to stderr."""
+    args = parse(argv)
+
+    def result():
+        out = measure(args)
+        out["loss_finite"] = all(math.isfinite(v) for v in out["loss"].values())
+        return out
+    return child.run("paired_child", args.threads, lambda: check(args), result)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Paired timing: interleaved rounds with GC off, the child's JSON, and pytest-benchmark's rounds."""
+import gc
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from backends import VARIANTS
+from suites.paired import AA, ROOT, child_command, interleave, run_child
+from suites.profiles import PROFILES
+
+
+def test_interleave_times_every_arm_each_round_with_gc_off():
+    calls, gc_on = [], []
+    arms = {name: (lambda n=name: (calls.append(n), gc_on.append(gc.isenabled())))
+            for name in "abc"}
+    times, settings = interleave(arms, rounds=4, block=2, seed=7)
+    assert {n: len(t) for n, t in times.items()} == {"a": 4, "b": 4, "c": 4}
+    assert sorted(calls) == sorted("abc" * 8) and not any(gc_on) and gc.isenabled()
+    rounds = [calls[i:i + 6:2] for i in range(0, 24, 6)]
+    assert all(sorted(r) == list("abc") for r in rounds) and len({"".join(r) for r in rounds}) > 1
+    assert settings == {"gc": "collected before, disabled during each block",
+                        "order": "seeded shuffle per round", "order_seed": 7, "block": 2}
+    calls.clear()
+    interleave(arms, rounds=4, block=2, seed=7)
+    assert calls[::2] == [c for r in rounds for c in r]  # the order is the seed's
+
+
+def _command(backend, arms, rounds=2):
+    config, batch = PROFILES["quick"].models["mnist_cnn"]
+    return child_command(backend, "mnist_cnn", config, batch, "train", arms,
+                         {"rounds": rounds, "warmup": 1, "block": 1})
+
+
+def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name):
+    found = run_child(_command(backend_name, ["eager", AA]), timeout=300)
+    assert {arm: len(t) for arm, t in found["times"].items()} == {"eager": 2, AA: 2}
+    assert found["loss"]["eager"] == found["loss"][AA] and found["loss_finite"]
+    assert found["settings"]["warmup_rounds"] == 1 and found["traces"] == {"eager": 0, AA: 0}
+
+
+def test_child_refuses_an_unsupported_arm_in_one_line(backend_name):
+    done = subprocess.run(_command(backend_name, ["eager", "nope"]), capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"paired_child: unknown arm 'nope': choose one of {', '.join(VARIANTS)}"]
+
+
+def test_pytest_benchmark_saves_the_paired_rounds(tmp_path):
+    """record() uses pytest-benchmark 5.2.3's private API: a saved run must carry the rounds."""
+    (tmp_path / "test_inner.py").write_text(textwrap.dedent("""
+        from suites.paired import record
+        def test_inner(benchmark):
+            record(benchmark, [[0.1, 0.3], [0.2]])
+    """))
+    out = tmp_path / "out.json"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           str(tmp_path / "test_inner.py"), f"--benchmark-json={out}"],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    stats = json.loads(out.read_text())["benchmarks"][0]["stats"]
+    assert stats["rounds"] == 3 and stats["median"] == pytest.approx(0.2)
+    assert stats["min"] == pytest.approx(0.1) and stats["iterations"] == 1
