@@ -10,7 +10,7 @@ from pathlib import Path
 
 from backends import BACKENDS
 from report.compare import compare_runs
-from report.load import load_dir, one_profile, unfinished, warn
+from report.load import load_dir, load_file, one_profile, unfinished, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
 from report.determinism import determinism_section
@@ -148,6 +148,9 @@ def main(argv=None):
     if args.compare:
         try:
             print(compare_runs(*args.compare))
+            for path in args.compare:
+                if (found := load_file(path)) and not found[0].complete:
+                    warn(f"{path}: the run did not finish ({unfinished(found[0])})")
         except ValueError as error:
             warn(str(error))
             return 2

@@ -190,3 +190,19 @@ def test_a_time_that_is_not_a_number_rejects_the_file(tmp_path, capsys):
     err = _fails_and_keeps(tmp_path, capsys, ["--results", str(tmp_path / "results")],
                            "no usable results")
     assert "run.json" in err[0] and "median" in err[0]
+
+
+def test_compare_says_a_run_did_not_finish(tmp_path, capsys):
+    _run(tmp_path, "cut.json", graphbench_run={"complete": False, "reason": "interrupted (Ctrl-C)"})
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "results" / "cut.json")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cut.json: the run did not finish (interrupted (Ctrl-C))" in err[0]
+
+
+def test_readme_without_markers_is_a_failure(tmp_path, capsys):
+    _run(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text("no markers\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme)]) != 0
+    assert readme.read_text() == "no markers\n"
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
