@@ -183,15 +183,15 @@ def _report(args):
         drawn = _charts(results, Path(tmp)) if args.charts else []
         final = Path(args.charts or ".")
         section = render(results, [(t, final / p.name, r) for t, p, r in drawn], base)
-        if text is None:
-            print(section)
-            return 0
-        staged = _stage(Path(args.readme), splice(text, section))
+        staged = _stage(Path(args.readme), splice(text, section)) if text else None
         if drawn:
             final.mkdir(parents=True, exist_ok=True)
         for _, path, _ in drawn:
             shutil.move(path, final / path.name)
-    os.replace(staged, args.readme)
+    if staged:
+        os.replace(staged, args.readme)
+    else:
+        print(section)
     return 0
 
 

@@ -206,3 +206,11 @@ def test_readme_without_markers_is_a_failure(tmp_path, capsys):
     assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme)]) != 0
     assert readme.read_text() == "no markers\n"
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_charts_without_readme_are_drawn_and_printed(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    _run(tmp_path)
+    assert cli.main(["--results", str(tmp_path / "results"), "--charts", str(tmp_path / "c")]) == 0
+    assert (tmp_path / "c" / "speedup_train.png").exists()
+    assert "![Break-even](" in capsys.readouterr().out
