@@ -148,9 +148,13 @@ def main(argv=None):
     if args.compare:
         try:
             print(compare_runs(*args.compare))
-            for path in args.compare:
-                if (found := load_file(path)) and not found[0].complete:
+            runs = [load_file(path) for path in args.compare]
+            for path, found in zip(args.compare, runs):
+                if found and not found[0].complete:
                     warn(f"{path}: the run did not finish ({unfinished(found[0])})")
+            if len({found[0].profile_name for found in runs if found}) > 1:
+                warn("the two runs have different profiles (sizes, rounds): their ratios are "
+                     "not like for like")
         except ValueError as error:
             warn(str(error))
             return 2

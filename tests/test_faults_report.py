@@ -214,3 +214,10 @@ def test_charts_without_readme_are_drawn_and_printed(tmp_path, capsys):
     assert cli.main(["--results", str(tmp_path / "results"), "--charts", str(tmp_path / "c")]) == 0
     assert (tmp_path / "c" / "speedup_train.png").exists()
     assert "![Break-even](" in capsys.readouterr().out
+
+
+def test_compare_across_profiles_says_so(tmp_path, capsys):
+    _run(tmp_path, "default.json", graphbench={"profile": "default"})
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "results" / "default.json")]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "different profiles" in err[0]
