@@ -1,33 +1,59 @@
 """One generated paragraph per chart: what the saved figures say, with no number typed by hand."""
-from report.tables import break_even, index, spread_overlaps
+from report.tables import _paired, break_even, index, interval_cell
 
 
 def _speedups(idx, phase):
+    """(ratio, backend, model, variant, verdict): 'n.s.' when the paired interval includes 1,
+    'slower'/'faster' when it excludes it, 'unpaired' for results saved without one."""
     out = []
     for (backend, model, variant, p, cache), graph in idx.items():
         eager = idx.get((backend, model, "eager", phase, None))
-        if p == phase and variant != "eager" and eager:
-            ratio = eager.stats["median"] / graph.stats["median"]
-            out.append((ratio, backend, model, variant, spread_overlaps(eager, graph)))
+        if p != phase or variant == "eager" or not eager:
+            continue
+        if _paired(eager, graph):
+            i = graph.info
+            verdict = ("n.s." if not i["significant"] else "slower" if i["ci_high"] < 1
+                       else "faster")
+            out.append((i["speedup"], backend, model, variant, verdict))
+        else:
+            out.append((eager.stats["median"] / graph.stats["median"], backend, model, variant,
+                        "unpaired"))
     return sorted(out)
 
 
+def aa_reading(results, phase):
+    """The run's A/A control: how many eager-vs-eager intervals contain 1, and the widest."""
+    pairs = [r.info for key, r in index(results).items()
+             if key[2] == "eager" and key[3] == phase and "aa_ratio" in r.info]
+    if not pairs:
+        return "No A/A control in these runs (saved before paired timing)."
+    holding = [i for i in pairs if i["aa_ci_low"] <= 1 <= i["aa_ci_high"]]
+    widest = max(pairs, key=lambda i: i["aa_ci_high"] / i["aa_ci_low"])
+    return (f"A/A control (eager against a second eager runner, timed like a real pair): "
+            f"{len(holding)} of {len(pairs)} intervals contain 1; the widest, "
+            f"{interval_cell(widest['aa_ratio'], widest['aa_ci_low'], widest['aa_ci_high'])} "
+            f"({widest['backend']} on {widest['model']}), is this run's noise floor.")
+
+
 def speedup_reading(results, phase):
-    """Best, worst and how many graph variants are slower than eager."""
+    """Best, worst, how many graph variants are significantly slower, and the A/A control."""
     found = _speedups(index(results), phase)
     if not found:
         return "No steady-state results for this phase."
     best, worst = found[-1], found[0]
-    slower = [f for f in found if f[0] < 1 and not f[4]]
-    unclear = [f for f in found if f[4]]
+    slower = [f for f in found if f[4] == "slower"]
+    unclear = [f for f in found if f[4] == "n.s."]
+    unpaired = [f for f in found if f[4] == "unpaired"]
     text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
             f"({worst[1]}/{worst[3]} on {worst[2]}). ")
-    text += (f"{len(slower)} are clearly slower than their eager mode"
+    text += (f"{len(slower)} are significantly slower than their eager mode"
              + (": " + ", ".join(f"{b}/{v} on {m} ({r:.2f}×)" for r, b, m, v, _ in slower)
                 if slower else "") + ". ")
-    text += f"{len(unclear)} differ from eager by less than their interquartile spread (n.s.)."
-    return text
+    text += f"{len(unclear)} have a 95% interval that includes 1 (n.s.)."
+    if unpaired:
+        text += f" {len(unpaired)} were saved without a paired interval (no verdict)."
+    return text + " " + aa_reading(results, phase)
 
 
 def overhead_reading(results):

@@ -59,12 +59,27 @@ def step_cell(r):
     return f"{_ms(r.stats['median'])} ({_ms(r.stats['q1'])}–{_ms(r.stats['q3'])})"
 
 
+def interval_cell(ratio, low, high):
+    """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
+    return f"{ratio:.2f}× [{low:.2f}, {high:.2f}]" + (" ~" if low <= 1 <= high else "")
+
+
+def _paired(eager, graph):
+    """True when `graph` carries the interval of its speedup over this very eager result's step."""
+    same = ("backend", "model", "phase", "precision", "deterministic")
+    return ("speedup" in graph.info and eager.info.get("variant") == "eager"
+            and all(eager.info.get(k) == graph.info.get(k) for k in same))
+
+
 def speedup(eager, graph):
-    """Eager median over graph median; '~' marks overlapping interquartile ranges."""
+    """Eager over graph: the paired ratio with its interval, else the ratio of two unpaired
+    medians (no interval, so no significance mark)."""
     if eager is None or graph is None:
         return "—"
-    ratio = eager.stats["median"] / graph.stats["median"]
-    return f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else "")
+    if _paired(eager, graph):
+        i = graph.info
+        return interval_cell(i["speedup"], i["ci_low"], i["ci_high"])
+    return f"{eager.stats['median'] / graph.stats['median']:.2f}× (unpaired)"
 
 
 def break_even(graph_first, graph_step, eager_first, eager_step):

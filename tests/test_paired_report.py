@@ -1,0 +1,58 @@
+"""A saved paired run (chainer, quick profile): its A/A control, and intervals the report shows as
+saved and a reader can recompute from the saved rounds."""
+from pathlib import Path
+
+import pytest
+
+import stats
+from report.load import load_file
+from report.readings import aa_reading, speedup_reading
+from report.tables import interval_cell, summary_table
+
+FIXTURE = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
+
+
+@pytest.fixture(scope="module")
+def results():
+    return [r for r in load_file(FIXTURE) if r.info["phase"] in ("train", "infer")]
+
+
+def _eagers(results):
+    return [r for r in results if r.info["variant"] == "eager"]
+
+
+@pytest.mark.parametrize("phase", ["train", "infer"])
+def test_every_aa_interval_contains_one_or_the_report_counts_it(results, phase):
+    pairs = [r.info for r in _eagers(results) if r.info["phase"] == phase]
+    holding = sum(i["aa_ci_low"] <= 1 <= i["aa_ci_high"] for i in pairs)
+    assert pairs and all(i["aa_significant"] == (not i["aa_ci_low"] <= 1 <= i["aa_ci_high"])
+                         for i in pairs)
+    assert f"{holding} of {len(pairs)} intervals contain 1" in aa_reading(results, phase)
+    assert aa_reading(results, phase) in speedup_reading(results, phase)
+
+
+def test_saved_intervals_are_recomputable_from_the_saved_rounds(results):
+    eager = {(r.info["model"], r.info["phase"]): r.info for r in _eagers(results)}
+    for r in results:
+        i = r.info
+        assert (i["processes"], i["rounds"]) == (2, 3) and i["arms"][:2] == ["eager", "eager_aa"]
+        assert r.stats["rounds"] == i["processes"] * i["rounds"]
+        if i["variant"] == "eager":
+            found = stats.ratio(i["paired_rounds_s"], i["aa_rounds_s"])
+            assert (found.estimate, found.low, found.high) == (
+                i["aa_ratio"], i["aa_ci_low"], i["aa_ci_high"])
+        else:
+            found = stats.ratio(eager[i["model"], i["phase"]]["paired_rounds_s"],
+                                i["paired_rounds_s"])
+            assert (found.estimate, found.low, found.high) == (
+                i["speedup"], i["ci_low"], i["ci_high"])
+
+
+def test_table_shows_the_interval_and_marks_it_when_it_includes_one(results):
+    table = summary_table(results)
+    for r in results:
+        i = r.info
+        if i["variant"] == "eager":
+            continue
+        cell = interval_cell(i["speedup"], i["ci_low"], i["ci_high"])
+        assert cell in table and cell.endswith(" ~") == (not i["significant"])
