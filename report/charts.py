@@ -232,13 +232,19 @@ def retrace_chart(results, path):
     return _finish(fig, path, bottom=0.17)
 
 
-def draw_all(results, outdir):
-    """Every chart the results allow; returns [(title, path)] of those drawn."""
+def draw_all(view, outdir, suffix=""):
+    """Every chart one machine's results allow, each from its section's runs (`view(section)`);
+    returns [(title, path)] of those drawn."""
     outdir.mkdir(parents=True, exist_ok=True)
-    drawn = [("Steady-state speedup, train step", speedup_chart(results, "train", outdir / "speedup_train.png")),
-             ("Steady-state speedup, inference step", speedup_chart(results, "infer", outdir / "speedup_infer.png")),
-             ("Construction overhead", overhead_chart(results, outdir / "construction_overhead.png")),
-             ("Break-even", break_even_chart(results, outdir / "break_even.png")),
-             ("Throughput against the matmul peak", throughput_chart(results, outdir / "throughput.png")),
-             ("Retracing with changing input sizes", retrace_chart(results, outdir / "retrace.png"))]
+    steady = view("steady")
+    drawn = [("Steady-state speedup, train step",
+              speedup_chart(steady, "train", outdir / f"speedup_train{suffix}.png")),
+             ("Steady-state speedup, inference step",
+              speedup_chart(steady, "infer", outdir / f"speedup_infer{suffix}.png")),
+             ("Construction overhead", overhead_chart(steady, outdir / f"construction_overhead{suffix}.png")),
+             ("Break-even", break_even_chart(steady, outdir / f"break_even{suffix}.png")),
+             ("Throughput against the matmul peak",
+              throughput_chart(view("peak"), outdir / f"throughput{suffix}.png")),
+             ("Retracing with changing input sizes",
+              retrace_chart(view("retrace"), outdir / f"retrace{suffix}.png"))]
     return [(title, path) for title, path in drawn if path]

@@ -74,8 +74,10 @@ def _paired(eager, graph):
 def speedup(eager, graph):
     """Eager over graph: the paired ratio with its interval, else the ratio of two unpaired
     medians (no interval, so no significance mark)."""
-    if eager is None or graph is None:
+    if graph is None:
         return "—"
+    if eager is None:
+        return "— (no eager in this run)"
     if _paired(eager, graph):
         i = graph.info
         return interval_cell(i["speedup"], i["ci_low"], i["ci_high"])
@@ -105,8 +107,9 @@ def summary_table(results):
     for model in sorted(by_model):
         lines += [f"**{model}**", "",
                   "| backend | variant | train step ms (IQR) | train speedup | infer step ms (IQR) "
-                  "| infer speedup | first call s, cold | first call s, warm | break-even steps |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| infer speedup | first call s, cold | first call s, warm | break-even steps "
+                  "| run |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for backend, variant in sorted(by_model[model], key=_order):
             get = lambda phase, cache=None: idx.get((backend, model, variant, phase, cache))
             train, infer = get("train"), get("infer")
@@ -118,6 +121,8 @@ def summary_table(results):
             if cold and train and eager_train and eager_cold and variant != "eager":
                 n = break_even(median(cold), median(train), median(eager_cold), median(eager_train))
                 even = "never" if n is None else str(n)
+            elif variant != "eager" and (cold or train):
+                even = "— (" + _missing(cold, train, eager_cold, eager_train) + ")"
             flag = " ⚠" if any(r and r.info.get("known_wrong") for r in (train, cold)) else ""
             cells = {p: step_cell(r) if r or (backend, model, variant, p, None) not in bad
                      else "non-finite ✗" for p, r in (("train", train), ("infer", infer))}
@@ -125,9 +130,22 @@ def summary_table(results):
                          f"{speedup(eager_train, train) if variant != 'eager' else '1'} | "
                          f"{cells['infer']} | "
                          f"{speedup(eager_infer, infer) if variant != 'eager' else '1'} | "
-                         f"{_s(median(cold))} | {_s(median(warm))} | {even} |")
+                         f"{_s(median(cold))} | {_s(median(warm))} | {even} | "
+                         f"{_run_of(train, infer, cold, warm)} |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _missing(cold, train, eager_cold, eager_train):
+    """What break-even lacks in this row's run."""
+    names = ("cold first call", "train step", "eager cold first call", "eager train step")
+    return "no " + ", ".join(n for n, r in zip(names, (cold, train, eager_cold, eager_train))
+                             if r is None) + " in this run"
+
+
+def _run_of(*found):
+    """The run(s) a row's figures come from (one, unless a caller mixed them)."""
+    return ", ".join(sorted({f"`{r.run}`" for r in found if r})) or "—"
 
 
 VARIANT_ORDER = tuple(VARIANTS)

@@ -1,0 +1,86 @@
+"""One run, one ratio: a partial re-run or an older peak never meets another run in a figure."""
+import json
+from pathlib import Path
+
+import pytest
+
+from report import __main__ as cli
+from report.load import load_dir
+from report.readings import throughput_reading
+from report.select import pick
+from report.tables import summary_table
+
+FIXTURES = Path(__file__).parent / "fixtures"
+QUICK = FIXTURES / "chainer_quick.json"  # steady, construction, peak, retrace
+
+
+def save(folder, data, name, when, scale=1.0, keep=lambda b: True):
+    """A copy of `data` saved as run `name` at `when`, its times scaled, some benchmarks kept."""
+    data = json.loads(json.dumps(data))
+    data["datetime"] = when
+    data["benchmarks"] = [b for b in data["benchmarks"] if keep(b)]
+    for b in data["benchmarks"]:
+        b["stats"] = {k: v * scale if isinstance(v, float) else v for k, v in b["stats"].items()}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(data))
+    return data
+
+
+def _row(table, start):
+    return [c.strip() for c in next(line for line in table.splitlines()
+                                     if line.startswith(start)).strip("|").split("|")]
+
+
+def _graph_train_only(b):
+    i = b["extra_info"]
+    return i["phase"] == "train" and i["variant"] == "graph"
+
+
+@pytest.fixture
+def partial(tmp_path):
+    """Run 0001 complete; run 0002 (later, 10× slower) re-ran only the graph train step."""
+    base = json.loads(QUICK.read_text())
+    save(tmp_path, base, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path, base, "0002_default", "2026-01-02T00:00:00", 10.0, _graph_train_only)
+    return load_dir(tmp_path)
+
+
+def test_a_partial_rerun_never_divides_by_the_older_runs_eager(partial):
+    table = summary_table(pick(partial, "steady"))
+    graph = _row(table, "| chainer | graph |")
+    assert graph[3] == "— (no eager in this run)"
+    assert graph[8].startswith("— (no ") and graph[9] == "`0002_default`"
+    assert "`0001_default`" not in table  # the table is the newer run's, whole
+
+
+def test_run_selects_the_older_run(partial):
+    table = summary_table(pick(partial, "steady", wanted=["0001"]))
+    graph = _row(table, "| chainer | graph |")
+    assert graph[3].endswith("(unpaired)") and graph[9] == "`0001_default`"
+
+
+def test_unknown_run_is_one_line(tmp_path, capsys):
+    save(tmp_path / "results", json.loads(QUICK.read_text()), "0001_default", "2026-01-01T00:00")
+    assert cli.main(["--results", str(tmp_path / "results"), "--run", "0042"]) == 2
+    assert "--run '0042' matches no run; runs: 0001_default" in capsys.readouterr().err
+
+
+def test_throughput_uses_the_peak_runs_own_train_steps(tmp_path):
+    base = json.loads(QUICK.read_text())
+    first = save(tmp_path, base, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path, base, "0002_default", "2026-01-02T00:00:00", 2.0,
+         lambda b: b["extra_info"]["phase"] != "peak")
+    results = load_dir(tmp_path)
+    peak = next(b for b in first["benchmarks"] if b["extra_info"]["phase"] == "peak")
+    trains = [b for b in first["benchmarks"] if b["extra_info"]["phase"] == "train"]
+    share = max(t["extra_info"]["flops"] / t["stats"]["median"] for t in trains) / (
+        peak["extra_info"]["flops"] / peak["stats"]["median"])
+    assert f"best train step {100 * share:.0f}% of it" in throughput_reading(pick(results, "peak"))
+    assert {r.run for r in pick(results, "peak")} == {"0001_default"}
+    assert {r.run for r in pick(results, "steady")} == {"0002_default"}
+
+
+def test_every_section_names_its_run(partial):
+    text = cli.render(partial)
+    assert "From run chainer `0002_default`." in text  # the steady table
+    assert "From run chainer `0001_default`." in text  # retrace: only the older run has it
