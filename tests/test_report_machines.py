@@ -1,0 +1,67 @@
+"""Scale-out: two machines' runs copied into one results/ folder; each keeps its own tables."""
+import json
+from pathlib import Path
+
+from report import __main__ as cli
+from tests.test_report_runs import QUICK, save
+
+PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
+
+
+def on_machine(data, node, scale):
+    """`data` as if saved on machine `node` whose every time is `scale` times as long."""
+    data = json.loads(json.dumps(data))
+    data["machine_info"]["node"] = node
+    for b in data["benchmarks"]:
+        if "paired_rounds_s" in b["extra_info"]:
+            b["extra_info"]["paired_rounds_s"] = [[t * scale for t in p]
+                                                  for p in b["extra_info"]["paired_rounds_s"]]
+    return data
+
+
+def two_machines(tmp_path, keep_b=lambda b: True):
+    """results/ci-a and results/ci-b, both run 0001_default (as `run.py bench` on each names it)."""
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "results" / "ci-a", on_machine(base, "ci-a", 1), "0001_default",
+         "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 10), "0001_default",
+         "2026-01-02T00:00:00", 10.0, keep_b)
+    return tmp_path / "results"
+
+
+def _rows(text, start):
+    return [line for line in text.splitlines() if line.startswith(start)]
+
+
+def test_both_machines_shown_each_with_its_own_ratio(tmp_path, capsys):
+    results = two_machines(tmp_path)
+    assert cli.main(["--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "### Machine `ci-a (" in out and "### Machine `ci-b (" in out
+    rows = _rows(out, "| chainer | graph |")
+    assert len(rows) == 4  # mnist_cnn and vgg on each machine
+    a, b = out.split("### Machine `ci-b (")
+    assert sorted(r.split("|")[4] for r in _rows(a, "| chainer | graph |")) == \
+        sorted(r.split("|")[4] for r in _rows(b, "| chainer | graph |"))  # 10× slower, same ratio
+
+
+def test_no_ratio_across_machines(tmp_path, capsys):
+    results = two_machines(tmp_path, keep_b=lambda b: b["extra_info"]["variant"] != "eager")
+    assert cli.main(["--results", str(results)]) == 0
+    machine_b = capsys.readouterr().out.split("### Machine `ci-b (")[1]
+    for row in _rows(machine_b, "| chainer | graph |"):
+        assert row.split("|")[4].strip() == "— (no eager in this run)"
+
+
+def test_compare_across_machines(tmp_path, capsys):
+    base = json.loads(PAIRED.read_text())
+    save(tmp_path / "ci-a", on_machine(base, "ci-a", 1), "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "ci-b", on_machine(base, "ci-b", 3), "0001_default", "2026-01-02T00:00:00", 3.0)
+    assert cli.main(["--compare", str(tmp_path / "ci-a" / "0001_default.json"),
+                     str(tmp_path / "ci-b" / "0001_default.json")]) == 0
+    out = capsys.readouterr().out
+    times = _rows(out, "| test_steady[chainer-mnist_cnn-eager-train] |")
+    assert times[0].split("|")[4].strip() == "3.00"  # B's time over A's, said as such
+    ratios = _rows(out, "| test_steady[chainer-vgg-graph-train] |")[-1].split("|")
+    assert ratios[2] == ratios[3]  # the same speedup within each run
+    assert ratios[4].strip().startswith("1.00× [") and ratios[4].strip().endswith("~")
