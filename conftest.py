@@ -5,6 +5,7 @@ import importlib.util
 import itertools
 import os
 import re
+import subprocess
 import tempfile
 
 import pytest
@@ -161,7 +162,19 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     machine_info["graphbench"] = {
         "profile": env["profile"].name, "device": env["device"], "threads": env["threads"],
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
+        "changed_files": changed_files(),
     }
+
+
+def changed_files():
+    """Tracked files that differ from the commit (commit_info's `dirty` does not say which)."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                             capture_output=True, text=True, timeout=30,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [line[3:] for line in out.stdout.splitlines()] if out.returncode == 0 else None
 
 
 def pytest_benchmark_update_json(config, benchmarks, output_json):

@@ -23,7 +23,9 @@ def subtitle(results):
         for k, v in g.get("versions", {}).items():
             if k in ("tensorflow-cpu", "tensorflow", "torch", "chainer"):
                 versions[k] = v
-    return " | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+    runs = sorted({f"{r.info['backend']} {r.run}{'†' if r.dirty else ''}" for r in results})
+    return (" | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+            + "\nruns: " + ", ".join(runs) + (" († uncommitted changes)" if "†" in str(runs) else ""))
 
 
 def _rows(idx, model, with_eager=False):

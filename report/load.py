@@ -23,6 +23,17 @@ class Result:
     graphbench: dict  # profile, device, threads, versions
     profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
     status: dict = None  # the run's graphbench_run: complete or not, and why
+    commit: dict = None  # pytest-benchmark's commit_info: id, dirty, time, branch
+
+    @property
+    def dirty(self):
+        """True when the run was made from a tree with uncommitted changes to tracked files."""
+        return bool((self.commit or {}).get("dirty"))
+
+    @property
+    def label(self):
+        """The run's name as every table shows it; † marks a run from a dirty tree."""
+        return f"`{self.run}`" + ("†" if self.dirty else "")
 
     @property
     def complete(self):
@@ -80,7 +91,8 @@ def load_file(path):
                    f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
         results.append(Result(str(path), machine, Path(path).stem,
                               data.get("datetime", ""), bench["name"], info, stats, graphbench,
-                              data.get("graphbench_profile"), data.get("graphbench_run")))
+                              data.get("graphbench_profile"), data.get("graphbench_run"),
+                              data.get("commit_info")))
     return results
 
 

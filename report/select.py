@@ -56,12 +56,18 @@ def from_runs(picked):
     """One line naming the run every backend's figures of this section come from."""
     per_backend = defaultdict(lambda: defaultdict(set))
     for r in picked:
-        per_backend[r.info["backend"]][r.run].add(r.info.get("model") or r.info["phase"])
+        per_backend[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
     parts = []
     for backend, runs in sorted(per_backend.items()):
         if len(runs) == 1:
-            parts.append(f"{backend} `{next(iter(runs))}`")
+            parts.append(f"{backend} {next(iter(runs))}")
         else:
-            parts.append(f"{backend} " + ", ".join(f"`{run}` ({', '.join(sorted(models))})"
+            parts.append(f"{backend} " + ", ".join(f"{run} ({', '.join(sorted(models))})"
                                                    for run, models in sorted(runs.items())))
     return "From run " + "; ".join(parts) + "." if parts else ""
+
+
+def shown_runs(results, wanted=()):
+    """{(machine, run)} of the runs some section of the report shows."""
+    runs = chosen(results, wanted)
+    return {(r.machine, r.run) for r in results if runs[unit(r)] == r.run}

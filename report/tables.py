@@ -145,7 +145,7 @@ def _missing(cold, train, eager_cold, eager_train):
 
 def _run_of(*found):
     """The run(s) a row's figures come from (one, unless a caller mixed them)."""
-    return ", ".join(sorted({f"`{r.run}`" for r in found if r})) or "—"
+    return ", ".join(sorted({r.label for r in found if r})) or "—"
 
 
 VARIANT_ORDER = tuple(VARIANTS)
@@ -174,13 +174,44 @@ def known_wrong_notes(results):
     return "\n".join(lines)
 
 
-def machine_lines(results):
-    """Which machine, profile, threads and framework versions the figures come from."""
-    seen = {}
-    for r in latest(results):
-        g = r.graphbench
-        versions = ", ".join(f"{k} {v}" for k, v in sorted(g.get("versions", {}).items()))
-        seen[(r.machine, r.run, g.get("tox_env"))] = (
-            f"- `{r.run}` on `{r.machine}` ({r.datetime[:16]}): profile `{g.get('profile')}`, "
+def machine_lines(results, shown=None):
+    """One line per run: commit, dirty flag, date, machine, CPU, threads, profile, versions; the
+    runs in `results` that no table shows, and gaps in each machine's run numbers."""
+    runs = {}
+    for r in results:
+        runs.setdefault((r.machine, r.run), r)
+    lines = [run_line(r) for key, r in sorted(runs.items())
+             if shown is None or key in shown]
+    if shown is not None and (unused := sorted(k for k in runs if k not in shown)):
+        lines.append("- Not shown (a newer run of the same backend and section is): "
+                     + ", ".join(f"`{run}`" for _, run in unused))
+    if any(r.dirty for r in runs.values()):
+        lines.append("- † a run made from a tree with uncommitted changes: its commit alone "
+                     "does not reproduce it")
+    return "\n".join(lines + gap_lines(runs))
+
+
+def run_line(r):
+    """A run's provenance in one line."""
+    g, commit = r.graphbench, r.commit or {}
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(g.get("versions", {}).items()))
+    dirty = " with uncommitted changes" if r.dirty else ""
+    if r.dirty and (changed := g.get("changed_files")):
+        dirty += f" ({', '.join(changed[:4])}{', …' if len(changed) > 4 else ''})"
+    return (f"- {r.label} on `{r.machine}`, {r.datetime[:16].replace('T', ' ')} UTC, commit "
+            f"`{str(commit.get('id', 'unknown'))[:8]}`{dirty}: profile `{g.get('profile')}`, "
             f"device `{g.get('device')}`, {g.get('threads')} threads; {versions}")
-    return "\n".join(seen[k] for k in sorted(seen))
+
+
+def gap_lines(runs):
+    """A line per machine whose saved run numbers skip some (a run deleted or never saved)."""
+    numbers = defaultdict(set)
+    for machine, run in runs:
+        if run[:4].isdigit():
+            numbers[machine].add(int(run[:4]))
+    lines = []
+    for machine, found in sorted(numbers.items()):
+        if missing := sorted(set(range(1, max(found) + 1)) - found):
+            lines.append(f"- No run {', '.join(f'{n:04d}' for n in missing)} in `results/` for "
+                         f"`{machine}` (not saved, or removed): nothing here comes from it")
+    return lines
