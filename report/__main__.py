@@ -1,6 +1,7 @@
 """`python -m report`: tables from results/, written into the README between markers."""
 import argparse
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -10,7 +11,7 @@ from pathlib import Path
 
 from backends import BACKENDS
 from report.compare import compare_runs
-from report.load import load_dir, load_file, one_profile, unfinished, warn
+from report.load import SUMMARY, load_dir, load_file, one_profile, unfinished, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
                              speedup_reading, throughput_reading)
 from report.determinism import determinism_section
@@ -18,6 +19,7 @@ from report.memory import memory_section
 from report.micro import micro_section
 from report.pipeline import pipeline_section
 from report.precision import precision_section
+from report.records import FIELDS, machine_records
 from report.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.select import from_runs, machines, names, pick, shown_runs
 from report.tables import known_wrong_notes, machine_lines, summary_table
@@ -47,6 +49,11 @@ def render(results, charts=(), relative_to=Path("."), wanted=()):
         parts += machine_section(lambda name: pick(mine, name, wanted), drawn, relative_to,
                                  "####" if several else "###")
     return "\n".join(parts)
+
+
+def details_text(results, wanted=()):
+    """Every table of every machine (no charts)."""
+    return render(results, (), Path("."), wanted)
 
 
 def machine_section(view, charts, relative_to, h):
@@ -119,7 +126,7 @@ def _stage(path, text):
     try:
         staged.write_text(text)
     except OSError as error:
-        raise ValueError(f"--readme {path}: cannot write beside it ({error.strerror})") from None
+        raise ValueError(f"{path}: cannot write beside it ({error.strerror})") from None
     return staged
 
 
@@ -144,6 +151,15 @@ def _results(args):
     if left_out:
         warn(left_out)
     return results
+
+
+def summary_json(results, wanted=()):
+    """summary.json's text: every published figure of every machine as one record."""
+    records = [rec for machine in machines(results) for rec in machine_records(
+        lambda name, machine=machine: pick([r for r in results if r.machine == machine], name,
+                                           wanted))]
+    return json.dumps({"schema": "graphbench.summary/1", "fields": list(FIELDS),
+                       "records": records}, indent=1, allow_nan=False) + "\n"
 
 
 def _charts(results, outdir, wanted=()):
@@ -178,6 +194,8 @@ def main(argv=None):
     parser.add_argument("--run", action="append", default=[], metavar="RUN",
                         help="show this saved run (name or number, e.g. 0009) for the sections "
                              "it has, instead of the newest; repeatable")
+    parser.add_argument("--summary", help="where to write the figures as JSON records (default: "
+                                          "summary.json in --results when --readme is given)")
     parser.add_argument("--incomplete", action="store_true",
                         help="include runs that did not finish (interrupted), marked as such")
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
@@ -227,10 +245,14 @@ def _report(args):
         section = render(results, [(m, t, final / p.name, r) for m, t, p, r in drawn], base,
                          args.run)
         staged = _stage(Path(args.readme), splice(text, section)) if text else None
+        summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
+        staged_summary = _stage(Path(summary), summary_json(results, args.run)) if summary else None
         if drawn:
             final.mkdir(parents=True, exist_ok=True)
         for _, _, path, _ in drawn:
             shutil.move(path, final / path.name)
+    if staged_summary:
+        os.replace(staged_summary, summary)
     if staged:
         os.replace(staged, args.readme)
     else:

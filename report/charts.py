@@ -10,6 +10,8 @@ import matplotlib.ticker  # noqa: E402
 from report.tables import (STEP_PHASES, VARIANT_ORDER, break_even, index, latest,  # noqa: E402
                            spread_overlaps)
 
+from report.records import gflops  # noqa: E402  (readings import it from here)
+
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 
 
@@ -191,11 +193,6 @@ def throughput_chart(results, path):
         ax.set_title(model)
         ax.invert_yaxis()
     return _finish(fig, path)
-
-
-def gflops(result):
-    """GFLOP/s of a result: its extra_info FLOPs over its median time."""
-    return result.info["flops"] / result.stats["median"] / 1e9
 
 
 def retrace_chart(results, path):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
+SUMMARY = "summary.json"  # the report's own output, written into the results folder
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
 
 
@@ -112,7 +113,7 @@ def _check_stats(path, benchmarks):
 def load_dir(directory, incomplete=False):
     """Every suite result under `directory`; bad files (and, unless asked, unfinished runs) are
     reported and left out."""
-    files = sorted(Path(directory).rglob("*.json"))
+    files = sorted(p for p in Path(directory).rglob("*.json") if p.name != SUMMARY)
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []

@@ -96,56 +96,9 @@ def break_even(graph_first, graph_step, eager_first, eager_step):
 
 
 def summary_table(results):
-    """One markdown table per model: every backend and variant against its own eager."""
-    idx = index(results)
-    bad = {r.key for r in invalid(results) if flags(r) == BASELINE}
-    by_model = defaultdict(set)
-    for backend, model, variant, phase, cache in list(idx) + list(bad):
-        if phase in STEP_PHASES:
-            by_model[model].add((backend, variant))
-    lines = []
-    for model in sorted(by_model):
-        lines += [f"**{model}**", "",
-                  "| backend | variant | train step ms (IQR) | train speedup | infer step ms (IQR) "
-                  "| infer speedup | first call s, cold | first call s, warm | break-even steps "
-                  "| run |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
-        for backend, variant in sorted(by_model[model], key=_order):
-            get = lambda phase, cache=None: idx.get((backend, model, variant, phase, cache))
-            train, infer = get("train"), get("infer")
-            eager_train, eager_infer = (idx.get((backend, model, "eager", p, None))
-                                        for p in ("train", "infer"))
-            cold, warm = get("construction", "cold"), get("construction", "warm")
-            eager_cold = idx.get((backend, model, "eager", "construction", "cold"))
-            even = "—"
-            if cold and train and eager_train and eager_cold and variant != "eager":
-                n = break_even(median(cold), median(train), median(eager_cold), median(eager_train))
-                even = "never" if n is None else str(n)
-            elif variant != "eager" and (cold or train):
-                even = "— (" + _missing(cold, train, eager_cold, eager_train) + ")"
-            flag = " ⚠" if any(r and r.info.get("known_wrong") for r in (train, cold)) else ""
-            cells = {p: step_cell(r) if r or (backend, model, variant, p, None) not in bad
-                     else "non-finite ✗" for p, r in (("train", train), ("infer", infer))}
-            lines.append(f"| {backend} | {variant}{flag} | {cells['train']} | "
-                         f"{speedup(eager_train, train) if variant != 'eager' else '1'} | "
-                         f"{cells['infer']} | "
-                         f"{speedup(eager_infer, infer) if variant != 'eager' else '1'} | "
-                         f"{_s(median(cold))} | {_s(median(warm))} | {even} | "
-                         f"{_run_of(train, infer, cold, warm)} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _missing(cold, train, eager_cold, eager_train):
-    """What break-even lacks in this row's run."""
-    names = ("cold first call", "train step", "eager cold first call", "eager train step")
-    return "no " + ", ".join(n for n, r in zip(names, (cold, train, eager_cold, eager_train))
-                             if r is None) + " in this run"
-
-
-def _run_of(*found):
-    """The run(s) a row's figures come from (one, unless a caller mixed them)."""
-    return ", ".join(sorted({r.label for r in found if r})) or "—"
+    """One markdown table per model, drawn from the records summary.json holds."""
+    from report.figures import summary_table as from_records  # figures imports this module
+    return from_records(results)
 
 
 VARIANT_ORDER = tuple(VARIANTS)

@@ -1,0 +1,143 @@
+"""One record per published figure: summary.json, the main tables and the summary read these."""
+from report.tables import BASELINE, _paired, break_even, flags, index, invalid, latest, median
+
+FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
+          "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
+          "significant", "processes", "rounds", "aa_floor_low", "aa_floor_high", "known_wrong",
+          "note")
+IQR, CI = "interquartile range of rounds", "95% paired bootstrap"
+
+
+def aa_floors(results):
+    """{(machine, run): (low, high)} of the widest A/A interval saved in each run."""
+    widest = {}
+    for r in results:
+        i = r.info
+        if "aa_ci_low" in i and i["aa_ci_low"] > 0:
+            key, width = (r.machine, r.run), i["aa_ci_high"] / i["aa_ci_low"]
+            if key not in widest or width > widest[key][0]:
+                widest[key] = (width, i["aa_ci_low"], i["aa_ci_high"])
+    return {k: (low, high) for k, (_, low, high) in widest.items()}
+
+
+def record(r, kind, unit, estimate, floors, low=None, high=None, interval=None,
+           significant=None, note=None, **fields):
+    """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
+    i, floor = r.info, floors.get((r.machine, r.run), (None, None))
+    found = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
+             "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
+             "variant": i["variant"], "phase": i["phase"], "precision": flags(r)[0],
+             "case": r.key[4], "kind": kind, "unit": unit, "estimate": estimate,
+             "low": low, "high": high, "interval": interval, "significant": significant,
+             "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
+             "aa_floor_low": floor[0], "aa_floor_high": floor[1],
+             "known_wrong": i.get("known_wrong"), "note": note}
+    return {**found, **fields}
+
+
+def step_record(r, floors):
+    return record(r, "step_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"], IQR)
+
+
+def speedup_record(eager, graph, floors):
+    """Eager ÷ variant of one run: the paired estimate with its interval, else unpaired."""
+    if eager is None:
+        return record(graph, "speedup", "x", None, floors, note="no eager in this run")
+    if _paired(eager, graph):
+        i = graph.info
+        return record(graph, "speedup", "x", i["speedup"], floors, i["ci_low"], i["ci_high"], CI,
+                      i["significant"])
+    return record(graph, "speedup", "x", median(eager) / median(graph), floors,
+                  note="unpaired (saved before paired timing): no interval")
+
+
+def break_even_record(parts, floors, variant):
+    """Steps until the graph variant's first call is paid back, from one run's four figures."""
+    names = ("cold first call", "train step", "eager cold first call", "eager train step")
+    if not all(parts):
+        missing = ", ".join(n for n, p in zip(names, parts) if p is None)
+        anchor = next(p for p in parts if p)
+        return record(anchor, "break_even", "steps", None, floors, note=f"no {missing} in this run",
+                      variant=variant, phase="train", case="cold", known_wrong=None)
+    n = break_even(*(median(p) for p in parts))
+    return record(parts[1], "break_even", "steps", n, floors, case="cold",
+                  note="never (graph step not faster)" if n is None else None)
+
+
+def steady_records(results):
+    """Records of the main tables (float32, non-deterministic) of one machine's steady runs."""
+    idx, floors = index(results), aa_floors(results)
+    out = []
+    for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
+        if phase == "construction":
+            out.append(record(r, "first_call", "s", median(r), floors))
+        elif phase in ("train", "infer"):
+            out.append(step_record(r, floors))
+            if variant != "eager":
+                out.append(speedup_record(idx.get((backend, model, "eager", phase, None)), r,
+                                          floors))
+    for r in invalid(results):
+        if flags(r) == BASELINE and r.info["phase"] in ("train", "infer"):
+            out.append(record(r, "step_time", "s", None, floors, note="non-finite loss"))
+    for backend, model, variant in sorted({k[:3] for k in idx if k[3] in ("train", "construction")
+                                           and k[2] != "eager"}):
+        get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
+        parts = (get(variant, "construction", "cold"), get(variant, "train"),
+                 get("eager", "construction", "cold"), get("eager", "train"))
+        out.append(break_even_record(parts, floors, variant))
+    return out
+
+
+def lookup(records):
+    """{(backend, model, variant, kind, phase, case): record} for table cells."""
+    return {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"]): r
+            for r in records}
+
+
+def aa_records(results):
+    """Each eager result's A/A control: eager ÷ a second eager runner, with its interval."""
+    floors = aa_floors(results)
+    return [record(r, "aa_ratio", "x", r.info["aa_ratio"], floors, r.info["aa_ci_low"],
+                   r.info["aa_ci_high"], CI, r.info["aa_significant"])
+            for r in index(results).values() if "aa_ratio" in r.info]
+
+
+def throughput_records(results):
+    """The matmul peak of each run, and each train step's share of that same run's peak."""
+    idx, floors = index(results), aa_floors(results)
+    out = []
+    for (backend, *_), peak in sorted(idx.items(), key=str):
+        if peak.info["phase"] != "peak":
+            continue
+        out.append(record(peak, "matmul_peak", "GFLOP/s", gflops(peak), floors))
+        out += [record(r, "throughput_share", "fraction", gflops(r) / gflops(peak), floors)
+                for (b, *_), r in sorted(idx.items(), key=str)
+                if b == backend and r.info["phase"] == "train" and r.run == peak.run]
+    return out
+
+
+def gflops(result):
+    """GFLOP/s of a result: its extra_info FLOPs over its median time."""
+    return result.info["flops"] / median(result) / 1e9
+
+
+def retrace_records(results):
+    """Total time of each retrace sequence (case = step-pattern); a cut-short one says so."""
+    floors = aa_floors(results)
+    return [record(r, "retrace_total", "s", median(r), floors, traces=r.info.get("traces"),
+                   note="cut short by the profile's budget" if r.info.get("cut_short") else None)
+            for r in latest(results) if r.info["phase"] == "retrace" and r.valid]
+
+
+def memory_records(results):
+    """Each memory case's train-step RSS peak above its post-import baseline."""
+    floors = aa_floors(results)
+    return [record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"], floors)
+            for r in latest(results) if r.info["phase"] == "memory" and r.valid]
+
+
+def machine_records(view):
+    """Every record of one machine, each section from its own runs (`view(section)`)."""
+    steady = view("steady")
+    return (steady_records(steady) + aa_records(steady) + throughput_records(view("peak"))
+            + retrace_records(view("retrace")) + memory_records(view("memory")))

@@ -1,0 +1,104 @@
+"""results/summary.json: one record per published figure, and the tables say the same."""
+import json
+
+from report import __main__ as cli
+from report.load import load_dir
+from tests.test_report_machines import PAIRED, on_machine
+from tests.test_report_runs import QUICK, save
+
+
+def publish(tmp_path):
+    """Two machines' runs (one paired, one older and unpaired) published with --readme."""
+    results = tmp_path / "results"
+    save(results / "a", on_machine(json.loads(PAIRED.read_text()), "ci-a", 1), "0002_default",
+         "2026-01-02T00:00:00")
+    save(results / "b", on_machine(json.loads(QUICK.read_text()), "ci-b", 1), "0001_default",
+         "2026-01-01T00:00:00")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{cli.START}\nOLD\n{cli.END}\n")
+    assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
+    return json.loads((results / "summary.json").read_text())["records"], tmp_path
+
+
+def table_rows(text):
+    """{(machine, model, backend, variant): cells} of every main-table row."""
+    rows, machine, model = {}, None, None
+    for line in text.splitlines():
+        if line.startswith("### Machine `"):
+            machine = line.split("`")[1]
+        elif line.startswith("**") and line.endswith("**"):
+            model = line.strip("*")
+        elif line.startswith("| ") and model and len(line.split("|")) == 12:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if cells[0] != "backend":
+                rows[(machine, model, cells[0], cells[1].split()[0])] = cells
+    return rows
+
+
+def expected_cell(rec):
+    """How a record must read in the table, written out independently of the report's code."""
+    est, low, high = rec["estimate"], rec["low"], rec["high"]
+    if rec["kind"] == "step_time":
+        return "non-finite ✗" if est is None else f"{est * 1e3:.2f} ({low * 1e3:.2f}–{high * 1e3:.2f})"
+    if rec["kind"] == "speedup":
+        if est is None:
+            return f"— ({rec['note']})"
+        if rec["interval"] is None:
+            return f"{est:.2f}× (unpaired)"
+        return f"{est:.2f}× [{low:.2f}, {high:.2f}]" + ("" if rec["significant"] else " ~")
+    if rec["kind"] == "break_even":
+        return str(est) if est is not None else (
+            "never" if rec["note"].startswith("never") else f"— ({rec['note']})")
+    return f"{est:.2f}"  # first_call
+
+
+COLUMN = {("step_time", "train"): 2, ("speedup", "train"): 3, ("step_time", "infer"): 4,
+          ("speedup", "infer"): 5, ("first_call", "cold"): 6, ("first_call", "warm"): 7,
+          ("break_even", "cold"): 8}
+
+
+def test_every_table_figure_is_a_record_and_agrees(tmp_path):
+    records, folder = publish(tmp_path)
+    rows = table_rows(cli.details_text(load_dir(folder / "results")))
+    checked = 0
+    for rec in records:
+        column = COLUMN.get((rec["kind"], rec["phase"] if rec["kind"] in ("step_time", "speedup")
+                             else rec["case"]))
+        if column is None or rec["precision"] != "float32":
+            continue
+        cells = rows[(rec["machine"], rec["model"], rec["backend"], rec["variant"])]
+        assert cells[column] == expected_cell(rec), rec
+        assert f"`{rec['run']}`" in cells[9]
+        checked += 1
+    assert checked == sum(c not in ("—", "1") for cells in rows.values() for c in cells[2:9])
+    assert {r["machine"].split()[0] for r in records} == {"ci-a", "ci-b"}
+
+
+def test_records_carry_their_run_and_the_runs_noise_floor(tmp_path):
+    records, _ = publish(tmp_path)
+    paired = [r for r in records if r["machine"].startswith("ci-a")]
+    floor = {(r["aa_floor_low"], r["aa_floor_high"]) for r in paired}
+    aa = [r for r in paired if r["kind"] == "aa_ratio"]
+    widest = max(aa, key=lambda r: r["high"] / r["low"])
+    assert floor == {(widest["low"], widest["high"])}
+    assert all(r["significant"] == (not r["low"] <= 1 <= r["high"]) for r in paired
+               if r["interval"] == "95% paired bootstrap")
+    assert {(r["processes"], r["rounds"]) for r in paired if r["kind"] == "speedup"} == {(2, 3)}
+    unpaired = [r for r in records if r["machine"].startswith("ci-b") and r["kind"] == "speedup"]
+    assert unpaired and all(r["interval"] is None and r["significant"] is None for r in unpaired)
+    assert {r["run"] for r in paired} == {"0002_default"}
+
+
+def test_no_summary_when_the_report_fails(tmp_path, capsys):
+    save(tmp_path / "results", json.loads(QUICK.read_text()), "0001_default", "2026-01-01T00:00")
+    (tmp_path / "README.md").write_text("no markers\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme",
+                     str(tmp_path / "README.md")]) == 2
+    assert not (tmp_path / "results" / "summary.json").exists()
+
+
+def test_the_summary_is_not_read_back_as_a_run(tmp_path, capsys):
+    publish(tmp_path)
+    capsys.readouterr()
+    load_dir(tmp_path / "results")
+    assert "summary.json" not in capsys.readouterr().err
