@@ -10,12 +10,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]  # the child runs `-m suites.paired_child` from here
 
 CHILD_TIMEOUT_S = 1800  # a group's cold compiles of the default ResNet take minutes
-AA = "eager_aa"  # a second, independent eager runner: the A/A control
+AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
 
 
-def variant_of(arm):
-    """The variant an arm runs (the A/A arm is another eager runner)."""
-    return "eager" if arm == AA else arm
+def arm_name(variant, precision="float32"):
+    """An arm's name: the variant, with `@precision` unless float32 (graph, graph@bfloat16)."""
+    return variant if precision == "float32" else f"{variant}@{precision}"
+
+
+def arm_spec(arm):
+    """(variant, precision) of an arm (the A/A arm is another float32 eager runner)."""
+    variant, _, precision = arm.partition("@")
+    return ("eager" if variant == AA else variant), precision or "float32"
 
 
 def _timed(step, block, gc_off):
@@ -49,12 +55,12 @@ def interleave(arms, rounds, block=1, seed=0, gc_off=True):
     return times, settings
 
 
-def child_command(backend, model, config, batch, phase, arms, plan, seed=0, precision="float32",
-                  device="cpu", threads=1):
+def child_command(backend, model, config, batch, phase, arms, plan, seed=0, device="cpu",
+                  threads=1):
     """The command line of one child process timing `arms` of one comparison group."""
     return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model", model,
-            "--config", json.dumps(config), "--batch", str(batch), "--precision", precision,
-            "--phase", phase, "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
+            "--config", json.dumps(config), "--batch", str(batch), "--phase", phase,
+            "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
             "--warmup", str(plan["warmup"]), "--block", str(plan["block"]), "--seed", str(seed),
             "--device", device, "--threads", str(threads)]
 
@@ -80,7 +86,7 @@ def measure_group(case, phase, arms, plan, env, processes):
     process]}, "children": [each child's result]}."""
     children = [run_child(child_command(
         case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan, seed,
-        case.precision, env["device"], env["threads"])) for seed in range(processes)]
+        env["device"], env["threads"])) for seed in range(processes)]
     return {"times": {arm: [c["times"][arm] for c in children] for arm in arms},
             "children": children}
 

@@ -1,8 +1,8 @@
 """Child process: one comparison group's arms timed in interleaved rounds, printed as one JSON line.
 
-python -m suites.paired_child --backend B --model M --config JSON --batch N --precision P
-    --phase train|infer --arms eager,eager_aa,graph --rounds R --warmup W --block K --seed S
-    --device D --threads T
+python -m suites.paired_child --backend B --model M --config JSON --batch N --phase train|infer
+    --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16 --rounds R --warmup W --block K
+    --seed S --device D --threads T
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
 import argparse
@@ -12,7 +12,7 @@ import os
 import sys
 
 from suites import child
-from suites.paired import interleave, variant_of
+from suites.paired import arm_spec, interleave
 
 
 def parse(argv):
@@ -21,7 +21,6 @@ def parse(argv):
         parser.add_argument(name, required=True)
     parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
     parser.add_argument("--batch", type=int, required=True)
-    parser.add_argument("--precision", default="float32")
     parser.add_argument("--phase", choices=("train", "infer"), required=True)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
@@ -39,14 +38,14 @@ def check(args):
     import models  # NumPy loads here: after the thread variables are set
     check_choice("backend", args.backend, BACKENDS)
     check_choice("model", args.model, models.MODELS)
-    check_choice("precision", args.precision, PRECISIONS)
     check_choice("device", args.device, ("cpu", "cuda"))
     for arm in args.arms:
-        check_choice("arm", variant_of(arm), VARIANTS)
-        if reason := unsupported_reason(args.backend, variant_of(arm)):
+        variant, precision = arm_spec(arm)
+        check_choice("arm", variant, VARIANTS)
+        check_choice("precision", precision, PRECISIONS)
+        if reason := (unsupported_reason(args.backend, variant)
+                      or precision_skip(args.backend, precision, args.device)):
             raise ValueError(f"{args.backend}/{arm} is not supported: {reason}")
-    if reason := precision_skip(args.backend, args.precision, args.device):
-        raise ValueError(f"{args.backend}/{args.precision} is not supported: {reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
 
 
@@ -58,8 +57,11 @@ def measure(args):
     batch = models.synthetic_batch(spec, args.batch)
     # every runner is built before any first call: a torch Runner resets dynamo, which would
     # drop the compiled code of runners built before it
-    runners = {arm: backend.Runner(spec, models.init_params(spec), variant_of(arm), device,
-                                   precision=args.precision) for arm in args.arms}
+    runners = {}
+    for arm in args.arms:
+        variant, precision = arm_spec(arm)
+        runners[arm] = backend.Runner(spec, models.init_params(spec), variant, device,
+                                      precision=precision)
     last = {}
 
     def step(arm, runner, x, y):

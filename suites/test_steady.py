@@ -1,44 +1,45 @@
-"""Steady-state step time: per (backend, model, phase, precision), eager, a second eager runner (the
-A/A control) and the selected graph variants, timed in interleaved rounds in fresh processes."""
+"""Steady-state step time: per (backend, model, phase), eager, a second eager runner (the A/A
+control) and the selected variants at each selected precision, timed in interleaved rounds in
+fresh processes."""
 import math
 
 import pytest
 
 import stats
-from backends import VARIANTS
+from backends import PRECISIONS, VARIANTS
 from suites.cases import extra_info
-from suites.paired import AA, measure_group, record
+from suites.paired import AA, arm_name, measure_group, record
 
 CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
              f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
 _groups = {}  # group key -> its measurement (or the failure), once per session
 
 
-def _group_variants(request, key):
-    """The variants of this group's steady tests that the session runs (after -k, -m, skips)."""
-    found = set()
+def _group_arms(request, key):
+    """The group's arms: each (variant, precision) of its steady tests that the session runs
+    (after -k, -m, skips), with eager at that precision, the variant at float32, and the A/A."""
+    arms = {"eager", AA}
     for item in request.session.items:
         params = item.callspec.params if hasattr(item, "callspec") else {}
         if getattr(item, "obj", None) is not test_steady or item.get_closest_marker("skip"):
             continue
         backend, label, variant, _, precision = params["case_id"]
-        if (backend, label, params["phase"], precision) == key:
-            found.add(variant)
-    return found
+        if (backend, label, params["phase"]) == key:
+            arms |= {arm_name(variant, precision), arm_name("eager", precision), variant}
+    return ["eager", AA] + [arm_name(v, p) for p in PRECISIONS for v in VARIANTS
+                            if arm_name(v, p) in arms and arm_name(v, p) != "eager"]
 
 
 def _measure(request, case, env, phase, disabled):
     """The group's paired times, measured by its first test; --benchmark-disable: one short child."""
-    key = (case.backend.NAME, case.model, phase, case.precision)
+    key = (case.backend.NAME, case.model, phase)
     if key not in _groups:
-        variants = _group_variants(request, key)
-        arms = ["eager", AA] + [v for v in VARIANTS if v != "eager" and v in variants]
         profile = env["profile"]
         plan = ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
                 {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
                  "block": profile.steady_block})
         try:
-            _groups[key] = measure_group(case, phase, arms, plan, env,
+            _groups[key] = measure_group(case, phase, _group_arms(request, key), plan, env,
                                          1 if disabled else profile.steady_processes)
         except RuntimeError as error:
             _groups[key] = str(error)
@@ -57,13 +58,20 @@ def _paired_info(group, arm):
             "arms": list(group["times"]), "ci_method": CI_METHOD}
 
 
-def _ratios(group, arm):
-    """Eager over this arm (the speedup); on eager, eager over the A/A arm."""
-    times = group["times"]
+def _ratios(group, variant, precision):
+    """Eager over this arm at its precision (the speedup), float32 over it (the precision
+    speedup) and, on float32 eager, eager over the A/A arm."""
+    times, arm, out = group["times"], arm_name(variant, precision), {}
     if arm == "eager":
-        return {**stats.ratio(times["eager"], times[AA]).as_info(
-            "aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"), "aa_rounds_s": times[AA]}
-    return stats.ratio(times["eager"], times[arm]).as_info("speedup")
+        out.update(stats.ratio(times["eager"], times[AA]).as_info(
+            "aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"), aa_rounds_s=times[AA])
+    if variant != "eager":
+        out.update(stats.ratio(times[arm_name("eager", precision)], times[arm]).as_info("speedup"))
+    if precision != "float32":
+        out.update(stats.ratio(times[variant], times[arm]).as_info(
+            "precision_speedup", "precision_ci_low", "precision_ci_high",
+            "precision_significant"))
+    return out
 
 
 @pytest.mark.precisions
@@ -71,7 +79,7 @@ def _ratios(group, arm):
 def test_steady(benchmark, case, env, phase, request):
     """This variant's paired step times and, against eager, its speedup with a 95% interval."""
     group = _measure(request, case, env, phase, benchmark.disabled)
-    arm, children = case.variant, group["children"]
+    arm, children = arm_name(case.variant, case.precision), group["children"]
     losses = [c["loss"][arm] for c in children]
     loss = next((v for v in losses if not math.isfinite(v)), losses[0])
     plan = children[0]["settings"]
@@ -82,6 +90,6 @@ def test_steady(benchmark, case, env, phase, request):
     benchmark.extra_info.update(info, steps_taken=steps, **_paired_info(group, arm))
     record(benchmark, group["times"][arm])
     if not benchmark.disabled:
-        benchmark.extra_info.update(_ratios(group, arm))
+        benchmark.extra_info.update(_ratios(group, case.variant, case.precision))
     if not math.isfinite(loss):
         case.reject_non_finite(f"{phase} step produced a non-finite value ({loss}): time not valid")

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from backends import VARIANTS
-from suites.paired import AA, ROOT, child_command, interleave, run_child
+from suites.paired import AA, ROOT, arm_name, arm_spec, child_command, interleave, run_child
 from suites.profiles import PROFILES
 
 
@@ -66,3 +66,9 @@ def test_pytest_benchmark_saves_the_paired_rounds(tmp_path):
     stats = json.loads(out.read_text())["benchmarks"][0]["stats"]
     assert stats["rounds"] == 3 and stats["median"] == pytest.approx(0.2)
     assert stats["min"] == pytest.approx(0.1) and stats["iterations"] == 1
+
+
+def test_arm_names_carry_precision_and_the_aa_arm_is_float32_eager():
+    assert [arm_name("graph"), arm_name("graph", "bfloat16")] == ["graph", "graph@bfloat16"]
+    assert [arm_spec(a) for a in ("graph", "graph@bfloat16", AA)] == [
+        ("graph", "float32"), ("graph", "bfloat16"), ("eager", "float32")]
