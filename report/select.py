@@ -1,5 +1,6 @@
 """Which saved run each table comes from: per (machine, backend, section, model) one run only."""
 from collections import defaultdict
+from pathlib import Path
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
 WHOLE = ("micro", "peak")  # sections whose figures compare models: one run per backend
@@ -23,15 +24,15 @@ def names(run):
 
 
 def chosen(results, wanted=()):
-    """{unit: run}: a run named in `wanted` where it has the unit, else the newest complete run
+    """{unit: run file}: a run named in `wanted` where it has the unit, else the newest complete run
     that has it (an unfinished one only when no finished run has it)."""
-    runs = defaultdict(dict)
+    runs = defaultdict(dict)  # keyed by file: two machines' copies may share a run name
     for r in results:
-        runs[unit(r)][r.run] = max(runs[unit(r)].get(r.run, (False, "")), (r.complete, r.datetime))
+        runs[unit(r)][r.file] = max(runs[unit(r)].get(r.file, (False, "")), (r.complete, r.datetime))
     out = {}
     for key, found in runs.items():
-        named = [run for run in found if names(run) & set(wanted)]
-        out[key] = max(named or found, key=lambda run: (found[run], run))
+        named = [file for file in found if names(Path(file).stem) & set(wanted)]
+        out[key] = max(named or found, key=lambda file: (found[file], file))
     return out
 
 
@@ -39,11 +40,11 @@ def pick(results, name, wanted=()):
     """The results of section `name`, each unit from its chosen run; the peak brings the train
     steps of its own run (throughput is never one run's step over another run's peak)."""
     runs = chosen(results, wanted)
-    picked = [r for r in results if section(r) == name and runs[unit(r)] == r.run]
+    picked = [r for r in results if section(r) == name and runs[unit(r)] == r.file]
     if name == "peak":
-        peak_runs = {(r.machine, r.info["backend"], r.run) for r in picked}
+        peak_runs = {(r.info["backend"], r.file) for r in picked}
         picked += [r for r in results if r.info["phase"] == "train"
-                   and (r.machine, r.info["backend"], r.run) in peak_runs]
+                   and (r.info["backend"], r.file) in peak_runs]
     return picked
 
 
@@ -70,4 +71,4 @@ def from_runs(picked):
 def shown_runs(results, wanted=()):
     """{(machine, run)} of the runs some section of the report shows."""
     runs = chosen(results, wanted)
-    return {(r.machine, r.run) for r in results if runs[unit(r)] == r.run}
+    return {(r.machine, r.run) for r in results if runs[unit(r)] == r.file}

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
+from report.write import SUMMARY_END, SUMMARY_START
 from report.load import load_dir, load_file
 from report.tables import break_even, index, summary_table
 
@@ -56,14 +57,19 @@ def test_corrupt_and_foreign_files_are_named_and_left_alone(tmp_path, capsys):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
-def test_readme_section_is_rewritten_between_markers(tmp_path):
+def test_readme_blocks_are_rewritten_and_the_tables_go_to_results_md(tmp_path):
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{cli.START}\nOLD-SECTION\n{cli.END}\noutro\n")
+    readme.write_text(f"intro\n{SUMMARY_START}\nOLD-SUMMARY\n{SUMMARY_END}\nmiddle\n"
+                      f"{cli.START}\nOLD-SECTION\n{cli.END}\noutro\n")
     shutil.copy(FIXTURE, tmp_path / "run.json")
-    cli.main(["--results", str(tmp_path), "--readme", str(readme)])
+    assert cli.main(["--results", str(tmp_path), "--readme", str(readme)]) == 0
     text = readme.read_text()
     assert text.startswith("intro\n") and text.endswith("outro\n") and "OLD-SECTION" not in text
-    assert "| chainer | graph |" in text
+    assert "OLD-SUMMARY" not in text and "\nmiddle\n" in text
+    summary = text.split(SUMMARY_START)[1].split(SUMMARY_END)[0]
+    assert "| chainer | mnist_cnn | `graph` |" in summary and "**advice**" in summary
+    assert "[RESULTS.md](RESULTS.md)" in text and "| chainer | graph |" not in text
+    assert "| chainer | graph |" in (tmp_path / "RESULTS.md").read_text()
 
 
 def test_readme_without_markers_is_untouched(tmp_path, capsys):
@@ -145,7 +151,7 @@ def test_non_finite_runs_never_show_a_time(tmp_path):
     row = next(line for line in summary_table(results).splitlines()
                if line.startswith("| chainer | graph |"))
     assert row.split("|")[3].strip() == "non-finite ✗" and row.split("|")[4].strip() == "—"
-    assert "non-finite loss (nan); its figure is left out" in cli.render(results)
+    assert "non-finite loss (nan); its figure is left out" in cli.details_text(results)
 
 
 def test_compile_per_shape_from_step_times(tmp_path):

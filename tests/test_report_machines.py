@@ -3,6 +3,9 @@ import json
 from pathlib import Path
 
 from report import __main__ as cli
+from report.answer import answer_text
+from report.load import load_dir
+from report.write import SUMMARY_END, SUMMARY_START
 from tests.test_report_runs import QUICK, save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
@@ -33,10 +36,8 @@ def _rows(text, start):
     return [line for line in text.splitlines() if line.startswith(start)]
 
 
-def test_both_machines_shown_each_with_its_own_ratio(tmp_path, capsys):
-    results = two_machines(tmp_path)
-    assert cli.main(["--results", str(results)]) == 0
-    out = capsys.readouterr().out
+def test_both_machines_shown_each_with_its_own_ratio(tmp_path):
+    out = cli.details_text(load_dir(two_machines(tmp_path)))
     assert "### Machine `ci-a (" in out and "### Machine `ci-b (" in out
     rows = _rows(out, "| chainer | graph |")
     assert len(rows) == 4  # mnist_cnn and vgg on each machine
@@ -45,12 +46,25 @@ def test_both_machines_shown_each_with_its_own_ratio(tmp_path, capsys):
         sorted(r.split("|")[4] for r in _rows(b, "| chainer | graph |"))  # 10× slower, same ratio
 
 
-def test_no_ratio_across_machines(tmp_path, capsys):
-    results = two_machines(tmp_path, keep_b=lambda b: b["extra_info"]["variant"] != "eager")
-    assert cli.main(["--results", str(results)]) == 0
-    machine_b = capsys.readouterr().out.split("### Machine `ci-b (")[1]
-    for row in _rows(machine_b, "| chainer | graph |"):
-        assert row.split("|")[4].strip() == "— (no eager in this run)"
+def test_no_ratio_across_machines(tmp_path):
+    results = load_dir(two_machines(tmp_path, keep_b=lambda b: b["extra_info"]["variant"] != "eager"))
+    machine_b = cli.details_text(results).split("### Machine `ci-b (")[1]
+    rows = _rows(machine_b, "| chainer | graph |")
+    assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
+    answer = answer_text(results).split("**On `ci-b (")
+    assert "| chainer | mnist_cnn | `graph` |" in answer[0]
+    assert "| chainer | mnist_cnn | — (no eager in this run) | — |" in answer[1]
+    assert "×" not in answer[1].split("\n\n- ")[0]  # machine B's table: no ratio at all
+
+
+def test_the_whole_report_is_written_for_two_machines(tmp_path):
+    results = two_machines(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
+    summary = json.loads((results / "summary.json").read_text())["records"]
+    assert {r["machine"].split()[0] for r in summary} == {"ci-a", "ci-b"}
+    assert readme.read_text().count("**On `ci-") == 2
 
 
 def test_compare_across_machines(tmp_path, capsys):

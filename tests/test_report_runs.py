@@ -81,7 +81,7 @@ def test_throughput_uses_the_peak_runs_own_train_steps(tmp_path):
 
 
 def test_every_section_names_its_run(partial):
-    text = cli.render(partial)
+    text = cli.details_text(partial)
     assert "From run chainer `0002_default`." in text  # the steady table
     assert "From run chainer `0001_default`." in text  # retrace: only the older run has it
 
@@ -93,14 +93,14 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     save(tmp_path, base, "0001_default", "2026-01-01T00:00:00")
     clean = dict(base, commit_info={"id": "0123456789abcdef", "dirty": False})
     save(tmp_path, clean, "0003_default", "2026-01-03T00:00:00")
-    text = cli.render(load_dir(tmp_path))
+    text = cli.details_text(load_dir(tmp_path))
     lines = text.splitlines()
     clean_line = next(line for line in lines if line.startswith("- `0003_default` on `vm ("))
     assert ", 2026-01-03 00:00 UTC, commit `01234567`: profile `quick`, device `cpu`, " in clean_line
     assert "chainer 7.8.1" in clean_line
     assert "- Not shown (a newer run of the same backend and section is): `0001_default`" in lines
     assert "No run 0002 in `results/` for `vm (" in text
-    old = cli.render(load_dir(tmp_path), wanted=["0001"])
+    old = cli.details_text(load_dir(tmp_path), wanted=["0001"])
     assert ("- `0001_default`† on `vm (" in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)
     assert "| `0001_default`† |" in old and "From run chainer `0001_default`†." in old

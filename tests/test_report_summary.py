@@ -3,6 +3,7 @@ import json
 
 from report import __main__ as cli
 from report.load import load_dir
+from report.write import SUMMARY_END, SUMMARY_START
 from tests.test_report_machines import PAIRED, on_machine
 from tests.test_report_runs import QUICK, save
 
@@ -15,7 +16,7 @@ def publish(tmp_path):
     save(results / "b", on_machine(json.loads(QUICK.read_text()), "ci-b", 1), "0001_default",
          "2026-01-01T00:00:00")
     readme = tmp_path / "README.md"
-    readme.write_text(f"intro\n{cli.START}\nOLD\n{cli.END}\n")
+    readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\nintro\n{cli.START}\nOLD\n{cli.END}\n")
     assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
     return json.loads((results / "summary.json").read_text())["records"], tmp_path
 
@@ -102,3 +103,20 @@ def test_the_summary_is_not_read_back_as_a_run(tmp_path, capsys):
     capsys.readouterr()
     load_dir(tmp_path / "results")
     assert "summary.json" not in capsys.readouterr().err
+
+
+def test_the_answer_names_the_best_variant_its_interval_and_advice(tmp_path):
+    records, folder = publish(tmp_path)
+    readme = (folder / "README.md").read_text()
+    mine = [r for r in records if r["machine"].startswith("ci-a") and r["kind"] == "speedup"
+            and r["phase"] == "train"]
+    for rec in mine:  # one graph variant per model in this run: it is the best
+        row = next(line for line in readme.splitlines()
+                   if line.startswith(f"| chainer | {rec['model']} | `graph` |"))
+        assert expected_cell(rec) == row.split("|")[5].strip()
+    gains = sorted(r["model"] for r in mine if r["significant"] and r["estimate"] > 1)
+    flat = sorted(r["model"] for r in mine if r["model"] not in gains)
+    advice = next(line for line in readme.splitlines() if line.startswith("- **chainer**"))
+    assert all(f"`graph` on {m}" in advice for m in gains)
+    assert (f"eager on {', '.join(flat)} (no gain beyond the interval)" in advice) == bool(flat)
+    assert "(from unpaired ratios" not in advice.split("**On `ci-b")[0]

@@ -1,0 +1,126 @@
+"""The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
+from collections import defaultdict
+
+from report.figures import break_even_text, label, speedup_text
+from report.records import machine_records
+from report.select import machines, pick
+
+HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
+          "| train speedup | infer speedup | break-even steps | first call s, cold | run |")
+
+
+def answer_text(results, wanted=()):
+    """The README's summary block: one table per machine, then one line per backend."""
+    if not results:
+        return "_No results yet: run the main job._"
+    parts = ["Each framework against its own eager mode (a large speedup can mean a slow eager "
+             "mode, so these rows do not rank frameworks: compare the step times). Speedups "
+             "with a 95% interval are paired; `~` marks an interval that includes 1; "
+             "\"(unpaired)\" ratios come from older runs without one. Generated from "
+             "`results/summary.json`'s records; every table is in RESULTS.md.", ""]
+    for machine in machines(results):
+        mine = [r for r in results if r.machine == machine]
+        records = machine_records(lambda name: pick(mine, name, wanted))
+        parts += [f"**On `{machine}`**", "", HEADER, "|---" * 9 + "|",
+                  *rows(records), "", *backend_lines(records), ""]
+    return "\n".join(parts)
+
+
+def best(records):
+    """{(backend, model): the train speedup record of the fastest graph variant}."""
+    found = {}
+    for r in records:
+        if r["kind"] == "speedup" and r["phase"] == "train" and r["estimate"] is not None:
+            key = (r["backend"], r["model"])
+            if key not in found or r["estimate"] > found[key]["estimate"]:
+                found[key] = r
+    return found
+
+
+def _get(records, rec, kind, phase=None, variant=None, case=None):
+    return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
+                 and r["model"] == rec["model"] and r["variant"] == (variant or rec["variant"])
+                 and (phase is None or r["phase"] == phase) and r["case"] == case), None)
+
+
+def rows(records):
+    """One row per (backend, model): the best graph variant's figures, all from one run."""
+    out, top = [], best(records)
+    for r in records:
+        if r["kind"] == "speedup" and r["phase"] == "train" and (r["backend"], r["model"]) not in top:
+            top[(r["backend"], r["model"])] = None
+            out.append(f"| {r['backend']} | {r['model']} | — ({r['note']}) |" + " — |" * 5
+                       + f" {label(r)} |")
+    for (backend, model), rec in sorted(best(records).items()):
+        steps = [_get(records, rec, "step_time", "train", v) for v in ("eager", None)]
+        first = _get(records, rec, "first_call", case="cold")
+        first_s = "—" if first is None else f"{first['estimate']:.2f}"
+        ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
+                        for s in steps)
+        out.append(f"| {backend} | {model} | `{rec['variant']}` | {ms} | {speedup_text(rec)} | "
+                   f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
+                   f"{break_even_text(_get(records, rec, 'break_even', case='cold'))} | "
+                   f"{first_s} | "
+                   f"{label(rec)} |")
+    return out
+
+
+def retrace_penalty(records, backend):
+    """(plain graph ÷ eager, network, cut short) where sizes change every batch, worst network."""
+    totals = defaultdict(dict)
+    for r in records:
+        if r["kind"] == "retrace_total" and r["backend"] == backend and r["case"] == "train-varying":
+            totals[r["model"]][r["variant"]] = r
+    found = [(t["graph"]["estimate"] / t["eager"]["estimate"], net, bool(t["graph"]["note"]))
+             for net, t in totals.items() if "graph" in t and "eager" in t]
+    return max(found, default=None)
+
+
+def memory_cost(records, backend, variants):
+    """(variant peak ÷ eager peak, model, variant) on the model with the largest eager peak."""
+    peaks = defaultdict(dict)
+    for r in records:
+        if r["kind"] == "memory_peak" and r["backend"] == backend:
+            peaks[r["model"]][r["variant"]] = r["estimate"]
+    found = [(p[v] / p["eager"], m, v) for m, p in peaks.items() for v in variants.get(m, ())
+             if v in p and p.get("eager")]
+    return max(found, key=lambda f: peaks[f[1]]["eager"], default=None)
+
+
+def backend_lines(records):
+    """Per backend: retrace penalty, memory cost and one line of advice."""
+    lines, top = [], best(records)
+    for backend in sorted({b for b, _ in top}):
+        mine = {m: r for (b, m), r in top.items() if b == backend}
+        text = [f"- **{backend}**:"]
+        if penalty := retrace_penalty(records, backend):
+            text.append(f"with input sizes changing every batch, plain `graph` took "
+                        f"{penalty[0]:.1f}× eager's time on {penalty[1]}"
+                        + (" (cut short, so at least)" if penalty[2] else "") + ";")
+        if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
+            text.append(f"`{cost[2]}` needs {cost[0]:.2f}× eager's peak train-step memory on "
+                        f"{cost[1]};")
+        text.append(advice(records, mine, penalty))
+        lines.append(" ".join(text))
+    return lines
+
+
+def advice(records, mine, penalty):
+    """One line of advice: where the best variant gains (and after how many steps), where not."""
+    gains, unpaired = [], False
+    for model, r in sorted(mine.items()):
+        if r["significant"] and r["estimate"] > 1 or r["interval"] is None and r["estimate"] > 1:
+            unpaired |= r["interval"] is None
+            even = break_even_text(_get(records, r, "break_even", case="cold"))
+            gains.append(f"`{r['variant']}` on {model}"
+                         + (f" (pays back after {even} steps)" if even[0].isdigit() else ""))
+    if not gains:
+        return "**advice**: stay eager here: no graph variant is faster beyond its interval."
+    text = "**advice**: use " + "; ".join(gains)
+    if rest := sorted(m for m, r in mine.items() if f"on {m}" not in text):
+        text += f"; eager on {', '.join(rest)} (no gain beyond the interval)"
+    if penalty and penalty[0] > 1:
+        text += "; bucket input sizes (or use a dynamic-shape variant) when they vary"
+    if unpaired:
+        text += " (from unpaired ratios of older runs: no interval, rerun to confirm)"
+    return text + "."
