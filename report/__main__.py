@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from backends import BACKENDS
-from report.answer import answer_text
+from report.answer import answer_text, step_time_reading
 from report.compare import compare_runs
 from report.load import SUMMARY, load_dir, load_file, one_profile, unfinished, warn
 from report.readings import (break_even_reading, overhead_reading, retrace_reading,
@@ -66,6 +66,7 @@ def _charts(results, outdir, wanted=()):
         view = lambda name, mine=mine: pick(mine, name, wanted)
         readings = {"speedup_train": lambda: speedup_reading(view("steady"), "train"),
                     "speedup_infer": lambda: speedup_reading(view("steady"), "infer"),
+                    "step_times": lambda: step_time_reading(view("steady")),
                     "construction_overhead": lambda: overhead_reading(view("steady")),
                     "break_even": lambda: break_even_reading(view("steady")),
                     "throughput": lambda: throughput_reading(view("peak")),

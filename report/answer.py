@@ -124,3 +124,26 @@ def advice(records, mine, penalty):
     if unpaired:
         text += " (from unpaired ratios of older runs: no interval, rerun to confirm)"
     return text + "."
+
+
+def step_time_reading(results):
+    """Per model: the slowest and fastest eager train step across backends, and each backend's
+    step with its best graph variant (absolute times: speedups alone do not rank frameworks)."""
+    records = machine_records(lambda name: results if name == "steady" else [])
+    top, parts = best(records), []
+    for model in sorted({m for _, m in top}):
+        steps = {}
+        for (backend, m), rec in sorted(top.items()):
+            eager, graph = (_get(records, rec, "step_time", "train", v) for v in ("eager", None))
+            if m == model and eager and graph and None not in (eager["estimate"], graph["estimate"]):
+                steps[backend] = (eager["estimate"] * 1e3, graph["estimate"] * 1e3, rec["variant"])
+        if len(steps) > 1:
+            slow, fast = max(steps, key=lambda b: steps[b][0]), min(steps, key=lambda b: steps[b][0])
+            parts.append(f"{model}: eager {steps[slow][0]:.1f} ms ({slow}) against "
+                         f"{steps[fast][0]:.1f} ms ({fast}); with graph mode "
+                         + ", ".join(f"{b} {g:.1f} ms (`{v}`)" for b, (_, g, v) in sorted(steps.items())))
+    if not parts:
+        return "Fewer than two backends with both step times on any model."
+    return ("; ".join(parts) + ". Speedups compare each framework with its own eager mode: a "
+            "large one can mean a slow eager mode, so rank frameworks by these times, not by "
+            "speedup.")

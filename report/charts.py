@@ -7,8 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from report.tables import (STEP_PHASES, VARIANT_ORDER, break_even, index, latest,  # noqa: E402
-                           spread_overlaps)
+from report.tables import STEP_PHASES, VARIANT_ORDER, break_even, index, latest  # noqa: E402
 
 from report.records import gflops  # noqa: E402  (readings import it from here)
 
@@ -61,31 +60,73 @@ def _models(idx):
 
 
 def speedup_chart(results, phase, path):
-    """Eager median over graph median per variant, IQR-derived range as a bar; n.s. marked."""
-    idx = index(results)
+    """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
+    A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
+    from report.records import lookup, steady_records
+    records = steady_records(results)
+    cells, idx = lookup(records), index(results)
     models = _models(idx)
-    fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager",
+    fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
+                        "(whiskers: 95% interval; grey: the run's A/A noise floor)",
                         results, "speedup (×, log scale; <1 is a slowdown)")
     for ax, model in zip(axes, models):
         labels, spans = [], [0.8, 1.25]
         for row, (backend, variant) in enumerate(_rows(idx, model)):
-            eager, graph = idx.get((backend, model, "eager", phase, None)), idx.get(
-                (backend, model, variant, phase, None))
             labels.append(f"{backend}/{variant}")
-            if not eager or not graph:
-                ax.text(1.02, row, "no valid time (see the table)", va="center", fontsize=6,
-                        color="#900")
+            rec = cells.get((backend, model, variant, "speedup", phase, None))
+            if rec is None or rec["estimate"] is None:
+                ax.text(1.02, row, f"no figure ({rec['note'] if rec else 'see the table'})",
+                        va="center", fontsize=6, color="#900")
                 continue
-            ratio = eager.stats["median"] / graph.stats["median"]
-            low, high = eager.stats["q1"] / graph.stats["q3"], eager.stats["q3"] / graph.stats["q1"]
+            ratio, low, high = rec["estimate"], rec["low"] or rec["estimate"], rec["high"] or rec["estimate"]
+            if rec["aa_floor_low"] is not None:
+                ax.fill_betweenx([row - 0.45, row + 0.45], rec["aa_floor_low"],
+                                 rec["aa_floor_high"], color="#999", alpha=0.3, lw=0)
             ax.barh(row, ratio - 1, left=1, color=COLORS.get(backend, "grey"))  # from 1: no change
-            ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
-                        capsize=2, lw=0.8)
+            if rec["interval"]:
+                ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
+                            capsize=2, lw=0.8)
             spans += [low, high]
-            note = " n.s." if spread_overlaps(eager, graph) else ""
+            note = (" ~" if not rec["significant"] else "") if rec["interval"] else " (unpaired)"
             ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
         _ratio_axis(ax, min(spans) / 1.3, max(spans) * 2.2)
         ax.axvline(1.0, color="black", lw=0.8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def step_time_chart(results, path):
+    """Absolute train step times, eager beside each backend's best graph variant, per model:
+    a large speedup can mean a slow eager mode."""
+    from report.answer import best
+    from report.records import lookup, steady_records
+    records = steady_records(results)
+    cells, top = lookup(records), best(records)
+    models = [m for m in ("mnist_cnn", "vgg", "resnet") if any(k[1] == m for k in top)]
+    models += sorted({m for _, m in top} - set(models))
+    if not models:
+        return None
+    fig, axes = _figure(models, "Train step time: eager beside the best graph variant "
+                        "(median; whiskers: interquartile range)", results, "ms per step (log scale)")
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, backend in enumerate(sorted(b for b, m in top if m == model)):
+            variant = top[(backend, model)]["variant"]
+            labels.append(f"{backend}\neager | {variant}")
+            for v, offset, hatch in (("eager", -0.2, "//"), (variant, 0.2, None)):
+                rec = cells.get((backend, model, v, "step_time", "train", None))
+                if rec is None or rec["estimate"] is None:
+                    continue
+                ms, low, high = (rec[k] * 1e3 for k in ("estimate", "low", "high"))
+                ax.barh(row + offset, ms, height=0.4, color=COLORS.get(backend, "grey"),
+                        hatch=hatch, edgecolor="white",
+                        xerr=[[ms - low], [high - ms]], capsize=2)
+                ax.text(high, row + offset, f" {ms:.1f} ms {v}", va="center", fontsize=6)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()
@@ -240,6 +281,8 @@ def draw_all(view, outdir, suffix=""):
               speedup_chart(steady, "train", outdir / f"speedup_train{suffix}.png")),
              ("Steady-state speedup, inference step",
               speedup_chart(steady, "infer", outdir / f"speedup_infer{suffix}.png")),
+             ("Train step time, eager beside the best graph variant",
+              step_time_chart(steady, outdir / f"step_times{suffix}.png")),
              ("Construction overhead", overhead_chart(steady, outdir / f"construction_overhead{suffix}.png")),
              ("Break-even", break_even_chart(steady, outdir / f"break_even{suffix}.png")),
              ("Throughput against the matmul peak",

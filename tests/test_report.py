@@ -99,7 +99,7 @@ def test_charts_are_drawn_and_linked(tmp_path):
     cli.main(["--results", str(tmp_path), "--readme", str(readme), "--charts", str(tmp_path / "c")])
     pngs = sorted(p.name for p in (tmp_path / "c").glob("*.png"))
     assert pngs == ["break_even.png", "construction_overhead.png", "retrace.png",
-                    "speedup_infer.png", "speedup_train.png", "throughput.png"]
+                    "speedup_infer.png", "speedup_train.png", "step_times.png", "throughput.png"]
     assert all((tmp_path / "c" / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
     assert "![Break-even](c/break_even.png)" in readme.read_text()
 

@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from report import __main__ as cli
 from report.answer import answer_text
 from report.load import load_dir
@@ -79,3 +81,17 @@ def test_compare_across_machines(tmp_path, capsys):
     ratios = _rows(out, "| test_steady[chainer-vgg-graph-train] |")[-1].split("|")
     assert ratios[2] == ratios[3]  # the same speedup within each run
     assert ratios[4].strip().startswith("1.00× [") and ratios[4].strip().endswith("~")
+
+
+def test_each_machine_gets_its_own_charts(tmp_path):
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    results = two_machines(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(results), "--readme", str(readme),
+                     "--charts", str(tmp_path / "c")]) == 0
+    names = {p.name for p in (tmp_path / "c").glob("*.png")}
+    assert {"speedup_train_m1.png", "speedup_train_m2.png", "step_times_m1.png"} <= names
+    text = readme.read_text()
+    assert text.index("c/speedup_train_m1.png") < text.index("### Machine `ci-b (") < \
+        text.index("c/speedup_train_m2.png")
