@@ -32,10 +32,13 @@ def speedup_text(rec):
 
 
 def break_even_text(rec):
+    """Steps, with the range the speedup's interval gives; 'never', or '—' with the reason."""
     if rec is None:
         return "—"
     if rec["estimate"] is None:
-        return "never" if rec["note"].startswith("never") else f"— ({rec['note']})"
+        return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
+    if rec["interval"]:
+        return f"{rec['estimate']:,} ({rec['low']:,}–{rec['high']:,})"
     return str(rec["estimate"])
 
 

@@ -59,9 +59,23 @@ def break_even_record(parts, floors, variant):
         anchor = next(p for p in parts if p)
         return record(anchor, "break_even", "steps", None, floors, note=f"no {missing} in this run",
                       variant=variant, phase="train", case="cold", known_wrong=None)
-    n = break_even(*(median(p) for p in parts))
-    return record(parts[1], "break_even", "steps", n, floors, case="cold",
-                  note="never (graph step not faster)" if n is None else None)
+    cold, train, eager_cold, eager_train = parts
+    if not _paired(eager_train, train):
+        n = break_even(*(median(p) for p in parts))
+        return record(train, "break_even", "steps", n, floors, case="cold",
+                      note="never (graph step not faster)" if n is None else "unpaired")
+    steps = lambda speedup: break_even(median(cold), median(eager_train) / speedup,
+                                       median(eager_cold), median(eager_train))
+    i = train.info
+    if median(cold) > median(eager_cold) and i["ci_low"] <= 1 <= i["ci_high"]:
+        return record(train, "break_even", "steps", None, floors, case="cold",
+                      note="no significant gain (the speedup's interval includes 1)")
+    if i["ci_high"] < 1 and median(cold) > median(eager_cold):
+        return record(train, "break_even", "steps", None, floors, case="cold",
+                      note="never (slower)")
+    return record(train, "break_even", "steps", steps(i["speedup"]), floors,
+                  steps(i["ci_high"]), steps(i["ci_low"]), "from the speedup's 95% interval",
+                  case="cold")
 
 
 def steady_records(results):

@@ -48,8 +48,9 @@ def expected_cell(rec):
             return f"{est:.2f}× (unpaired)"
         return f"{est:.2f}× [{low:.2f}, {high:.2f}]" + ("" if rec["significant"] else " ~")
     if rec["kind"] == "break_even":
-        return str(est) if est is not None else (
-            "never" if rec["note"].startswith("never") else f"— ({rec['note']})")
+        if est is None:
+            return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
+        return f"{est:,} ({low:,}–{high:,})" if rec["interval"] else str(est)
     return f"{est:.2f}"  # first_call
 
 
@@ -120,3 +121,29 @@ def test_the_answer_names_the_best_variant_its_interval_and_advice(tmp_path):
     assert all(f"`graph` on {m}" in advice for m in gains)
     assert (f"eager on {', '.join(flat)} (no gain beyond the interval)" in advice) == bool(flat)
     assert "(from unpaired ratios" not in advice.split("**On `ci-b")[0]
+
+
+def test_break_even_from_the_speedups_interval(tmp_path):
+    """Paired steady steps and construction in one run: a range, or no significant gain."""
+    paired, quick = json.loads(PAIRED.read_text()), json.loads(QUICK.read_text())
+    paired["benchmarks"] += [b for b in quick["benchmarks"]
+                             if b["extra_info"]["phase"] == "construction"]
+    save(tmp_path, paired, "0001_default", "2026-01-01T00:00:00")
+    from report.records import steady_records
+    records = steady_records(load_dir(tmp_path))
+    even = {r["model"]: r for r in records if r["kind"] == "break_even"}
+    speed = {r["model"]: r for r in records if r["kind"] == "speedup" and r["phase"] == "train"}
+    first = {(r["model"], r["variant"]): r["estimate"] for r in records if r["kind"] == "first_call"
+             and r["case"] == "cold"}
+    for model, rec in even.items():
+        if (rec["note"] or "").endswith("in this run"):  # resnet: no construction in the run
+            continue
+        s = speed[model]
+        if first[model, "graph"] <= first[model, "eager"]:
+            assert rec["estimate"] == 1
+        elif not s["significant"]:
+            assert rec["estimate"] is None and rec["note"].startswith("no significant gain")
+        else:
+            assert rec["low"] <= rec["estimate"] <= rec["high"] and rec["interval"]
+    assert {m: bool(r["interval"]) for m, r in even.items()} == {
+        "mnist_cnn": False, "resnet": False, "vgg": True}  # vgg: 1.25x [1.08, 1.54], a range
