@@ -95,3 +95,15 @@ def test_each_machine_gets_its_own_charts(tmp_path):
     text = readme.read_text()
     assert text.index("c/speedup_train_m1.png") < text.index("### Machine `ci-b (") < \
         text.index("c/speedup_train_m2.png")
+
+
+def test_same_description_and_run_name_are_still_two_runs(tmp_path):
+    """Two copies named 0001_default from machines the report cannot tell apart: kept apart by
+    file, so the newer one's partial re-run never borrows the older one's eager."""
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "a", base, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "b", base, "0001_default", "2026-01-02T00:00:00", 10.0,
+         lambda b: b["extra_info"]["variant"] != "eager")
+    table = cli.details_text(load_dir(tmp_path))
+    rows = _rows(table.split("### Retracing")[0], "| chainer | graph |")
+    assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
