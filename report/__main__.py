@@ -51,8 +51,9 @@ def summary_json(results, wanted=()):
     records = [rec for machine in machines(results) for rec in machine_records(
         lambda name, machine=machine: pick([r for r in results if r.machine == machine], name,
                                            wanted))]
-    return json.dumps({"schema": "graphbench.summary/1", "fields": list(FIELDS),
-                       "records": records}, indent=1, allow_nan=False) + "\n"
+    head = json.dumps({"schema": "graphbench.summary/1", "fields": list(FIELDS)})[:-1]
+    lines = ",\n".join(json.dumps(r, allow_nan=False) for r in records)  # one record a line
+    return f'{head}, "records": [\n{lines}\n]}}\n'
 
 
 def _charts(results, outdir, wanted=()):

@@ -47,7 +47,8 @@ def rows(records):
     """One row per (backend, model): the best graph variant's figures, all from one run."""
     out, top = [], best(records)
     for r in records:
-        if r["kind"] == "speedup" and r["phase"] == "train" and (r["backend"], r["model"]) not in top:
+        if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["estimate"] is None \
+                and r["variant"] != "eager" and (r["backend"], r["model"]) not in top:
             top[(r["backend"], r["model"])] = None
             out.append(f"| {r['backend']} | {r['model']} | — ({r['note']}) |" + " — |" * 5
                        + f" {label(r)} |")
