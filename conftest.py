@@ -11,6 +11,7 @@ import tempfile
 import pytest
 
 from backends import BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load
+from suites import cpu
 from suites.profiles import PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
@@ -163,6 +164,7 @@ def pytest_benchmark_update_machine_info(config, machine_info):
         "profile": env["profile"].name, "device": env["device"], "threads": env["threads"],
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
         "changed_files": changed_files(),
+        "cpu": cpu.describe(),  # a finding or figure holds for this CPU and vector ISA
     }
 
 

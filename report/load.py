@@ -110,10 +110,14 @@ def _check_stats(path, benchmarks):
                              f"{'/'.join(bad)} in its stats; file left out")
 
 
+FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs
+
+
 def load_dir(directory, incomplete=False):
     """Every suite result under `directory`; bad files (and, unless asked, unfinished runs) are
     reported and left out."""
-    files = sorted(p for p in Path(directory).rglob("*.json") if p.name != SUMMARY)
+    files = sorted(p for p in Path(directory).rglob("*.json")
+                   if p.name != SUMMARY and FINDINGS not in p.relative_to(directory).parts[:1])
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []
