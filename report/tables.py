@@ -151,9 +151,13 @@ def run_line(r):
     dirty = " with uncommitted changes" if r.dirty else ""
     if r.dirty and (changed := g.get("changed_files")):
         dirty += f" ({', '.join(changed[:4])}{', …' if len(changed) > 4 else ''})"
+    cpu = g.get("cpu") or {}
+    isa = (f", vector ISA {cpu['vector_isa']}" + "".join(f" ({k}={v})" for k, v in
+                                                       sorted(cpu.get("env", {}).items()))
+           if cpu.get("vector_isa") else "")
     return (f"- {r.label} on `{r.machine}`, {r.datetime[:16].replace('T', ' ')} UTC, commit "
             f"`{str(commit.get('id', 'unknown'))[:8]}`{dirty}: profile `{g.get('profile')}`, "
-            f"device `{g.get('device')}`, {g.get('threads')} threads; {versions}")
+            f"device `{g.get('device')}`, {g.get('threads')} threads{isa}; {versions}")
 
 
 def gap_lines(runs):

@@ -91,12 +91,15 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     base["commit_info"] = {"id": "abcdef0123456789", "dirty": True}
     base["machine_info"]["graphbench"]["changed_files"] = ["suites/test_steady.py"]
     save(tmp_path, base, "0001_default", "2026-01-01T00:00:00")
-    clean = dict(base, commit_info={"id": "0123456789abcdef", "dirty": False})
+    clean = json.loads(json.dumps(dict(base, commit_info={"id": "0123456789abcdef", "dirty": False})))
+    clean["machine_info"]["graphbench"]["cpu"] = {"vector_isa": "avx2",
+                                                  "env": {"ATEN_CPU_CAPABILITY": "avx2"}}
     save(tmp_path, clean, "0003_default", "2026-01-03T00:00:00")
     text = cli.details_text(load_dir(tmp_path))
     lines = text.splitlines()
     clean_line = next(line for line in lines if line.startswith("- `0003_default` on `vm ("))
-    assert ", 2026-01-03 00:00 UTC, commit `01234567`: profile `quick`, device `cpu`, " in clean_line
+    assert (", 2026-01-03 00:00 UTC, commit `01234567`: profile `quick`, device `cpu`, 2 threads, "
+            "vector ISA avx2 (ATEN_CPU_CAPABILITY=avx2); " in clean_line)
     assert "chainer 7.8.1" in clean_line
     assert "- Not shown (a newer run of the same backend and section is): `0001_default`" in lines
     assert "No run 0002 in `results/` for `vm (" in text
