@@ -1,13 +1,28 @@
 """Mixed precision beside float32: step time, first call and the loss after the same steps."""
 from backends import PRECISIONS, precision_skip
-from report.tables import (STEP_PHASES, VARIANT_ORDER, _s, flags, latest, speedup,
-                           spread_overlaps, step_cell)
+from report.figures import speedup_text
+from report.records import aa_floors, precision_record
+from report.tables import STEP_PHASES, VARIANT_ORDER, _s, flags, latest, spread_overlaps, step_cell
 
 
 def precision_index(results):
     """{(backend, model, variant, phase, cache, precision): result}, deterministic runs left out."""
     return {(*r.key, flags(r)[0]): r for r in latest(results)
             if not flags(r)[1] and r.info["phase"] in STEP_PHASES and r.valid}
+
+
+def precision_records(results):
+    """A precision_speedup record per mixed-precision step (train, infer) of the results."""
+    idx, floors = precision_index(results), aa_floors(results)
+    return [precision_record(idx.get((*key[:5], "float32")), r, floors)
+            for key, r in sorted(idx.items(), key=str)
+            if key[5] != "float32" and key[3] in ("train", "infer")]
+
+
+def _clearly(rec, full, mixed):
+    """Faster or slower beyond chance: the paired interval excludes 1, or (unpaired) the
+    interquartile ranges do not overlap."""
+    return rec["significant"] if rec["interval"] else not spread_overlaps(full, mixed)
 
 
 def _loss_cell(mixed, full):
@@ -29,7 +44,8 @@ def precision_section(results):
     mixed = [p for p in PRECISIONS if p != "float32" and any(k[5] == p for k in idx)]
     if not mixed:
         return ""
-    lines, found = [], {}
+    lines, found, floors = [], {}, aa_floors(results)
+    ratio = lambda full, low: precision_record(full, low, floors) if low else None
     for precision in mixed:
         for model in sorted({k[1] for k in idx if k[5] == precision}):
             lines += [f"**{model}, {precision}** (speedups over the same variant in float32; loss: "
@@ -40,17 +56,19 @@ def precision_section(results):
                 get = lambda phase, p, cache=None: idx.get((backend, model, variant, phase, cache, p))
                 loss, diff = _loss_cell(get("train", precision), get("train", "float32"))
                 full, low = get("train", "float32"), get("train", precision)
+                rec = ratio(full, low)
                 if full and low:
                     found.setdefault(backend, []).append(
-                        (full.stats["median"] / low.stats["median"], not spread_overlaps(full, low),
-                         f"{model}/{variant}", diff))
+                        (rec["estimate"], _clearly(rec, full, low), f"{model}/{variant}", diff))
                 cold = get("construction", precision, "cold")
                 lines.append(f"| {backend} | {variant} | {step_cell(get('train', precision))} | "
-                             f"{speedup(get('train', 'float32'), get('train', precision))} | "
-                             f"{speedup(get('infer', 'float32'), get('infer', precision))} | "
+                             f"{speedup_text(rec)} | "
+                             f"{speedup_text(ratio(get('infer', 'float32'), get('infer', precision)))} | "
                              f"{_s(cold.stats['median'] if cold else None)} | {loss} |")
             lines.append("")
-    lines += ["The loss column compares the two precisions after the same number of SGD steps on "
+    lines += ["Clearly faster or slower: the paired 95% interval excludes 1 (for ratios saved "
+              "before paired timing, marked unpaired: the interquartile ranges do not overlap). "
+              "The loss column compares the two precisions after the same number of SGD steps on "
               "one repeated batch (the steady suite's warm-up and timed steps): per-step rounding "
               "differences compound along the trajectory, so it shows drift, not held-out "
               "accuracy.", ""]
@@ -77,7 +95,7 @@ def _advice(found):
         diffs = [r[3] for r in runs if r[3] is not None]
         loss = (f"; the loss after the same steps differs from float32's by up to {max(diffs):.1%}"
                 if diffs else "")
-        counts = (f"faster beyond the spread in {len(faster)} of {len(runs)} train steps"
+        counts = (f"clearly faster in {len(faster)} of {len(runs)} train steps"
                   + (f" (best {faster[0][0]:.2f}×, {faster[0][2]})" if faster else "")
                   + f", slower in {len(slower)}{loss}")
         verdict = (f"{counts}: worth it where the loss difference is acceptable"

@@ -51,6 +51,19 @@ def speedup_record(eager, graph, floors):
                   note="unpaired (saved before paired timing): no interval")
 
 
+def precision_record(full, mixed, floors):
+    """The same variant in float32 ÷ in mixed precision, both from one run: the paired estimate
+    with its interval where the run saved one, else the ratio of medians."""
+    if full is None:
+        return record(mixed, "precision_speedup", "x", None, floors, note="no float32 in this run")
+    i = mixed.info
+    if "precision_speedup" in i:
+        return record(mixed, "precision_speedup", "x", i["precision_speedup"], floors,
+                      i["precision_ci_low"], i["precision_ci_high"], CI, i["precision_significant"])
+    return record(mixed, "precision_speedup", "x", median(full) / median(mixed), floors,
+                  note="unpaired (saved before paired timing): no interval")
+
+
 def break_even_record(parts, floors, variant):
     """Steps until the graph variant's first call is paid back, from one run's four figures."""
     names = ("cold first call", "train step", "eager cold first call", "eager train step")
@@ -152,6 +165,8 @@ def memory_records(results):
 
 def machine_records(view):
     """Every record of one machine, each section from its own runs (`view(section)`)."""
+    from report.precision import precision_records  # it builds its table from these records
     steady = view("steady")
-    return (steady_records(steady) + aa_records(steady) + throughput_records(view("peak"))
+    return (steady_records(steady) + aa_records(steady) + precision_records(steady)
+            + throughput_records(view("peak"))
             + retrace_records(view("retrace")) + memory_records(view("memory")))

@@ -46,3 +46,23 @@ def test_determinism_rows_and_refusals():
     assert row[7] == ("yes" if on.info["repeat_identical"] else "no")
     assert _row(section, "| tf | mnist_cnn | xla |")[4] == "refused [1]"
     assert "[1] TF 2.21: with op determinism on, XLA refuses MaxPool's gradient" in section
+
+
+def test_a_paired_precision_speedup_shows_its_interval_and_is_a_record(tmp_path):
+    import json
+    from report.load import load_dir
+    from report.records import machine_records
+    from report.select import pick
+    data = json.loads(FIXTURE.read_text())
+    low = next(b for b in data["benchmarks"]
+               if b["name"] == "test_steady[tf-mnist_cnn-graph-bfloat16-train]")
+    low["extra_info"].update(precision_speedup=1.3, precision_ci_low=0.9,
+                             precision_ci_high=1.7, precision_significant=False)
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    results = load_dir(tmp_path)
+    assert _row(precision_section(results), "| tf | graph |")[3] == "1.30× [0.90, 1.70] ~"
+    records = machine_records(lambda name: pick(results, name))
+    rec = next(r for r in records if r["kind"] == "precision_speedup" and r["variant"] == "graph"
+               and r["phase"] == "train" and r["model"] == "mnist_cnn")
+    assert (rec["estimate"], rec["low"], rec["high"], rec["significant"], rec["precision"]) == (
+        1.3, 0.9, 1.7, False, "bfloat16")
