@@ -166,7 +166,9 @@ def memory_records(results):
 def machine_records(view):
     """Every record of one machine, each section from its own runs (`view(section)`)."""
     from report.precision import precision_records  # it builds its table from these records
+    from report.section_records import determinism_records, micro_records, pipeline_records
     steady = view("steady")
     return (steady_records(steady) + aa_records(steady) + precision_records(steady)
-            + throughput_records(view("peak"))
+            + throughput_records(view("peak")) + micro_records(view("micro"))
+            + determinism_records(view("determinism")) + pipeline_records(view("pipeline"))
             + retrace_records(view("retrace")) + memory_records(view("memory")))

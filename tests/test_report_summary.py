@@ -147,3 +147,33 @@ def test_break_even_from_the_speedups_interval(tmp_path):
             assert rec["low"] <= rec["estimate"] <= rec["high"] and rec["interval"]
     assert {m: bool(r["interval"]) for m, r in even.items()} == {
         "mnist_cnn": False, "resnet": False, "vgg": True}  # vgg: 1.25x [1.08, 1.54], a range
+
+
+def test_determinism_precision_and_pipeline_records_match_their_tables():
+    from report.determinism import determinism_section
+    from report.load import load_file
+    from report.pipeline import pipeline_section
+    from report.precision import precision_section
+    from report.section_records import determinism_records, pipeline_records
+    from report.precision import precision_records
+    from tests.test_report_flags import FIXTURE as FLAGS, _row
+    from tests.test_report_pipeline import _results
+    flags = load_file(FLAGS)
+    det, prec = determinism_section(flags), precision_section(flags)
+    for rec in determinism_records(flags):
+        row = _row(det, f"| tf | {rec['model']} | {rec['variant']} |")
+        assert row[5] == f"{rec['estimate']:.2f}× (unpaired)"
+    for rec in precision_records(flags):
+        if rec["phase"] == "train" and rec["model"] == "mnist_cnn":
+            row = _row(prec.split(f"**mnist_cnn, {rec['precision']}**")[1],
+                       f"| tf | {rec['variant']} |")
+            assert row[3] == f"{rec['estimate']:.2f}× (unpaired)"
+    pipeline = pipeline_section(_results())
+    records = pipeline_records(_results())
+    assert len(records) == 3 * len(_results())
+    for rec in records:
+        if rec["kind"] == "examples_per_s":
+            assert f"{rec['estimate']:,.0f}/s · " in pipeline
+        elif rec["kind"] == "epoch_time":
+            ms = lambda s: f"{s * 1e3:.2f}"
+            assert f"epoch {ms(rec['estimate'])} ({ms(rec['low'])}–{ms(rec['high'])})" in pipeline

@@ -1,0 +1,43 @@
+"""Records of the micro, determinism and pipeline sections (summary.json), one per figure."""
+from report.records import IQR, aa_floors, record
+from report.tables import latest, median
+
+
+def _ratio(base, other, kind, floors, **fields):
+    """base ÷ other of two results of one run, unpaired (these suites are not paired yet)."""
+    return record(other, kind, "x", median(base) / median(other), floors,
+                  note="unpaired: no interval", **fields)
+
+
+def micro_records(results):
+    """Per micro workload: eager ÷ graph, and each variant's steady time."""
+    found = {(r.info["backend"], r.info["workload"], r.info["variant"]): r for r in latest(results)
+             if r.info["phase"] == "micro"}
+    floors, out = aa_floors(results), []
+    for (backend, workload, variant), r in sorted(found.items()):
+        out.append(record(r, "micro_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"],
+                          IQR, case=workload))
+        if variant == "graph" and (eager := found.get((backend, workload, "eager"))):
+            out.append(_ratio(eager, r, "micro_speedup", floors, case=workload))
+    return out
+
+
+def determinism_records(results):
+    """Per case: the step with deterministic ops off ÷ on."""
+    runs = {(r.info["backend"], r.info["model"], r.info["variant"], r.info["deterministic"]): r
+            for r in latest(results) if r.info["phase"] == "determinism" and r.valid}
+    floors = aa_floors(results)
+    return [_ratio(off, runs[(*key[:3], True)], "determinism_ratio", floors)
+            for key, off in sorted(runs.items()) if not key[3] and (*key[:3], True) in runs]
+
+
+def pipeline_records(results):
+    """Per loader: the epoch time (IQR), examples per second and input wait per step."""
+    floors, out = aa_floors(results), []
+    for r in latest(results):
+        if r.info["phase"] != "pipeline" or not r.valid:
+            continue
+        out += [record(r, "epoch_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"], IQR),
+                record(r, "examples_per_s", "1/s", r.info["examples_per_s"], floors),
+                record(r, "input_wait_per_step", "s", r.info["input_wait_s_per_step"], floors)]
+    return out
