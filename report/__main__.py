@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 
 from backends import BACKENDS
-from report.answer import answer_text, step_time_reading
+from report.answer import answer_text, break_even_reading, step_time_reading
 from report.compare import compare_runs
 from report.load import SUMMARY, load_dir, load_file, one_profile, unfinished, warn
-from report.readings import (break_even_reading, overhead_reading, retrace_reading,
-                             speedup_reading, throughput_reading)
+from report.readings import (overhead_reading, retrace_reading, speedup_reading,
+                             throughput_reading)
 from report.records import FIELDS, machine_records
 from report.render import details_text, render
 from report.select import machines, names, pick

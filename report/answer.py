@@ -148,3 +148,24 @@ def step_time_reading(results):
     return ("; ".join(parts) + ". Speedups compare each framework with its own eager mode: a "
             "large one can mean a slow eager mode, so rank frameworks by these times, not by "
             "speedup.")
+
+
+def break_even_reading(results):
+    """The quickest and slowest break-even of one machine's steady runs, and those that never
+    pay or gain nothing beyond the interval (from the same records as the tables)."""
+    records = [r for r in machine_records(lambda name: results if name == "steady" else [])
+               if r["kind"] == "break_even" and not (r["note"] or "").endswith("in this run")]
+    if not records:
+        return "No construction and steady results of one run to combine."
+    name = lambda r: f"{r['backend']}/{r['variant']} on {r['model']}"
+    paid = sorted((r for r in records if r["estimate"] is not None), key=lambda r: r["estimate"])
+    text = ""
+    if paid:
+        text += (f"The quickest to pay off is {name(paid[0])} after {break_even_text(paid[0])} "
+                 f"steps; the slowest {name(paid[-1])} after {break_even_text(paid[-1])}. ")
+    for what, says in (("never", "never pay off"), ("no significant gain", "gain nothing beyond "
+                                                    "their speedup's interval")):
+        found = [name(r) for r in records if r["estimate"] is None and r["note"].startswith(what)]
+        if found:
+            text += f"{len(found)} {says}: {', '.join(found)}. "
+    return text.strip()

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from report.tables import STEP_PHASES, VARIANT_ORDER, break_even, index, latest  # noqa: E402
+from report.tables import STEP_PHASES, VARIANT_ORDER, index, latest  # noqa: E402
 
 from report.records import gflops  # noqa: E402  (readings import it from here)
 
@@ -182,28 +182,34 @@ def overhead_chart(results, path):
 
 
 def break_even_chart(results, path):
-    """Steps until construction + n graph steps cost less than n eager steps."""
-    idx = index(results)
+    """Steps until construction + n graph steps cost less than n eager steps, from the records:
+    whiskers span the steps at the two ends of the speedup's interval."""
+    from report.records import lookup, steady_records
+    cells, idx = lookup(steady_records(results)), index(results)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
-    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off",
-                        results, "steps (log scale); 'never' = graph step not faster")
+    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off "
+                        "(whiskers: from the speedup's 95% interval)", results,
+                        "steps (log scale)")
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model)):
             labels.append(f"{backend}/{variant}")
-            get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
-            parts = (get(variant, "construction", "cold"), get(variant, "train"),
-                     get("eager", "construction", "cold"), get("eager", "train"))
-            if not all(parts):
+            rec = cells.get((backend, model, variant, "break_even", "train", "cold"))
+            if rec is None or (rec["estimate"] is None and "in this run" in rec["note"]):
                 continue
-            n = break_even(*(p.stats["median"] for p in parts))
+            n = rec["estimate"]
             if n is None:
-                ax.text(1, row, " never", va="center", fontsize=7, color="#900")
+                ax.text(1, row, f" {rec['note']}", va="center", fontsize=7, color="#900")
                 continue
             ax.barh(row, n, color=COLORS.get(backend, "grey"))
-            ax.text(n, row, f" {n:,}", va="center", fontsize=7)
+            high = n
+            if rec["interval"]:
+                high = rec["high"]
+                ax.errorbar(n, row, xerr=[[n - rec["low"]], [high - n]], color="black",
+                            capsize=2, lw=0.8)
+            ax.text(high, row, f" {n:,}", va="center", fontsize=7)
         ax.set_xscale("log")
         ax.set_xlim(left=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)

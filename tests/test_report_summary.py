@@ -123,14 +123,19 @@ def test_the_answer_names_the_best_variant_its_interval_and_advice(tmp_path):
     assert "(from unpaired ratios" not in advice.split("**On `ci-b")[0]
 
 
-def test_break_even_from_the_speedups_interval(tmp_path):
-    """Paired steady steps and construction in one run: a range, or no significant gain."""
+def paired_with_construction(tmp_path):
+    """The paired steady run with the quick run's construction results, as one run."""
     paired, quick = json.loads(PAIRED.read_text()), json.loads(QUICK.read_text())
     paired["benchmarks"] += [b for b in quick["benchmarks"]
                              if b["extra_info"]["phase"] == "construction"]
     save(tmp_path, paired, "0001_default", "2026-01-01T00:00:00")
+    return load_dir(tmp_path)
+
+
+def test_break_even_from_the_speedups_interval(tmp_path):
+    """Paired steady steps and construction in one run: a range, or no significant gain."""
     from report.records import steady_records
-    records = steady_records(load_dir(tmp_path))
+    records = steady_records(paired_with_construction(tmp_path))
     even = {r["model"]: r for r in records if r["kind"] == "break_even"}
     speed = {r["model"]: r for r in records if r["kind"] == "speedup" and r["phase"] == "train"}
     first = {(r["model"], r["variant"]): r["estimate"] for r in records if r["kind"] == "first_call"
@@ -177,3 +182,14 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
         elif rec["kind"] == "epoch_time":
             ms = lambda s: f"{s * 1e3:.2f}"
             assert f"epoch {ms(rec['estimate'])} ({ms(rec['low'])}–{ms(rec['high'])})" in pipeline
+
+
+def test_the_break_even_reading_says_what_the_table_says(tmp_path):
+    from report.answer import break_even_reading
+    from report.figures import summary_table
+    results = paired_with_construction(tmp_path)
+    table, reading = summary_table(results), break_even_reading(results)
+    vgg = next(line for line in table.splitlines() if line.startswith("| chainer | graph |")
+               and "1.25×" in line).split("|")[9].strip()
+    assert f"chainer/graph on vgg after {vgg} steps" in reading
+    assert "1 gain nothing beyond their speedup's interval: chainer/graph on mnist_cnn" in reading
