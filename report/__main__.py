@@ -14,7 +14,10 @@ from report.compare import compare_runs
 from report.load import SUMMARY, load_dir, load_file, one_profile, unfinished, warn
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
+from report.memory import memory_results
+from report.memory import advice as memory_reading_of
 from report.records import FIELDS, machine_records
+from report.retrace import retrace_step_reading
 from report.render import details_text, render
 from report.select import machines, names, pick
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, readme_text,
@@ -56,6 +59,11 @@ def summary_json(results, wanted=()):
     return f'{head}, "records": [\n{lines}\n]}}\n'
 
 
+def memory_reading(results):
+    """The memory chart's reading: the memory section's advice line."""
+    return memory_reading_of(memory_results(results)) or "No memory results."
+
+
 def _charts(results, outdir, wanted=()):
     """[(machine, title, path in outdir, reading)] of the charts drawn into `outdir`, per machine
     (a suffix per machine when there are several)."""
@@ -71,7 +79,9 @@ def _charts(results, outdir, wanted=()):
                     "construction_overhead": lambda: overhead_reading(view("steady")),
                     "break_even": lambda: break_even_reading(view("steady")),
                     "throughput": lambda: throughput_reading(view("peak")),
-                    "retrace": lambda: retrace_reading(view("retrace"))}
+                    "retrace": lambda: retrace_reading(view("retrace")),
+                    "retrace_steps": lambda: retrace_step_reading(view("retrace")),
+                    "memory": lambda: memory_reading(view("memory"))}
         suffix = f"_m{n}" if len(found) > 1 else ""
         drawn += [(machine, title, path, readings[path.stem.removesuffix(suffix)]())
                   for title, path in draw_all(view, outdir, suffix)]

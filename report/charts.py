@@ -281,6 +281,7 @@ def retrace_chart(results, path):
 def draw_all(view, outdir, suffix=""):
     """Every chart one machine's results allow, each from its section's runs (`view(section)`);
     returns [(title, path)] of those drawn."""
+    from report.cost_charts import memory_chart, retrace_step_chart  # they draw with this module
     outdir.mkdir(parents=True, exist_ok=True)
     steady = view("steady")
     drawn = [("Steady-state speedup, train step",
@@ -294,5 +295,8 @@ def draw_all(view, outdir, suffix=""):
              ("Throughput against the matmul peak",
               throughput_chart(view("peak"), outdir / f"throughput{suffix}.png")),
              ("Retracing with changing input sizes",
-              retrace_chart(view("retrace"), outdir / f"retrace{suffix}.png"))]
+              retrace_chart(view("retrace"), outdir / f"retrace{suffix}.png")),
+             ("Retracing: a step at a new input size beside a seen one",
+              retrace_step_chart(view("retrace"), outdir / f"retrace_steps{suffix}.png")),
+             ("Memory per variant", memory_chart(view("memory"), outdir / f"memory{suffix}.png"))]
     return [(title, path) for title, path in drawn if path]

@@ -131,20 +131,48 @@ def seed_comparison(results):
     return text
 
 
+def new_and_seen(r):
+    """(mean step s at a shape not seen before, at a seen one), after the first step (which
+    also traces); None without both kinds of step."""
+    seen, new, old = set(), [], []
+    for i, (side, t) in enumerate(zip(r.info.get("sides") or (), r.info.get("step_times") or ())):
+        if i:
+            (old if tuple(side) in seen else new).append(t)
+        seen.add(tuple(side))
+    return (sum(new) / len(new), sum(old) / len(old)) if new and old else None
+
+
+def new_vs_seen_steps(results):
+    """{(backend, network, variant): (new-shape step s, seen-shape step s)}, repeating sizes."""
+    return {k: steps for k, r in retrace_results(results, "train", "repeating").items()
+            if (steps := new_and_seen(r))}
+
+
+def retrace_step_reading(results):
+    """Per backend: the largest cost of a new input size over a seen one, eager as control."""
+    found, parts = new_vs_seen_steps(results), []
+    for backend in sorted({b for b, _, _ in found}):
+        mine = {k: new / seen for k, (new, seen) in found.items() if k[0] == backend}
+        worst = max((k for k in mine if k[2] != "eager"), key=mine.get, default=None)
+        eager = [v for k, v in mine.items() if k[2] == "eager"]
+        if worst:
+            parts.append(f"{backend}: a step at a new size costs up to {mine[worst]:.1f}× one at "
+                         f"a seen size ({worst[2]} on {worst[1]})"
+                         + (f"; eager {min(eager):.1f}–{max(eager):.1f}×" if eager else ""))
+    return ("; ".join(parts) + ". Repeating sizes, after each run's first step; a variant that "
+            "traces once but costs much more at a new size compiles per shape (XLA)."
+            if parts else "No retrace runs with repeating sizes.")
+
+
 def compile_per_shape(results):
     """Evidence from per-step times that a variant tracing once still compiles per shape (XLA)."""
     lines = []
     for (backend, net, variant), r in sorted(retrace_results(results, "train", "repeating").items()):
         if r.info["traces"] != 1 or variant == "eager":
             continue
-        seen, new, old = set(), [], []
-        for i, (side, t) in enumerate(zip(r.info["sides"], r.info["step_times"])):
-            if i:  # the first step also traces: leave it out
-                (old if tuple(side) in seen else new).append(t)
-            seen.add(tuple(side))
-        if new and old:
-            lines.append(f"{backend}/{variant} on {net}: new shape {sum(new) / len(new):.3f} s, "
-                         f"seen shape {sum(old) / len(old):.3f} s")
+        if steps := new_and_seen(r):
+            lines.append(f"{backend}/{variant} on {net}: new shape {steps[0]:.3f} s, "
+                         f"seen shape {steps[1]:.3f} s")
     return ("Variants that trace once, step time after the first step (repeating sides): a new "
             "shape that costs far more than a seen one is being compiled again (XLA compiles per "
             "concrete shape though it traces once): " + "; ".join(lines) + "." if lines else "")

@@ -99,7 +99,8 @@ def test_charts_are_drawn_and_linked(tmp_path):
     cli.main(["--results", str(tmp_path), "--readme", str(readme), "--charts", str(tmp_path / "c")])
     pngs = sorted(p.name for p in (tmp_path / "c").glob("*.png"))
     assert pngs == ["break_even.png", "construction_overhead.png", "retrace.png",
-                    "speedup_infer.png", "speedup_train.png", "step_times.png", "throughput.png"]
+                    "retrace_steps.png", "speedup_infer.png", "speedup_train.png",
+                    "step_times.png", "throughput.png"]
     assert all((tmp_path / "c" / p).read_bytes()[:4] == b"\x89PNG" for p in pngs)
     assert "![Break-even](c/break_even.png)" in readme.read_text()
 
@@ -165,3 +166,15 @@ def test_compile_per_shape_from_step_times(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps(data))
     assert "chainer/graph on vgg: new shape 4.000 s, seen shape 0.010 s" in \
         compile_per_shape(load_dir(tmp_path))
+
+
+def test_new_shape_step_against_a_seen_one(tmp_path):
+    from report.retrace import retrace_step_reading
+    data = json.loads(FIXTURE.read_text())
+    run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
+               and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
+               and b["extra_info"]["pattern"] == "repeating")
+    run["extra_info"].update(sides=[[40, 40], [48, 48], [40, 40]], step_times=[5.0, 4.0, 0.01])
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    assert "chainer: a step at a new size costs up to 400.0× one at a seen size (graph on vgg)" \
+        in retrace_step_reading(load_dir(tmp_path))

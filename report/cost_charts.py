@@ -1,0 +1,62 @@
+"""Charts of what graph mode costs: memory per variant, and a step at a new shape vs a seen one."""
+import matplotlib.ticker
+
+from report.charts import COLORS, _figure, _finish, plt
+from report.records import memory_records
+from report.retrace import by_depth, new_vs_seen_steps, retrace_results
+from report.tables import VARIANT_ORDER
+
+MIB = 2 ** 20
+
+
+def memory_chart(results, path):
+    """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
+    records = memory_records(results)
+    models = sorted({r["model"] for r in records})
+    if not models:
+        return None
+    fig, axes = _figure(models, "Memory: peak train-step RSS above the post-import baseline",
+                        results, "MiB")
+    for ax, model in zip(axes, models):
+        rows = sorted((r for r in records if r["model"] == model), key=lambda r: (
+            r["backend"], VARIANT_ORDER.index(r["variant"]) if r["variant"] in VARIANT_ORDER else 99))
+        for row, r in enumerate(rows):
+            mib = r["estimate"] / MIB
+            ax.barh(row, mib, color=COLORS.get(r["backend"], "grey"),
+                    hatch="//" if r["variant"] == "eager" else None, edgecolor="white")
+            ax.text(mib, row, f" {mib:.1f}", va="center", fontsize=6)
+        ax.set_yticks(range(len(rows)), [f"{r['backend']}/{r['variant']}" for r in rows],
+                      fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    return _finish(fig, path)
+
+
+def retrace_step_chart(results, path):
+    """Per backend: the mean step at a shape not seen before beside one at a seen shape
+    (repeating sizes, after the first step), for every variant and network."""
+    found = new_vs_seen_steps(results)
+    backends = sorted({b for b, _, _ in found})
+    if not backends:
+        return None
+    fig, axes = _figure(backends, "Retracing: a step at a new input size (dark) beside one at a "
+                        "size seen before (light)", results, "seconds per step (log scale)")
+    order = by_depth(retrace_results(results, "train", "repeating"))
+    for ax, backend in zip(axes, backends):
+        keys = sorted((k for k in found if k[0] == backend), key=lambda k: (
+            order(k[1]), VARIANT_ORDER.index(k[2]) if k[2] in VARIANT_ORDER else 99))
+        for row, key in enumerate(keys):
+            new, seen = found[key]
+            color = COLORS.get(backend, "grey")
+            ax.barh(row - 0.2, new, height=0.4, color=color)
+            ax.barh(row + 0.2, seen, height=0.4, color=color, alpha=0.4)
+            ax.text(max(new, seen), row, f" {new / seen:.1f}×", va="center", fontsize=6)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_yticks(range(len(keys)), [f"{net}/{variant}" for _, net, variant in keys],
+                      fontsize=7)
+        ax.set_title(backend)
+        ax.invert_yaxis()
+    plt.setp(axes, xlabel="seconds per step (log scale); label: new ÷ seen")
+    return _finish(fig, path)
