@@ -89,6 +89,7 @@ def _charts(results, outdir, wanted=()):
 
 
 def parser():
+    """The command line of `python -m report`."""
     found = argparse.ArgumentParser(prog="python -m report", description=__doc__)
     add = found.add_argument
     add("--results", default="results", help="folder of saved runs")
@@ -112,6 +113,7 @@ def parser():
 
 
 def main(argv=None):
+    """Run the report (or --compare); 0 when made, 2 with one line on why not."""
     args = parser().parse_args(argv)
     if args.compare:
         return _compare(args.compare)
@@ -123,6 +125,7 @@ def main(argv=None):
 
 
 def _compare(paths):
+    """Print two runs side by side; warn when one did not finish or their profiles differ."""
     try:
         print(compare_runs(*paths))
         runs = [load_file(path) for path in paths]

@@ -38,6 +38,7 @@ def best(records):
 
 
 def _get(records, rec, kind, phase=None, variant=None, case=None):
+    """The record of `kind` for `rec`'s backend and model (and its variant unless one is named)."""
     return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
                  and r["model"] == rec["model"] and r["variant"] == (variant or rec["variant"])
                  and (phase is None or r["phase"] == phase) and r["case"] == case), None)

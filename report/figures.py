@@ -14,6 +14,7 @@ def label(rec):
 
 
 def step_text(rec):
+    """A step time in ms with its interquartile range, as the tables show it."""
     if rec is None:
         return "—"
     if rec["estimate"] is None:
@@ -22,6 +23,7 @@ def step_text(rec):
 
 
 def speedup_text(rec):
+    """A speedup: paired with its interval, unpaired said so, or "—" with the reason."""
     if rec is None:
         return "—"
     if rec["estimate"] is None:

@@ -36,6 +36,7 @@ def record(r, kind, unit, estimate, floors, low=None, high=None, interval=None,
 
 
 def step_record(r, floors):
+    """A step time (median) with its interquartile range."""
     return record(r, "step_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"], IQR)
 
 

@@ -54,6 +54,7 @@ def render(results, charts=(), relative_to=Path("."), wanted=(), details=None):
                   ""]
 
     def body(machine, view, h):
+        """One machine's charts with their readings."""
         out = []
         for m, title, path, reading in charts:
             if m == machine:
