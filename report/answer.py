@@ -16,7 +16,9 @@ def answer_text(results, wanted=()):
     parts = ["Each framework against its own eager mode (a large speedup can mean a slow eager "
              "mode, so these rows do not rank frameworks: compare the step times). Speedups "
              "with a 95% interval are paired; `~` marks an interval that includes 1; "
-             "\"(unpaired)\" ratios come from older runs without one. Generated from "
+             "\"(unpaired)\" ratios come from older runs without one. The cold first call "
+             "excludes the process start-up (framework import, compiler start-up), which the "
+             "suites pay once before the first case and do not time yet. Generated from "
              "`results/summary.json`'s records; every table is in RESULTS.md.", ""]
     for machine in machines(results):
         mine = [r for r in results if r.machine == machine]
