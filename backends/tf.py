@@ -151,8 +151,8 @@ def _keras_weights(spec, params):
     return weights
 
 
-def _function(fn, variant, spec, with_labels):
-    """Wrap a step function as the variant asks."""
+def function(fn, variant, signature=None):
+    """Wrap a step function as the variant asks; `signature` (None-dim TensorSpecs) for *_dynamic."""
     if variant == "eager":
         return fn
     if variant == "graph":
@@ -162,10 +162,15 @@ def _function(fn, variant, spec, with_labels):
     if variant == "xla":
         return tf.function(fn, jit_compile=True)
     if variant in ("graph_dynamic", "xla_dynamic"):
-        images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
-        signature = [images, tf.TensorSpec([None], tf.int32)] if with_labels else [images]
         return tf.function(fn, input_signature=signature, jit_compile=variant == "xla_dynamic")
     raise ValueError(f"tf backend has no variant {variant!r}")
+
+
+def _function(fn, variant, spec, with_labels):
+    """`function` with the spec's image signature (None batch and sides)."""
+    images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
+    signature = [images, tf.TensorSpec([None], tf.int32)] if with_labels else [images]
+    return function(fn, variant, signature)
 
 
 class Runner:

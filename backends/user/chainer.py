@@ -1,0 +1,75 @@
+"""A user's Chainer model in one variant: define-by-run, or its forward under @static_graph."""
+import contextlib
+import io
+
+import chainer
+import numpy as np
+from chainer import static_graph
+
+def seed(value=0):
+    """Seed NumPy (Chainer's initializers draw from it) so every runner has the same weights."""
+    np.random.seed(value)
+
+
+class _Static(chainer.Chain):
+    """The user's chain with its forward cached by @static_graph (one schedule per shape)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        with self.init_scope():
+            self.inner = inner
+
+    @static_graph
+    def forward(self, *xs):
+        return self.inner(*xs)
+
+
+class Runner:
+    """train_step / infer_step / traces of the user's chain, as the suite's chainer Runner."""
+
+    def __init__(self, user, variant, device="@numpy", example=None):
+        if variant not in ("eager", "graph"):
+            raise ValueError(f"chainer has no variant {variant!r}")
+        seed()
+        built = user.build("chainer")
+        inner, self.loss_fn, self.optimizer = built["model"], built["loss"], built["optimizer"]
+        if not isinstance(inner, chainer.Link):
+            user.fail("chainer_model()", f"'model' is a {type(inner).__name__}, "
+                                         "not a chainer.Link")
+        if not isinstance(self.optimizer, chainer.Optimizer):
+            user.fail("chainer_model()", f"'optimizer' is a {type(self.optimizer).__name__}, "
+                                         "not a chainer.Optimizer")
+        self.static = variant == "graph"
+        self.model = _Static(inner) if self.static else inner
+        if getattr(self.optimizer, "target", None) is None:
+            self.optimizer.setup(inner)
+
+    def _quiet(self):
+        # @static_graph prints on stdout at every verbosity level
+        return contextlib.redirect_stdout(io.StringIO()) if self.static else contextlib.nullcontext()
+
+    def to_device(self, xs, target):
+        """NumPy arrays as they are (CPU)."""
+        return tuple(xs), target
+
+    def train_step(self, xs, target):
+        """One optimizer step; the loss as a float."""
+        with self._quiet():
+            self.model.cleargrads()
+            loss = self.loss_fn(self.model(*xs), target)
+            loss.backward()
+            self.optimizer.update()
+        return float(loss.array)
+
+    def infer_step(self, xs):
+        """Inference outputs as a NumPy array."""
+        with self._quiet(), chainer.using_config("train", False), chainer.no_backprop_mode():
+            out = self.model(*xs)
+            if self.static:  # else every forward-only call builds a new schedule
+                self.model.schedule_manager.end_forward()
+        return np.asarray(out.array, dtype=np.float32)
+
+    def traces(self):
+        """Static-graph schedules built so far (one per mode and input shape)."""
+        manager = getattr(self.model, "schedule_manager", None)
+        return sum(len(v) for v in manager.schedules.values()) if manager else 0

@@ -1,0 +1,76 @@
+"""A user's Keras model in one variant: the backend's tf.function flags, the user's loss."""
+import keras
+import numpy as np
+import tensorflow as tf
+
+from backends import tf as backend
+
+def seed(value=0):
+    """Seed Keras, TF and NumPy so the builder makes the same weights in every runner."""
+    keras.utils.set_random_seed(value)
+
+
+def _spec(a):
+    return tf.TensorSpec([None] * a.ndim, a.dtype)  # every dim free: batch and lengths vary
+
+
+def _call(model, xs, training):
+    return model(xs[0] if len(xs) == 1 else list(xs), training=training)
+
+
+class Runner:
+    """train_step / infer_step / traces of the user's model, as the suite's tf Runner."""
+
+    def __init__(self, user, variant, device="/CPU:0", example=None):
+        seed()
+        self.device = device
+        with tf.device(device):
+            built = user.build("tf")
+            self.model, self.loss_fn, self.optimizer = (built["model"], built["loss"],
+                                                        built["optimizer"])
+            if not isinstance(self.model, keras.Model):
+                user.fail("tf_model()", f"'model' is a {type(self.model).__name__}, "
+                                        "not a keras.Model")
+            if not isinstance(self.optimizer, keras.optimizers.Optimizer):
+                user.fail("tf_model()", f"'optimizer' is a {type(self.optimizer).__name__}, "
+                                        "not a keras optimizer")
+            xs, target = self.to_device(*example)
+            _call(self.model, xs, False)  # create variables eagerly, outside any trace
+            self.variables = self.model.trainable_variables
+            self.optimizer.build(self.variables)  # else the first traced call traces twice
+        x0, y0 = example
+        x_sig = tuple(map(_spec, x0))
+        y_sig = tuple(map(_spec, y0)) if isinstance(y0, tuple) else _spec(y0)
+        self._train = backend.function(self._train_impl, variant, [x_sig, y_sig])
+        self._infer = backend.function(self._infer_impl, variant, [x_sig])
+
+    def _train_impl(self, xs, target):
+        with tf.GradientTape() as tape:
+            loss = self.loss_fn(_call(self.model, xs, True), target)
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.variables), self.variables))
+        return loss
+
+    def _infer_impl(self, xs):
+        return _call(self.model, xs, False)
+
+    def to_device(self, xs, target):
+        """NumPy arrays -> device tensors, outside any timed region."""
+        with tf.device(self.device):
+            put = lambda a: tf.constant(np.ascontiguousarray(a))
+            target = tuple(map(put, target)) if isinstance(target, tuple) else put(target)
+            return tuple(map(put, xs)), target
+
+    def train_step(self, xs, target):
+        """One optimizer step; the loss as a float."""
+        with tf.device(self.device):
+            return float(self._train(xs, target))
+
+    def infer_step(self, xs):
+        """Inference outputs as a NumPy array."""
+        with tf.device(self.device):
+            return np.asarray(self._infer(xs), dtype=np.float32)
+
+    def traces(self):
+        """Concrete functions traced so far by the train and infer functions."""
+        return sum(f.experimental_get_tracing_count() for f in (self._train, self._infer)
+                   if hasattr(f, "experimental_get_tracing_count"))

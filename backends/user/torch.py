@@ -1,0 +1,89 @@
+"""A user's PyTorch model in one variant: the backend's torch.compile flags, the user's loss."""
+import numpy as np
+import torch
+import torch._dynamo
+import torch._dynamo.testing
+
+from backends import torch as backend
+
+def seed(value=0):
+    """Seed torch (and NumPy) so the builder makes the same weights in every runner."""
+    torch.manual_seed(value)
+    np.random.seed(value)
+
+
+class Runner:
+    """train_step / infer_step / traces of the user's model, as the suite's torch Runner."""
+
+    def __init__(self, user, variant, device=torch.device("cpu"), example=None):
+        if variant != "eager" and variant not in backend.DYNAMIC:
+            raise ValueError(f"torch has no variant {variant!r}")
+        # dynamo caches compiled code on the shared code object of _loss_impl: build every
+        # runner of a process before any first call, as the suite's torch Runner does
+        torch._dynamo.reset()
+        seed()
+        built = user.build("torch")
+        self.model, self.loss_fn, self.optimizer = built["model"], built["loss"], built["optimizer"]
+        if not isinstance(self.model, torch.nn.Module):
+            user.fail("torch_model()", f"'model' is a {type(self.model).__name__}, "
+                                       "not a torch.nn.Module")
+        if not isinstance(self.optimizer, torch.optim.Optimizer):
+            user.fail("torch_model()", f"'optimizer' is a {type(self.optimizer).__name__}, "
+                                       "not a torch.optim.Optimizer")
+        self.device, self.variant = device, variant
+        self.model.to(device)
+        self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        self._loss = self._compile(self._loss_impl)
+        self._forward = self._compile(self._forward_impl)
+        self._mode = None
+
+    def _compile(self, fn):
+        if self.variant == "eager":
+            return fn
+        return torch.compile(fn, backend=self.counter, dynamic=backend.DYNAMIC[self.variant])
+
+    def _forward_impl(self, xs):
+        return self.model(*xs)
+
+    def _loss_impl(self, xs, target):
+        return self.loss_fn(self.model(*xs), target)
+
+    def _set_mode(self, mode):
+        if self._mode != mode:
+            self.model.train(mode == "train")
+            self._mode = mode
+
+    def to_device(self, xs, target):
+        """NumPy arrays -> device tensors, outside any timed region."""
+        put = lambda a: torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
+        target = tuple(map(put, target)) if isinstance(target, tuple) else put(target)
+        return tuple(map(put, xs)), target
+
+    def train_step(self, xs, target):
+        """Compiled forward+loss (and its compiled backward), eager optimizer step; the loss."""
+        self._set_mode("train")
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = self._loss(xs, target)
+        loss.backward()
+        self.optimizer.step()
+        return loss.item()
+
+    def infer_step(self, xs):
+        """Inference outputs as a NumPy array."""
+        self._set_mode("infer")
+        with torch.no_grad():
+            return self._forward(xs).float().cpu().numpy()
+
+    def traces(self):
+        """Frames compiled so far (first compiles and recompiles)."""
+        return self.counter.frame_count
+
+
+def graph_breaks(runner, xs, target):
+    """torch._dynamo.explain of the train step's forward+loss: graphs, breaks and their reasons."""
+    torch._dynamo.reset()
+    found = torch._dynamo.explain(runner._loss_impl)(xs, target)
+    reasons = sorted({str(b.reason).splitlines()[0] for b in found.break_reasons})
+    torch._dynamo.reset()
+    return {"graphs": found.graph_count, "graph_breaks": found.graph_break_count,
+            "break_reasons": reasons}

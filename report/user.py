@@ -1,0 +1,125 @@
+"""Figures of a user's model from its measurement (user/measure.py): speedups with intervals, first
+call, break-even, retrace, memory, accuracy, as records in summary.json's schema."""
+import statistics
+
+import stats
+from report.tables import break_even
+from suites.paired import AA
+
+MIB = 2 ** 20
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _times(m, phase, arm):
+    return [child["times"][phase][arm] for child in m["steady"]]
+
+
+def step_s(m, phase, arm):
+    """Median step time of an arm over every round of every steady process."""
+    return _median([t for process in _times(m, phase, arm) for t in process])
+
+
+def speedup(m, phase, arm):
+    """eager ÷ arm (AA: eager ÷ the second eager), with its paired bootstrap interval."""
+    return stats.ratio(_times(m, phase, "eager"), _times(m, phase, arm))
+
+
+def first_call(m, arm, cache="cold"):
+    return _median([c["first_call_s"] for c in m[cache].get(arm, [])])
+
+
+def peak_mib(m, arm):
+    found = _median([c["peak_rss_bytes"] for c in m["cold"].get(arm, [])])
+    return None if found is None else found / MIB
+
+
+def break_even_range(m, arm):
+    """(steps, low, high, note): steps until the cold first call is paid back by the train gain."""
+    ratio, eager_step = speedup(m, "train", arm), step_s(m, "train", "eager")
+    cold, eager_cold = first_call(m, arm), first_call(m, "eager")
+    steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
+    if cold <= eager_cold:
+        return 1, 1, 1, "pays off at once"
+    if ratio.high < 1:
+        return None, None, None, "never (slower)"
+    if ratio.low <= 1:
+        return None, None, None, "no significant gain"
+    return steps(ratio.estimate), steps(ratio.high), steps(ratio.low), None
+
+
+def retrace(m, arm):
+    """The retrace run of the first cold child: total, traces, new- vs seen-shape time, signals."""
+    child = m["cold"][arm][0]
+    steps, seen, new, old = child["retrace"], set(), 0.0, 0.0
+    for s in steps:
+        if tuple(s["shape"]) in seen:
+            old += s["s"]
+        else:
+            new += s["s"]
+        seen.add(tuple(s["shape"]))
+    first = child["traces_after_first"]
+    return {"total_s": sum(s["s"] for s in steps), "steps": len(steps), "distinct": len(seen),
+            "traces": (steps[-1]["traces"] if steps else first) - first, "new_shape_s": new,
+            "seen_shape_s": old, "held_mib": steps[-1]["held_bytes"] / MIB if steps else None,
+            "signals": {k: v for k, v in child.get("log_signals", {}).items() if v}}
+
+
+def accuracy(m, arm):
+    """The worst accuracy check of the arm over the steady processes (None if it did not run)."""
+    checks = [c["accuracy"][arm] for c in m["steady"] if arm in c["accuracy"]]
+    if not checks:
+        return None
+    worst = max(checks, key=lambda c: (not c["match"], c["loss_max_abs_diff"]))
+    return {**worst, "tolerance": m["steady"][0]["tolerance"],
+            "steps": m["steady"][0]["accuracy_steps"]}
+
+
+def ran(m):
+    """The graph variants that produced steady times."""
+    return [v for v in m["variants"] if v not in m["failed"]]
+
+
+def records(m, machine, run, commit=None, dirty=None):
+    """One record per figure, with summary.json's fields."""
+    base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
+            "backend": m["framework"], "model": run, "precision": "float32", "known_wrong": None,
+            "processes": len(m["steady"]), "rounds": m["plan"]["rounds"],
+            "aa_floor_low": None, "aa_floor_high": None}
+    aa = [speedup(m, p, AA) for p in ("train", "infer")]
+    wide = max(aa, key=lambda r: r.high / r.low)
+    base.update(aa_floor_low=wide.low, aa_floor_high=wide.high)
+    out = []
+
+    def add(variant, phase, kind, unit, estimate, low=None, high=None, interval=None,
+            significant=None, note=None, case="steady"):
+        out.append({**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
+                    "unit": unit, "estimate": estimate, "low": low, "high": high,
+                    "interval": interval, "significant": significant, "note": note})
+    ci = "95% paired bootstrap"
+    for phase in ("train", "infer"):
+        for arm in ["eager", *ran(m)]:
+            add(arm, phase, "step_time", "s", step_s(m, phase, arm))
+        for arm in [AA, *ran(m)]:
+            r = speedup(m, phase, arm)
+            add(arm, phase, "aa_ratio" if arm == AA else "speedup", "x", r.estimate, r.low, r.high,
+                ci, r.significant)
+    for arm in ["eager", *ran(m)]:
+        for cache in ("cold", "warm"):
+            if (s := first_call(m, arm, cache)) is not None:
+                add(arm, "train", "first_call", "s", s, case=cache)
+        add(arm, "train", "peak_memory", "MiB", peak_mib(m, arm), case="cold")
+        add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold")
+    for arm in ran(m):
+        n, low, high, note = break_even_range(m, arm)
+        add(arm, "train", "break_even", "steps", n, low, high, ci if low else None, note=note,
+            case="cold")
+        if (check := accuracy(m, arm)) is not None:
+            add(arm, "train", "accuracy_loss_diff", "abs", check["loss_max_abs_diff"],
+                significant=not check["match"], note="mismatch" if not check["match"] else None)
+    for arm, reason in m["failed"].items():
+        add(arm, "train", "failed", None, None, note=reason)
+    return out

@@ -1,0 +1,61 @@
+"""Child process for a user's model, printed as one JSON line: `steady` (eager, the A/A eager and
+the variants: accuracy over a few steps, then interleaved train and infer rounds) or `cold` (one
+variant from a fresh process: start-up, first call, peak memory, the retrace run over the shapes).
+
+python -m user.child --file F --framework FW --mode steady|cold --arms A,B,... [options]"""
+import argparse
+import importlib
+import os
+import sys
+import time
+
+from suites import child
+
+START = time.perf_counter()
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(prog="python -m user.child", description=__doc__)
+    for name in ("--file", "--framework", "--arms"):
+        parser.add_argument(name, required=True)
+    parser.add_argument("--mode", choices=("steady", "cold"), required=True)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--cache-dir", help="cold: the compile cache (empty: cold, filled: warm)")
+    for name, default in (("--rounds", 3), ("--warmup", 1), ("--block", 1), ("--seed", 0),
+                          ("--accuracy-steps", 3), ("--memory-steps", 2), ("--shapes", 0)):
+        parser.add_argument(name, type=int, default=default)
+    args = parser.parse_args(argv)
+    args.arms = [a for a in args.arms.split(",") if a]
+    args.started = START  # as __main__, this module's START is not user.child's
+    return args
+
+
+def check(args):
+    """The file, its framework and arms: a one-line ValueError for anything that cannot run."""
+    from backends import BACKENDS, check_choice, load
+    from backends.user import BUILDERS, load as load_user
+    check_choice("framework", args.framework, BACKENDS)
+    load(args.framework)  # a missing framework: BackendUnavailable, naming the tox env
+    user = load_user(args.file)
+    if not hasattr(user.module, BUILDERS[args.framework]):
+        raise ValueError(f"{args.file}: {BUILDERS[args.framework]}: not defined")
+    args.user = user
+
+
+def start(args):
+    """(suite backend, user adapter, device handle), configured for this process."""
+    backend = importlib.import_module(f"backends.{args.framework}")
+    adapter = importlib.import_module(f"backends.user.{args.framework}")
+    return backend, adapter, backend.configure(args.threads, "cpu")
+
+
+def main(argv=None):
+    args = parse(argv)
+
+    def measure():  # NumPy loads in here: after suites.child set the thread variables
+        return importlib.import_module(f"user.{args.mode}").measure(args, *start(args))
+    return child.run("user.child", args.threads, lambda: check(args), measure)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

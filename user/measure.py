@@ -1,0 +1,86 @@
+"""Measure a user's model in one framework: cold (and warm) first-call children per variant, then
+paired steady children; a variant that fails is kept as a skip with the framework's reason."""
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+
+from backends import VARIANTS, unsupported_reason
+from suites.paired import AA, run_child
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to run: the variants (None: every one the framework has), processes and rounds."""
+    steady_processes: int
+    rounds: int
+    warmup: int
+    block: int = 1
+    cold_processes: int = 1
+    warm: bool = True  # a second child per variant reusing the cold child's compile cache
+    shapes: int = 0  # retrace shapes taken from the file's list (0: all)
+    accuracy_steps: int = 3
+    memory_steps: int = 2
+    variants: tuple = None
+
+
+def plan_for(profile, smoke=False):
+    """The profile's steady settings; `smoke` (--benchmark-disable): one short pass of `graph`."""
+    if smoke:
+        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=2, accuracy_steps=2,
+                    memory_steps=1, variants=("graph",))
+    return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
+                profile.steady_block, cold_processes=2 if profile.name != "quick" else 1)
+
+
+def variants_of(framework, plan):
+    """The graph variants to run: the framework's (the suite's registry), or the plan's subset."""
+    found = [v for v in VARIANTS if v != "eager" and not unsupported_reason(framework, v)]
+    return [v for v in found if plan.variants is None or v in plan.variants]
+
+
+def _command(path, framework, mode, arms, threads, **options):
+    command = [sys.executable, "-m", "user.child", "--file", str(path), "--framework", framework,
+               "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads)]
+    for name, value in options.items():
+        command += [f"--{name.replace('_', '-')}", str(value)]
+    return command
+
+
+def _first_calls(path, framework, arm, plan, threads, has_cache):
+    """Cold children (each in an empty compile cache) and, with a cache, warm ones after them."""
+    cold, warm = [], []
+    for _ in range(plan.cold_processes):
+        with tempfile.TemporaryDirectory(prefix="graphbench-user-") as cache:
+            options = {"cache_dir": cache, "memory_steps": plan.memory_steps,
+                       "shapes": plan.shapes}
+            cold.append(run_child(_command(path, framework, "cold", [arm], threads, **options)))
+            if plan.warm and has_cache and arm != "eager":
+                warm.append(run_child(_command(path, framework, "cold", [arm], threads,
+                                               **{**options, "shapes": 1})))
+    return cold, warm
+
+
+def measure(path, framework, plan, threads, has_cache=False, log=print):
+    """All of one framework's figures for the file, as a JSON-ready dict."""
+    variants = variants_of(framework, plan)
+    out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
+           "variants": variants, "failed": {}, "cold": {}, "warm": {}}
+    for arm in ["eager", *variants]:
+        log(f"user: {framework}/{arm}: first call and retrace run in a fresh process")
+        try:
+            out["cold"][arm], out["warm"][arm] = _first_calls(path, framework, arm, plan, threads,
+                                                              has_cache)
+        except RuntimeError as error:
+            if arm == "eager":
+                raise
+            out["failed"][arm] = str(error)
+    arms = ["eager", AA, *(v for v in variants if v not in out["failed"])]
+    out["steady"] = []
+    for seed in range(plan.steady_processes):
+        log(f"user: {framework}: steady rounds, process {seed + 1} of {plan.steady_processes}")
+        out["steady"].append(run_child(_command(
+            path, framework, "steady", arms, threads, rounds=plan.rounds, warmup=plan.warmup,
+            block=plan.block, seed=seed, accuracy_steps=plan.accuracy_steps)))
+    for child in out["steady"]:
+        out["failed"].update(child["failed"])
+    return out

@@ -1,0 +1,52 @@
+"""Save a user run: its measurement and records as JSON Lines beside the suite's runs, and the
+Markdown report redrawn from every framework's measurement of that file. Each file is written to
+a temporary name first and moved into place, so a failed run leaves the saved ones as they were.
+
+JSON Lines, not .json: the suite's report reads every *.json under results/ as a suite run."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from backends.user import BUILDERS
+from report import user as figures
+from report import user_md
+
+
+def machine_id():
+    """pytest-benchmark's machine folder name (results/<machine>/)."""
+    from pytest_benchmark.utils import get_machine_id
+    return get_machine_id()
+
+
+def _git(*args):
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, timeout=30,
+                              cwd=Path(__file__).resolve().parents[1])
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _write(path, text):
+    staged = path.with_name(path.name + ".tmp")
+    staged.write_text(text)
+    os.replace(staged, path)
+
+
+def save(m, results="results", machine=None):
+    """Write user-<name>-<fw>.measurement.jsonl and .records.jsonl, then user-<name>.md."""
+    machine = machine or machine_id()
+    folder = Path(results) / machine
+    folder.mkdir(parents=True, exist_ok=True)
+    name, fw = Path(m["file"]).stem, m["framework"]
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    rows = figures.records(m, machine, f"user-{name}", _git("rev-parse", "HEAD"),
+                           None if status is None else bool(status))
+    _write(folder / f"user-{name}-{fw}.measurement.jsonl", json.dumps(m) + "\n")
+    _write(folder / f"user-{name}-{fw}.records.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    found = [json.loads(p.read_text()) for p in
+             (folder / f"user-{name}-{other}.measurement.jsonl" for other in BUILDERS) if p.exists()]
+    report = folder / f"user-{name}.md"
+    _write(report, user_md.render(name, found, machine) + "\n")
+    return report

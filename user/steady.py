@@ -1,0 +1,78 @@
+"""Steady child: every arm built with the same seeded weights, checked against eager over a few
+training steps, then train and infer steps timed in interleaved rounds (suites.paired)."""
+import traceback
+
+import numpy as np
+
+from suites.paired import AA, arm_spec, interleave
+
+
+def _one_line(error):
+    return f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+
+
+def _accuracy(runner, user, shape, steps):
+    """Initial inference outputs and the losses of `steps` training steps on seeded batches."""
+    xs, _ = runner.to_device(*user.batch(shape, 0))
+    outputs = runner.infer_step(xs)
+    losses = [runner.train_step(*runner.to_device(*user.batch(shape, 1 + i)))
+              for i in range(steps)]
+    return outputs, losses
+
+
+def _compare(outputs, losses, ref_outputs, ref_losses, rtol, atol):
+    """Largest differences from eager and whether they pass allclose(rtol, atol)."""
+    out_diff = float(np.max(np.abs(outputs - ref_outputs))) if outputs.shape == ref_outputs.shape \
+        else float("inf")
+    loss_diff = [abs(a - b) for a, b in zip(losses, ref_losses)]
+    ok = (outputs.shape == ref_outputs.shape
+          and bool(np.allclose(outputs, ref_outputs, rtol=rtol, atol=atol))
+          and bool(np.allclose(losses, ref_losses, rtol=rtol, atol=atol)))
+    return {"outputs_max_abs_diff": out_diff, "loss_max_abs_diff": max(loss_diff),
+            "losses": losses, "match": ok}
+
+
+def measure(args, backend, adapter, device):
+    """Accuracy of each arm against eager, then paired train and infer times."""
+    user, shape = args.user, args.user.shape()
+    example = user.batch(shape, 0)
+    runners, failed, checks = {}, {}, {}
+    for arm in args.arms:  # every runner before any first call (torch: dynamo's shared cache)
+        try:
+            runners[arm] = adapter.Runner(user, arm_spec(arm)[0], device, example=example)
+        except Exception as error:
+            if arm in ("eager", AA):
+                raise
+            traceback.print_exc()
+            failed[arm] = f"building: {_one_line(error)}"
+    rtol, atol = user.tolerance()
+    reference = None
+    for arm, runner in list(runners.items()):
+        try:
+            outputs, losses = _accuracy(runner, user, shape, args.accuracy_steps)
+        except Exception as error:
+            if arm == "eager":
+                raise
+            traceback.print_exc()
+            failed[arm] = f"first call: {_one_line(error)}"
+            del runners[arm]
+            continue
+        reference = reference or (outputs, losses)
+        checks[arm] = _compare(outputs, losses, *reference, rtol, atol)
+    times = {}
+    for phase in ("train", "infer"):
+        steps = {arm: _step(r, phase, r.to_device(*example)) for arm, r in runners.items()}
+        interleave(steps, args.warmup, args.block, args.seed)
+        times[phase], settings = interleave(steps, args.rounds, args.block, args.seed)
+    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
+            "accuracy": checks, "tolerance": {"rtol": rtol, "atol": atol},
+            "accuracy_steps": args.accuracy_steps, "failed": failed, "shape": list(shape),
+            "traces": {arm: r.traces() for arm, r in runners.items()},
+            "framework_version": backend.version()}
+
+
+def _step(runner, phase, batch):
+    xs, target = batch
+    if phase == "train":
+        return lambda: runner.train_step(xs, target)
+    return lambda: runner.infer_step(xs)
