@@ -19,7 +19,7 @@ from report.memory import advice as memory_reading_of
 from report.records import FIELDS, machine_records
 from report.retrace import retrace_step_reading
 from report.render import details_text, render
-from report.select import machines, names, pick
+from report.select import from_runs, machines, names, pick
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, readme_text,
                           rewrite_readme, splice, stage)
 
@@ -73,18 +73,20 @@ def _charts(results, outdir, wanted=()):
     for n, machine in enumerate(found, 1):
         mine = [r for r in results if r.machine == machine]
         view = lambda name, mine=mine: pick(mine, name, wanted)
-        readings = {"speedup_train": lambda: speedup_reading(view("steady"), "train"),
-                    "speedup_infer": lambda: speedup_reading(view("steady"), "infer"),
-                    "step_times": lambda: step_time_reading(view("steady")),
-                    "construction_overhead": lambda: overhead_reading(view("steady")),
-                    "break_even": lambda: break_even_reading(view("steady")),
-                    "throughput": lambda: throughput_reading(view("peak")),
-                    "retrace": lambda: retrace_reading(view("retrace")),
-                    "retrace_steps": lambda: retrace_step_reading(view("retrace")),
-                    "memory": lambda: memory_reading(view("memory"))}
+        readings = {"speedup_train": ("steady", lambda v: speedup_reading(v, "train")),
+                    "speedup_infer": ("steady", lambda v: speedup_reading(v, "infer")),
+                    "step_times": ("steady", step_time_reading),
+                    "construction_overhead": ("steady", overhead_reading),
+                    "break_even": ("steady", break_even_reading),
+                    "throughput": ("peak", throughput_reading),
+                    "retrace": ("retrace", retrace_reading),
+                    "retrace_steps": ("retrace", retrace_step_reading),
+                    "memory": ("memory", memory_reading)}
         suffix = f"_m{n}" if len(found) > 1 else ""
-        drawn += [(machine, title, path, readings[path.stem.removesuffix(suffix)]())
-                  for title, path in draw_all(view, outdir, suffix)]
+        for title, path in draw_all(view, outdir, suffix):
+            section, reading = readings[path.stem.removesuffix(suffix)]
+            drawn.append((machine, title, path,
+                          f"{reading(view(section))} {from_runs(view(section))}"))
     return drawn
 
 

@@ -107,3 +107,20 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     assert ("- `0001_default`† on `vm (" in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)
     assert "| `0001_default`† |" in old and "From run chainer `0001_default`†." in old
+
+
+def test_each_chart_reading_names_its_run(tmp_path):
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "results", base, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "results", base, "0002_default", "2026-01-02T00:00:00", 2.0,
+         lambda b: b["extra_info"]["phase"] != "peak")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
+                     "--charts", str(tmp_path / "c")]) == 0
+    text = readme.read_text()
+    throughput = text.split("### Throughput against the matmul peak")[1].split("###")[0]
+    assert throughput.strip().endswith("From run chainer `0001_default`.")
+    speedup = text.split("### Steady-state speedup, train step")[1].split("###")[0]
+    assert speedup.strip().endswith("From run chainer `0002_default`.")
