@@ -150,11 +150,13 @@ def gflops(result):
 
 
 def retrace_records(results):
-    """Total time of each retrace sequence (case = step-pattern); a cut-short one says so."""
+    """Total time of each published retrace sequence (case = step-pattern); a cut-short one says
+    so."""
     floors = aa_floors(results)
     return [record(r, "retrace_total", "s", median(r), floors, traces=r.info.get("traces"),
                    note="cut short by the profile's budget" if r.info.get("cut_short") else None)
-            for r in latest(results) if r.info["phase"] == "retrace" and r.valid]
+            for r in latest(results) if r.info["phase"] == "retrace" and r.valid
+            and r.info.get("step") == "train"]  # the tables show train steps only
 
 
 def memory_records(results):

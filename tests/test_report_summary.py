@@ -193,3 +193,17 @@ def test_the_break_even_reading_says_what_the_table_says(tmp_path):
                and "1.25×" in line).split("|")[9].strip()
     assert f"chainer/graph on vgg after {vgg} steps" in reading
     assert "1 gain nothing beyond their speedup's interval: chainer/graph on mnist_cnn" in reading
+
+
+def test_retrace_and_memory_records_match_their_tables():
+    from report.load import load_file
+    from report.memory import memory_section
+    from report.records import memory_records, retrace_records
+    from report.retrace import retrace_tables
+    from tests.test_report_memory import _results as memory_results
+    results = load_file(QUICK)
+    tables = retrace_tables(results)
+    records = retrace_records(results)
+    assert records and all(f"{r['estimate']:.3g} s ({r['traces']} tr)" in tables for r in records)
+    section = memory_section(memory_results())
+    assert all(f"{r['estimate'] / 2 ** 20:.1f}" in section for r in memory_records(memory_results()))
