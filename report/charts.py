@@ -143,8 +143,10 @@ def _ratio_axis(ax, low, high):
 
 
 def overhead_chart(results, path):
-    """First call minus steady train step, cold and (where measured) warm, in seconds."""
-    idx = index(results)
+    """First call minus steady train step, cold and (where measured) warm, in seconds, from the
+    first_call and step_time records of one run."""
+    from report.records import lookup, steady_records
+    cells, idx = lookup(steady_records(results)), index(results)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
@@ -156,18 +158,18 @@ def overhead_chart(results, path):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
             labels.append(f"{backend}/{variant}")
-            steady = idx.get((backend, model, variant, "train", None))
+            steady = cells.get((backend, model, variant, "step_time", "train", None))
             for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
-                first = idx.get((backend, model, variant, "construction", cache))
-                if not (first and steady):
+                first = cells.get((backend, model, variant, "first_call", "construction", cache))
+                if not (first and steady and steady["estimate"] is not None):
                     continue
-                base = steady.stats["median"]
-                value = first.stats["median"] - base
+                base = steady["estimate"]
+                value = first["estimate"] - base
                 if value <= 0:  # a log axis cannot show it: say it
                     ax.text(ax_floor, row + offset, f" {cache}: first call not slower",
                             va="center", fontsize=6)
                     continue
-                low, high = max(first.stats["min"] - base, ax_floor), first.stats["max"] - base
+                low, high = max(first["low"] - base, ax_floor), first["high"] - base
                 ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
                         hatch=hatch, edgecolor="white", label=cache,
                         xerr=[[max(value - low, 0)], [max(high - value, 0)]], capsize=2)
@@ -219,9 +221,12 @@ def break_even_chart(results, path):
 
 
 def throughput_chart(results, path):
-    """Train-step GFLOP/s (spec FLOPs over median time) as a share of the same run's matmul peak."""
-    idx = index(results)
-    peaks = {k[0]: r for k, r in idx.items() if k[3] == "peak"}
+    """Train-step GFLOP/s as a share of the same run's matmul peak, from the throughput records."""
+    from report.records import throughput_records
+    records, idx = throughput_records(results), index(results)
+    peaks = {r["backend"]: r["estimate"] for r in records if r["kind"] == "matmul_peak"}
+    shares = {(r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
+              if r["kind"] == "throughput_share"}
     models = [m for m in _models(idx) if not m.startswith("matmul")]
     if not peaks or not models:
         return None
@@ -231,11 +236,10 @@ def throughput_chart(results, path):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
             labels.append(f"{backend}/{variant}")
-            train, peak = idx.get((backend, model, variant, "train", None)), peaks.get(backend)
-            if train and peak:
-                share = 100 * gflops(train) / gflops(peak)
-                ax.barh(row, share, color=COLORS.get(backend, "grey"))
-                ax.text(share, row, f" {gflops(train):.1f} GFLOP/s", va="center", fontsize=6)
+            if (share := shares.get((backend, model, variant))) is not None:
+                ax.barh(row, 100 * share, color=COLORS.get(backend, "grey"))
+                ax.text(100 * share, row, f" {share * peaks[backend]:.1f} GFLOP/s", va="center",
+                        fontsize=6)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()

@@ -98,7 +98,8 @@ def steady_records(results):
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
         if phase == "construction":
-            out.append(record(r, "first_call", "s", median(r), floors))
+            out.append(record(r, "first_call", "s", median(r), floors, r.stats["min"],
+                              r.stats["max"], "range of rounds"))
         elif phase in ("train", "infer"):
             out.append(step_record(r, floors))
             if variant != "eager":
