@@ -68,7 +68,8 @@ def details_text(results, wanted=()):
     """RESULTS.md: every table of every machine, each section from its own run."""
     if not results:
         return "_No results yet: run the main job._"
-    parts = ["# graphbench: every table", "", *runs_block(results, wanted)]
+    parts = ["# graphbench: every table", "", "The answer, the charts and how each figure is "
+             "measured are in the [README](README.md).", "", *runs_block(results, wanted)]
     return "\n".join(parts + per_machine(results, wanted, lambda m, view, h: tables(view, h)))
 
 
