@@ -154,6 +154,19 @@ def _check(args):
     return text
 
 
+def _stage_all(files):
+    """[(staged, target)] for [(target, text)]; when one cannot be written, none is left."""
+    staged = []
+    try:
+        for target, text in files:
+            staged.append((stage(target, text), target))
+    except ValueError:
+        for path, _ in staged:
+            path.unlink(missing_ok=True)
+        raise
+    return staged
+
+
 def _report(args):
     """Make the whole report first (charts in a temporary folder, every file staged beside its
     target); then move the charts into place and the files over their targets."""
@@ -175,14 +188,11 @@ def _report(args):
         section = render(results, [(m, t, final / p.name, r) for m, t, p, r in drawn], base,
                          args.run, details)
         answer, tables = answer_text(results, args.run), details_text(results, args.run)
-        staged = []
-        if text:
-            readme = splice(splice(text, section), answer, SUMMARY_START, SUMMARY_END)
-            staged.append((stage(args.readme, readme), args.readme))
-        if details:
-            staged.append((stage(details, tables + "\n"), details))
-        if summary:
-            staged.append((stage(summary, summary_json(results, args.run)), summary))
+        files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
+                                               SUMMARY_END)),
+                 (details, details and tables + "\n"),
+                 (summary, summary and summary_json(results, args.run))]
+        staged = _stage_all([(target, new) for target, new in files if target and new])
         if drawn:
             final.mkdir(parents=True, exist_ok=True)
         for _, _, path, _ in drawn:

@@ -207,3 +207,14 @@ def test_retrace_and_memory_records_match_their_tables():
     assert records and all(f"{r['estimate']:.3g} s ({r['traces']} tr)" in tables for r in records)
     section = memory_section(memory_results())
     assert all(f"{r['estimate'] / 2 ** 20:.1f}" in section for r in memory_records(memory_results()))
+
+
+def test_a_summary_that_cannot_be_written_leaves_nothing_staged(tmp_path, capsys):
+    save(tmp_path / "results", json.loads(QUICK.read_text()), "0001_default", "2026-01-01T00:00")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.START}\nOLD\n{cli.END}\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
+                     "--summary", str(tmp_path / "no" / "such" / "summary.json")]) == 2
+    assert "cannot write beside it" in capsys.readouterr().err
+    assert readme.read_text() == f"{cli.START}\nOLD\n{cli.END}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "results"]
