@@ -40,6 +40,8 @@ def main(argv=None):
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
                                        f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`")
+    parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
+                                                       "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     args, pytest_args = parser.parse_args(argv[:split]), argv[split + 1:]
@@ -50,7 +52,12 @@ def main(argv=None):
     for env in envs:
         if env not in valid:
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
+    if args.user and args.job != "bench":
+        parser.error("--user goes with bench: python3 run.py bench --user FILE")
     try:
+        if args.user:
+            return bench_user(parser, args.user, args.envs and envs, args.profile or "default",
+                              pytest_args)
         if args.job == "test":
             return test(parser, envs, args.profile, pytest_args)
         return bench(envs, args.profile or "default", pytest_args)
@@ -87,6 +94,28 @@ def bench(envs, profile, pytest_args):
               file=sys.stderr)
         return 1
     return 1 if call(tox(), "-e", "report", "--", *report) else 0
+
+
+def bench_user(parser, path, envs, profile, pytest_args):
+    """The user suite on FILE in the env of each framework it defines; its own report, no README."""
+    from backends.user import UserFileError, frameworks_in
+    try:
+        found = frameworks_in(path)
+    except UserFileError as error:
+        parser.error(str(error))
+    chosen = [fw for fw in found if not envs or fw in envs]
+    if not chosen:
+        parser.error(f"--envs {','.join(envs)}: {path} defines a model for {', '.join(found)} only")
+    failed = [fw for fw in chosen if call(
+        tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",
+        profile, *pytest_args)]
+    name = Path(path).stem
+    for report in sorted((ROOT / "results").glob(f"*/user-{name}.md")):
+        print(f"run.py: report {report.relative_to(ROOT)}", flush=True)
+    if failed:
+        print(f"run.py: the user run failed in: {', '.join(failed)} (reports saved so far are "
+              "kept)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

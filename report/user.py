@@ -65,7 +65,8 @@ def retrace(m, arm):
     return {"total_s": sum(s["s"] for s in steps), "steps": len(steps), "distinct": len(seen),
             "traces": (steps[-1]["traces"] if steps else first) - first, "new_shape_s": new,
             "seen_shape_s": old, "held_mib": steps[-1]["held_bytes"] / MIB if steps else None,
-            "signals": {k: v for k, v in child.get("log_signals", {}).items() if v}}
+            "signals": {k: v for k, v in child.get("log_signals", {}).items() if v},
+            "cut": len(steps) < child["retrace_planned"] and f"cut at {len(steps)}/{child['retrace_planned']}"}
 
 
 def accuracy(m, arm):

@@ -30,7 +30,8 @@ def measure(args, backend, adapter, device):
             loss = runner.train_step(*batch)
         out.update(peak_rss_bytes=rss.peak(method) - baseline, peak_method=method,
                    losses=[loss], traces_after_first=runner.traces())
-        out["retrace"] = _retrace(runner, user, shapes, baseline)
+        out["retrace"] = _retrace(runner, user, shapes, baseline, args.budget)
+        out["retrace_planned"] = len(shapes)
         if variant == "eager" and hasattr(adapter, "graph_breaks"):
             out["graph_breaks"] = adapter.graph_breaks(runner, *batch)
     out["log_signals"] = signals
@@ -38,10 +39,13 @@ def measure(args, backend, adapter, device):
     return out
 
 
-def _retrace(runner, user, shapes, baseline):
-    """One train step per shape, in order: its time, the traces so far and the memory held."""
-    steps = []
+def _retrace(runner, user, shapes, baseline, budget_s):
+    """One train step per shape, in order: its time, the traces so far and the memory held; once
+    `budget_s` is spent the run stops after its current step."""
+    steps, start = [], time.perf_counter()
     for i, shape in enumerate(shapes):
+        if steps and time.perf_counter() - start > budget_s:
+            break
         batch = runner.to_device(*user.batch(shape, 100 + i))
         t = time.perf_counter()
         loss = runner.train_step(*batch)

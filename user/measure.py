@@ -21,15 +21,18 @@ class Plan:
     accuracy_steps: int = 3
     memory_steps: int = 2
     variants: tuple = None
+    budget_s: float = 120  # a retrace run past this stops after its current step (cut short)
+    cold_cache: bool = True  # False (smoke): first calls in the session's compile cache
 
 
 def plan_for(profile, smoke=False):
     """The profile's steady settings; `smoke` (--benchmark-disable): one short pass of `graph`."""
     if smoke:
-        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=2, accuracy_steps=2,
-                    memory_steps=1, variants=("graph",))
+        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=1, accuracy_steps=2,
+                    memory_steps=1, variants=("graph",), budget_s=30, cold_cache=False)
     return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
-                profile.steady_block, cold_processes=2 if profile.name != "quick" else 1)
+                profile.steady_block, cold_processes=2 if profile.name != "quick" else 1,
+                budget_s=profile.retrace.budget_s)
 
 
 def variants_of(framework, plan):
@@ -51,8 +54,8 @@ def _first_calls(path, framework, arm, plan, threads, has_cache):
     cold, warm = [], []
     for _ in range(plan.cold_processes):
         with tempfile.TemporaryDirectory(prefix="graphbench-user-") as cache:
-            options = {"cache_dir": cache, "memory_steps": plan.memory_steps,
-                       "shapes": plan.shapes}
+            options = {"memory_steps": plan.memory_steps, "shapes": plan.shapes,
+                       "budget": plan.budget_s, **({"cache_dir": cache} if plan.cold_cache else {})}
             cold.append(run_child(_command(path, framework, "cold", [arm], threads, **options)))
             if plan.warm and has_cache and arm != "eager":
                 warm.append(run_child(_command(path, framework, "cold", [arm], threads,
@@ -84,3 +87,31 @@ def measure(path, framework, plan, threads, has_cache=False, log=print):
     for child in out["steady"]:
         out["failed"].update(child["failed"])
     return out
+
+
+def check(path, framework):
+    """Load the file and take one eager train and infer step in this process: whatever is wrong
+    raises UserFileError naming the file and the function, before any child starts."""
+    import importlib
+    import math
+    from backends.user import BUILDERS, load
+    user = load(path)
+    builder = BUILDERS[framework]
+    if not hasattr(user.module, builder):
+        user.fail(builder, "not defined")
+    shape, _ = user.shape(), user.shapes()
+    example = user.batch(shape, 0)
+    runner = importlib.import_module(f"backends.user.{framework}").Runner(user, "eager",
+                                                                          example=example)
+    xs, target = runner.to_device(*example)
+    for what, step in (("a train step (model, then loss(outputs, target))",
+                        lambda: runner.train_step(xs, target)),
+                       ("an inference step (model)", lambda: runner.infer_step(xs))):
+        try:
+            value = step()
+        except Exception as error:
+            user.fail(f"{builder}()", f"{what} raised {type(error).__name__}: "
+                                      f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}")
+    if not math.isfinite(float(runner.train_step(xs, target))):
+        user.fail(f"{builder}()", "the loss is not finite after an eager train step")
+    return user

@@ -43,10 +43,12 @@ def save(m, results="results", machine=None):
     status = _git("status", "--porcelain", "--untracked-files=no")
     rows = figures.records(m, machine, f"user-{name}", _git("rev-parse", "HEAD"),
                            None if status is None else bool(status))
-    _write(folder / f"user-{name}-{fw}.measurement.jsonl", json.dumps(m) + "\n")
-    _write(folder / f"user-{name}-{fw}.records.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
-    found = [json.loads(p.read_text()) for p in
-             (folder / f"user-{name}-{other}.measurement.jsonl" for other in BUILDERS) if p.exists()]
+    path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
+    found = [m if other == fw else json.loads(path(other).read_text())
+             for other in BUILDERS if other == fw or path(other).exists()]
     report = folder / f"user-{name}.md"
-    _write(report, user_md.render(name, found, machine) + "\n")
+    text = user_md.render(name, found, machine) + "\n"  # all made before anything is written
+    _write(path(fw), json.dumps(m) + "\n")
+    _write(folder / f"user-{name}-{fw}.records.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    _write(report, text)
     return report

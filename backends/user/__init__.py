@@ -5,8 +5,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 BUILDERS = {"tf": "tf_model", "torch": "torch_model", "chainer": "chainer_model"}
 KEYS = ("model", "loss", "optimizer")
 TOLERANCE = (1e-3, 1e-4)  # (rtol, atol) of the accuracy check unless the file sets TOLERANCE
@@ -61,6 +59,7 @@ class UserFile:
         if hasattr(self.module, "SHAPES"):
             found, where = self.module.SHAPES, "SHAPES"
         elif hasattr(self.module, "shapes"):
+            import numpy as np  # not at the top: run.py reads frameworks_in without NumPy
             found = self.call("shapes", np.random.default_rng(RETRACE_SEED))
             where = "shapes(rng)"
         else:
@@ -79,6 +78,7 @@ class UserFile:
 
     def batch(self, shape, seed):
         """inputs(shape, seed) checked: (tuple of NumPy arrays, target array or tuple of them)."""
+        import numpy as np
         out = self.call("inputs", shape, seed)
         if not (isinstance(out, tuple) and len(out) == 2):
             self.fail("inputs()", f"must return (inputs, target), got {type(out).__name__}")

@@ -1,0 +1,89 @@
+"""A user's model file on bad input: one line naming the file, the function and what is wrong."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backends.user import UserFileError, frameworks_in, load
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "user"
+
+
+def _one_line(error):
+    text = str(error.value)
+    assert "\n" not in text
+    return text
+
+
+def test_missing_file():
+    with pytest.raises(UserFileError) as error:
+        load(FIXTURES / "not_there.py")
+    assert _one_line(error).endswith("not_there.py: no such file")
+
+
+def test_syntax_error_names_the_line():
+    with pytest.raises(UserFileError) as error:
+        frameworks_in(FIXTURES / "bad_syntax.py")
+    assert "bad_syntax.py: does not parse: line 1" in _one_line(error)
+
+
+def test_import_error():
+    with pytest.raises(UserFileError) as error:
+        load(FIXTURES / "bad_import.py")
+    assert "bad_import.py: does not import: ModuleNotFoundError" in _one_line(error)
+
+
+def test_no_builder():
+    with pytest.raises(UserFileError) as error:
+        load(FIXTURES / "no_builder.py")
+    assert "defines none of tf_model, torch_model, chainer_model" in _one_line(error)
+
+
+@pytest.mark.parametrize("mode, call, expected", [
+    ("list", "build", "torch_model(): must return a dict with model, loss, optimizer, got list"),
+    ("missing_keys", "build", "torch_model(): the returned dict lacks loss, optimizer"),
+    ("raise", "build", "torch_model(): raised ValueError: boom while building"),
+    ("inputs_list", "batch", "inputs(): must return (inputs, target), got list"),
+    ("inputs_not_array", "batch", "inputs(): array 0 is a list, not a NumPy array"),
+])
+def test_wrong_returns(mode, call, expected):
+    user = load(FIXTURES / "wrong_returns.py")
+    user.module.MODE = mode
+    with pytest.raises(UserFileError) as error:
+        user.build("torch") if call == "build" else user.batch((2, 3), 0)
+    assert _one_line(error).endswith(f"wrong_returns.py: {expected}")
+
+
+def test_shapes_missing_or_empty():
+    user = load(FIXTURES / "wrong_returns.py")
+    user.module.SHAPES = []
+    with pytest.raises(UserFileError, match="SHAPES: must be a non-empty list"):
+        user.shapes()
+    del user.module.SHAPES
+    with pytest.raises(UserFileError, match="SHAPES: not defined"):
+        user.shape()
+
+
+def _run(*args):
+    done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT,
+                          timeout=120)
+    return done.returncode, (done.stdout + done.stderr).strip().splitlines()
+
+
+def test_run_py_refuses_a_missing_file_in_one_line():
+    code, lines = _run("run.py", "bench", "--user", "nothere.py")
+    assert code == 2 and lines[-1] == "run.py: error: nothere.py: no such file"
+
+
+def test_run_py_user_goes_with_bench():
+    code, lines = _run("run.py", "test", "--user", str(FIXTURES / "no_builder.py"))
+    assert code == 2 and "--user goes with bench" in lines[-1]
+
+
+def test_pytest_user_suite_refuses_a_file_without_builders():
+    code, lines = _run("-m", "pytest", "user", "--user", str(FIXTURES / "no_builder.py"), "-q")
+    assert code == 4
+    assert any(line.endswith("no_builder.py: defines none of tf_model, torch_model, "
+                             "chainer_model") for line in lines)

@@ -1,0 +1,65 @@
+"""The examples' smoke runs (eager and `graph`, one short pass) and, per framework, a refused
+variant and a wrong model type: in the env of each example's framework, skipped elsewhere."""
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backends import BACKENDS
+from backends.user import UserFileError, load
+from user.measure import check, measure, plan_for
+from user.save import save
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "user"
+EXAMPLES = {"tf": "keras_text.py", "torch": "torch_transformer.py", "chainer": "chainer_textcnn.py"}
+
+
+def _framework(name):
+    pytest.importorskip(BACKENDS[name][1], reason=f"{name} is not in this env: `tox -e {name}`")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", EXAMPLES)
+def test_example_smoke_run(framework, tmp_path):
+    """The example measures eager and `graph`, computes what eager computes and gets a report."""
+    _framework(framework)
+    path = ROOT / "examples" / EXAMPLES[framework]
+    check(path, framework)
+    m = measure(path, framework, plan_for(None, smoke=True), threads=1, log=lambda _: None)
+    assert m["failed"] == {} and m["variants"] == ["graph"]
+    assert all(c["accuracy"]["graph"]["match"] for c in m["steady"])
+    text = save(m, tmp_path, "vm").read_text()
+    assert text.startswith(f"# Should I compile `{path.stem}`?\n\n**{framework}: ")
+    assert "Smoke run" in text and "MISMATCH" not in text
+
+
+@pytest.mark.parametrize("framework", EXAMPLES)
+def test_wrong_model_type_is_one_line(framework):
+    _framework(framework)
+    user = load(FIXTURES / "wrong_returns.py")
+    user.module.MODE = "objects"
+    adapter = importlib.import_module(f"backends.user.{framework}")
+    with pytest.raises(UserFileError) as error:
+        adapter.Runner(user, "eager", example=user.batch((2, 3), 0))
+    wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link"}
+    assert str(error.value).endswith(f"{framework}_model(): 'model' is a object, not a "
+                                     f"{wanted[framework]}")
+
+
+def test_refused_variant_is_a_visible_skip_while_eager_runs(tmp_path):
+    """Chainer's @static_graph refuses F.max's backward: `graph` skips with the framework's reason."""
+    _framework("chainer")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "user", "--backend", "chainer", "--user",
+         str(FIXTURES / "chainer_refused.py"), "--benchmark-disable", "--threads", "1",
+         "--user-results", str(tmp_path), "-rs", "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out = done.stdout
+    assert done.returncode == 0, out[-2000:]
+    assert "1 passed, 1 skipped" in out
+    assert "chainer/graph could not run:" in out and "TypeError" in out
+    report = next(tmp_path.glob("*/user-chainer_refused.md")).read_text()
+    assert "**chainer: stay eager.**" in report and "- `graph`: " in report

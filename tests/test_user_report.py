@@ -1,0 +1,98 @@
+"""The user report from synthetic measurements: the recommendation, loud mismatches, skips,
+break-even from the interval, and saving that never loses an earlier report."""
+import json
+
+import numpy as np
+import pytest
+
+from report import user as U
+from report import user_md
+from user.save import save
+
+SHAPES = [[8, 16], [8, 32], [8, 16], [8, 64]]
+
+
+def _child(step, first, traces, retrace_s):
+    steps = [{"shape": s, "s": retrace_s, "loss": 1.0, "traces": traces + i, "held_bytes": 2 ** 20}
+             for i, s in enumerate(SHAPES)]
+    return {"first_call_s": first, "peak_rss_bytes": 10 * 2 ** 20, "traces_after_first": traces,
+            "retrace": steps, "retrace_planned": len(SHAPES), "log_signals": {}}
+
+
+def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
+    """One torch measurement: eager 10 ms/step, `graph` `graph_speedup` times faster."""
+    rng = np.random.default_rng(0)
+    noise = lambda: (1 + 0.01 * rng.standard_normal(5)).tolist()
+    times = lambda ms: [ms * 1e-3 * v for v in noise()]
+    steady = []
+    for _ in range(3):
+        arms = {"eager": 10, "eager_aa": 10, "graph": 10 / graph_speedup}
+        check = lambda ok: {"match": ok, "loss_max_abs_diff": 0.0 if ok else 0.5,
+                            "outputs_max_abs_diff": 0.0 if ok else 0.7, "losses": [1.0]}
+        steady.append({"times": {p: {a: times(ms) for a, ms in arms.items()} for p in
+                                 ("train", "infer")},
+                       "accuracy": {"eager": check(True), "eager_aa": check(True),
+                                    "graph": check(match)},
+                       "tolerance": {"rtol": 1e-3, "atol": 1e-4}, "accuracy_steps": 3,
+                       "failed": {}, "framework_version": "2.13.0"})
+    cold = {"eager": [_child(0.01, 0.05, 0, 0.01)], "graph": [_child(0.005, 5.0, 1, retrace_s)]}
+    return {"file": "/x/mymodel.py", "framework": "torch", "threads": 1,
+            "plan": {"steady_processes": 3, "rounds": 5, "cold_cache": True},
+            "variants": ["graph", *(failed or {})], "failed": failed or {}, "cold": cold,
+            "warm": {}, "steady": steady}
+
+
+def test_compile_recommended_with_break_even_range():
+    m = synthetic(failed={"graph_static": "paired child exited 1: BackendCompilerFailed: x"})
+    text = user_md.recommend(m)
+    assert text.startswith("**torch: compile with `torch.compile()`** (`graph`)")
+    n, low, high, note = U.break_even_range(m, "graph")
+    assert note is None and low <= n <= high and 900 < n < 1100  # 4.95 s extra ÷ ~5 ms gain
+    assert "Could not run: graph_static" in text
+
+
+def test_no_significant_gain_means_stay_eager():
+    m = synthetic(graph_speedup=1.0)
+    assert user_md.recommend(m).startswith("**torch: stay eager.**")
+    assert U.break_even_range(m, "graph")[3] in ("no significant gain", "never (slower)")
+
+
+def test_mismatch_is_loud_and_never_recommended():
+    m = synthetic(match=False)
+    text = user_md.recommend(m)
+    assert text.startswith("**torch: stay eager.**") and "⚠ **graph compute a different" in text
+    table = "\n".join(user_md.tables(m))
+    assert "⚠ **MISMATCH**" in table and "2.00×" in table.split("`graph`")[1].split("\n")[0]
+
+
+def test_varying_shapes_advise_buckets():
+    text = user_md.recommend(synthetic(retrace_s=2.0))
+    assert "pad or bucket dimension 1 (16–64) to 3 bucket(s): 16, 32, 64" in text
+
+
+def test_skipped_variant_is_shown_with_its_reason():
+    m = synthetic(failed={"graph_static": "paired child exited 1: BackendCompilerFailed: x"})
+    table = "\n".join(user_md.tables(m))
+    assert "- `graph_static`: paired child exited 1: BackendCompilerFailed: x" in table
+    kinds = {(r["variant"], r["kind"]) for r in U.records(m, "vm", "user-mymodel")}
+    assert ("graph_static", "failed") in kinds and ("graph", "speedup") in kinds
+
+
+def test_records_have_the_summary_fields():
+    from report.records import FIELDS
+    for r in U.records(synthetic(), "vm", "user-mymodel"):
+        assert set(FIELDS) <= set(r)
+
+
+def test_save_keeps_earlier_files_when_a_run_is_broken(tmp_path):
+    report = save(synthetic(), tmp_path, "vm")
+    before = {p.name: p.read_text() for p in report.parent.iterdir()}
+    broken = synthetic()
+    del broken["steady"]
+    with pytest.raises(KeyError):
+        save(broken, tmp_path, "vm")
+    assert {p.name: p.read_text() for p in report.parent.iterdir()} == before
+    assert report.read_text().startswith("# Should I compile `mymodel`?")
+    rows = [json.loads(line) for line in
+            (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()]
+    assert {r["kind"] for r in rows} >= {"speedup", "break_even", "first_call", "retrace_total"}

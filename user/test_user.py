@@ -1,0 +1,50 @@
+"""Your model, eager against every graph variant of its framework: one test per variant, after one
+measurement per framework (saved, with its report, before any test's verdict)."""
+import pytest
+
+from backends import BackendUnavailable, load
+from backends.user import UserFileError
+from report import user as figures
+from user.measure import check, measure, plan_for
+from user.save import save
+
+_measured = {}  # framework -> its measurement, or the one line that stopped it
+
+
+def _measure(config, framework):
+    env = config.graphbench
+    if framework not in _measured:
+        path = config.getoption("user")
+        try:
+            load(framework)
+            check(path, framework)
+            m = measure(path, framework, plan_for(env["profile"], config.getoption(
+                "benchmark_disable", False)), env["threads"],
+                has_cache=load(framework).cache_hits() is not None)
+            m["report"] = str(save(m, config.getoption("user_results")))
+            config.graphbench_user_reports.append(m["report"])
+            _measured[framework] = m
+        except BackendUnavailable as error:
+            _measured[framework] = ("skip", str(error))
+        except (UserFileError, RuntimeError) as error:
+            _measured[framework] = ("fail", str(error))
+    found = _measured[framework]
+    if isinstance(found, tuple):
+        getattr(pytest, found[0])(found[1])
+    return found
+
+
+def test_user(request, user_variant):
+    """The variant ran, and computes what eager computes; its figures are in the report."""
+    framework, variant = user_variant
+    m = _measure(request.config, framework)
+    if variant in m["failed"]:
+        pytest.skip(f"{framework}/{variant} could not run: {m['failed'][variant]}")
+    print(f"{framework}/{variant}: report {m['report']}")
+    if variant == "eager":
+        return
+    check = figures.accuracy(m, variant)
+    if check and not check["match"]:
+        pytest.fail(f"{framework}/{variant} does not compute what eager computes: loss differs by "
+                    f"{check['loss_max_abs_diff']:.2e}, outputs by "
+                    f"{check['outputs_max_abs_diff']:.2e} (tolerance {check['tolerance']})")
