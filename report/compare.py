@@ -1,7 +1,5 @@
 """Two saved runs side by side (two versions, CPU and GPU, two machines): times, and each run's
 speedups with the ratio between them."""
-import numpy as np
-
 from report.load import load_file
 from report.tables import _ms, _paired, interval_cell, speedup
 
@@ -58,6 +56,7 @@ def ratio_of_ratios(eager_a, graph_a, eager_b, graph_b):
     rounds = [r.info.get("paired_rounds_s") for r in (eager_a, graph_a, eager_b, graph_b)]
     if not all(rounds):
         return f"{point:.2f}× (unpaired)"
+    import numpy as np  # only paired runs need it: the report itself runs without NumPy
     draws = _draws(*rounds[2:], seed=1) / _draws(*rounds[:2], seed=0)
     low, high = np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
     return interval_cell(point, low, high)
@@ -71,6 +70,7 @@ def _point(eager, graph):
 
 def _draws(eager, graph, seed):
     """Bootstrap draws of one run's eager ÷ graph: processes, then rounds within each, paired."""
+    import numpy as np
     eager, graph = np.asarray(eager, dtype=float), np.asarray(graph, dtype=float)
     processes, rounds = eager.shape
     rng = np.random.default_rng(seed)
