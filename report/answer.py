@@ -47,26 +47,26 @@ def _get(records, rec, kind, phase=None, variant=None, case=None):
 
 
 def rows(records):
-    """One row per (backend, model): the best graph variant's figures, all from one run."""
-    out, top = [], best(records)
+    """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
+    or the reason there is no figure."""
+    out, top = {}, best(records)
     for r in records:
+        key = (r["backend"], r["model"])
         if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["estimate"] is None \
-                and r["variant"] != "eager" and (r["backend"], r["model"]) not in top:
-            top[(r["backend"], r["model"])] = None
-            out.append(f"| {r['backend']} | {r['model']} | — ({r['note']}) |" + " — |" * 5
-                       + f" {label(r)} |")
-    for (backend, model), rec in sorted(best(records).items()):
+                and r["variant"] != "eager" and key not in top and key not in out:
+            out[key] = f"| {key[0]} | {key[1]} | — ({r['note']}) |" + " — |" * 5 + f" {label(r)} |"
+    for (backend, model), rec in top.items():
         steps = [_get(records, rec, "step_time", "train", v) for v in ("eager", None)]
         first = _get(records, rec, "first_call", case="cold")
         first_s = "—" if first is None else f"{first['estimate']:.2f}"
         ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
                         for s in steps)
-        out.append(f"| {backend} | {model} | `{rec['variant']}` | {ms} | {speedup_text(rec)} | "
-                   f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
-                   f"{break_even_text(_get(records, rec, 'break_even', case='cold'))} | "
-                   f"{first_s} | "
-                   f"{label(rec)} |")
-    return out
+        out[backend, model] = (
+            f"| {backend} | {model} | `{rec['variant']}` | {ms} | {speedup_text(rec)} | "
+            f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
+            f"{break_even_text(_get(records, rec, 'break_even', case='cold'))} | {first_s} | "
+            f"{label(rec)} |")
+    return [out[key] for key in sorted(out)]
 
 
 def retrace_penalty(records, backend):
