@@ -33,11 +33,13 @@ def run(name, threads, check, measure):
     return 0
 
 
-def start(backend_name, threads, device, model, config):
-    """The backend loaded, configured and started up, and the model's spec: (module, device, spec)."""
+def start(backend_name, threads, device, model, config, prime=True):
+    """The backend loaded, configured and (with `prime`) started up, and the model's spec:
+    (module, device, spec)."""
     import models
     from backends import load
     backend = load(backend_name)
     handle = backend.configure(threads, device)
-    backend.prime()
+    if prime:
+        backend.prime()
     return backend, handle, models.build(model, **config)

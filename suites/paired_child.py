@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+import time
 
 from suites import child
 from suites.paired import arm_spec, interleave
@@ -52,8 +53,10 @@ def check(args):
 def measure(args):
     """Build every arm's runner, pay each first call, warm up, then time interleaved rounds."""
     import models
+    # no prime(): nothing is timed before the first calls, which pay the start-up (torch's
+    # prime compiles in an empty cache, about 10 s per child)
     backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
-                                        json.loads(args.config))
+                                        json.loads(args.config), prime=False)
     batch = models.synthetic_batch(spec, args.batch)
     # every runner is built before any first call: a torch Runner resets dynamo, which would
     # drop the compiled code of runners built before it
@@ -70,12 +73,15 @@ def measure(args):
         return lambda: last.__setitem__(arm, float(abs(runner.infer_step(x)).max()))
 
     steps = {arm: step(arm, r, *r.to_device(*batch)) for arm, r in runners.items()}
+    start = time.perf_counter()
     for run in steps.values():
         run()  # trace / compile / schedule build
+    first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
     interleave(steps, args.warmup, args.block, args.seed)
     times, settings = interleave(steps, args.rounds, args.block, args.seed)
     return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
             "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
+            "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),
             "framework_version": backend.version()}
 
 

@@ -55,7 +55,9 @@ def _paired_info(group, arm):
             "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
             "block": first["block"], "gc": first["gc"], "order": first["order"],
             "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
-            "arms": list(group["times"]), "ci_method": CI_METHOD}
+            "arms": list(group["times"]), "ci_method": CI_METHOD,
+            "first_calls_s": [c["first_calls_s"] for c in group["children"]],
+            "compile_cache_hits": [c["compile_cache_hits"] for c in group["children"]]}
 
 
 def _ratios(group, variant, precision):
