@@ -9,7 +9,7 @@ from suites.paired import AA
 MIB = 2 ** 20
 
 
-def _median(values):
+def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
@@ -20,7 +20,7 @@ def _times(m, phase, arm):
 
 def step_s(m, phase, arm):
     """Median step time of an arm over every round of every steady process."""
-    return _median([t for process in _times(m, phase, arm) for t in process])
+    return median([t for process in _times(m, phase, arm) for t in process])
 
 
 def speedup(m, phase, arm):
@@ -29,11 +29,11 @@ def speedup(m, phase, arm):
 
 
 def first_call(m, arm, cache="cold"):
-    return _median([c["first_call_s"] for c in m[cache].get(arm, [])])
+    return median([c["first_call_s"] for c in m[cache].get(arm, [])])
 
 
 def peak_mib(m, arm):
-    found = _median([c["peak_rss_bytes"] for c in m["cold"].get(arm, [])])
+    found = median([c["peak_rss_bytes"] for c in m["cold"].get(arm, [])])
     return None if found is None else found / MIB
 
 

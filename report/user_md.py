@@ -140,7 +140,13 @@ def _retrace_table(m, arms):
         out.append(f"| `{arm}` | {r['total_s']:.2f} | {r['new_shape_s']:.2f} | "
                    f"{r['seen_shape_s']:.2f} | {r['traces']} | {r['held_mib']:.1f} | {signals} |")
     shapes = [tuple(s["shape"]) for s in m["cold"]["eager"][0]["retrace"]]
-    return out + ["", f"Shapes: {', '.join(map(str, shapes))}.", ""]
+    out += ["", f"Shapes: {', '.join(map(str, shapes))}."]
+    if m["framework"] == "tf":
+        out.append("XLA with a None-dim signature traces once but compiles once per concrete "
+                   "shape: its traces undercount its compiles, its new-shape time shows them.")
+    startup = U.median([c["startup_s"] for c in m["cold"]["eager"]])
+    return out + [f"Process start-up (interpreter, {m['framework']} import and set-up), paid "
+                  f"before any first call: {startup:.1f} s.", ""]
 
 
 def render(name, measurements, machine):

@@ -87,3 +87,21 @@ def test_pytest_user_suite_refuses_a_file_without_builders():
     assert code == 4
     assert any(line.endswith("no_builder.py: defines none of tf_model, torch_model, "
                              "chainer_model") for line in lines)
+
+
+def test_readme_user_file_is_complete(tmp_path):
+    """The README's user file loads, gives its shapes and batches, and (with torch) takes a step."""
+    text = (ROOT / "README.md").read_text().split("## Your own model")[1]
+    path = tmp_path / "mymodel.py"
+    path.write_text(text.split("```python\n")[1].split("```")[0])
+    assert frameworks_in(path) == ["torch"]
+    user = load(path)
+    assert user.shape() == (32, 50) and len(user.shapes()) == 6
+    (tokens, mask), labels = user.batch(user.shape(), 0)
+    assert tokens.shape == mask.shape == (32, 50) and labels.shape == (32,)
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return
+    from user.measure import check
+    check(path, "torch")

@@ -15,7 +15,7 @@ SHAPES = [[8, 16], [8, 32], [8, 16], [8, 64]]
 def _child(step, first, traces, retrace_s):
     steps = [{"shape": s, "s": retrace_s, "loss": 1.0, "traces": traces + i, "held_bytes": 2 ** 20}
              for i, s in enumerate(SHAPES)]
-    return {"first_call_s": first, "peak_rss_bytes": 10 * 2 ** 20, "traces_after_first": traces,
+    return {"first_call_s": first, "startup_s": 3.0, "peak_rss_bytes": 10 * 2 ** 20, "traces_after_first": traces,
             "retrace": steps, "retrace_planned": len(SHAPES), "log_signals": {}}
 
 
