@@ -28,8 +28,10 @@ def speedup(m, phase, arm):
     return stats.ratio(_times(m, phase, "eager"), _times(m, phase, arm))
 
 
-def first_call(m, arm, cache="cold"):
-    return median([c["first_call_s"] for c in m[cache].get(arm, [])])
+def first_call(m, arm, cache="cold", phase="train"):
+    """Median first train (or inference, after the train's) call over the fresh processes."""
+    key = "first_call_s" if phase == "train" else "infer_first_call_s"
+    return median([c.get(key) for c in m[cache].get(arm, [])])
 
 
 def peak_mib(m, arm):
@@ -110,8 +112,9 @@ def records(m, machine, run, commit=None, dirty=None):
                 ci, r.significant)
     for arm in ["eager", *ran(m)]:
         for cache in ("cold", "warm"):
-            if (s := first_call(m, arm, cache)) is not None:
-                add(arm, "train", "first_call", "s", s, case=cache)
+            for phase in ("train", "infer"):
+                if (s := first_call(m, arm, cache, phase)) is not None:
+                    add(arm, phase, "first_call", "s", s, case=cache)
         add(arm, "train", "peak_memory", "MiB", peak_mib(m, arm), case="cold")
         add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold")
     for arm in ran(m):

@@ -29,7 +29,11 @@ def measure(args, backend, adapter, device):
         for _ in range(args.memory_steps):
             loss = runner.train_step(*batch)
         out.update(peak_rss_bytes=rss.peak(method) - baseline, peak_method=method,
-                   losses=[loss], traces_after_first=runner.traces())
+                   losses=[loss])
+        t = time.perf_counter()
+        runner.infer_step(batch[0])  # compiles the inference graph too: the steady child reuses it
+        out["infer_first_call_s"] = time.perf_counter() - t
+        out["traces_after_first"] = runner.traces()
         out["retrace"] = _retrace(runner, user, shapes, baseline, args.budget)
         out["retrace_planned"] = len(shapes)
         if variant == "eager" and hasattr(adapter, "graph_breaks"):

@@ -1,5 +1,6 @@
 """Measure a user's model in one framework: cold (and warm) first-call children per variant, then
 paired steady children; a variant that fails is kept as a skip with the framework's reason."""
+import shutil
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
@@ -49,8 +50,9 @@ def _command(path, framework, mode, arms, threads, **options):
     return command
 
 
-def _first_calls(path, framework, arm, plan, threads, has_cache):
-    """Cold children (each in an empty compile cache) and, with a cache, warm ones after them."""
+def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache):
+    """Cold children (each in an empty compile cache) and, with a cache, warm ones after them;
+    what they compiled is copied into `steady_cache` for the steady children."""
     cold, warm = [], []
     for _ in range(plan.cold_processes):
         with tempfile.TemporaryDirectory(prefix="graphbench-user-") as cache:
@@ -60,6 +62,8 @@ def _first_calls(path, framework, arm, plan, threads, has_cache):
             if plan.warm and has_cache and arm != "eager":
                 warm.append(run_child(_command(path, framework, "cold", [arm], threads,
                                                **{**options, "shapes": 1})))
+            if has_cache and plan.cold_cache:
+                shutil.copytree(cache, steady_cache, dirs_exist_ok=True)
     return cold, warm
 
 
@@ -68,22 +72,24 @@ def measure(path, framework, plan, threads, has_cache=False, log=print):
     variants = variants_of(framework, plan)
     out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
            "variants": variants, "failed": {}, "cold": {}, "warm": {}}
-    for arm in ["eager", *variants]:
-        log(f"user: {framework}/{arm}: first call and retrace run in a fresh process")
-        try:
-            out["cold"][arm], out["warm"][arm] = _first_calls(path, framework, arm, plan, threads,
-                                                              has_cache)
-        except RuntimeError as error:
-            if arm == "eager":
-                raise
-            out["failed"][arm] = str(error)
-    arms = ["eager", AA, *(v for v in variants if v not in out["failed"])]
-    out["steady"] = []
-    for seed in range(plan.steady_processes):
-        log(f"user: {framework}: steady rounds, process {seed + 1} of {plan.steady_processes}")
-        out["steady"].append(run_child(_command(
-            path, framework, "steady", arms, threads, rounds=plan.rounds, warmup=plan.warmup,
-            block=plan.block, seed=seed, accuracy_steps=plan.accuracy_steps)))
+    with tempfile.TemporaryDirectory(prefix="graphbench-user-steady-") as steady_cache:
+        for arm in ["eager", *variants]:
+            log(f"user: {framework}/{arm}: first call and retrace run in a fresh process")
+            try:
+                out["cold"][arm], out["warm"][arm] = _first_calls(
+                    path, framework, arm, plan, threads, has_cache, steady_cache)
+            except RuntimeError as error:
+                if arm == "eager":
+                    raise
+                out["failed"][arm] = str(error)
+        arms = ["eager", AA, *(v for v in variants if v not in out["failed"])]
+        cache = {"cache_dir": steady_cache} if has_cache and plan.cold_cache else {}
+        out["steady"] = []
+        for seed in range(plan.steady_processes):
+            log(f"user: {framework}: steady rounds, process {seed + 1} of {plan.steady_processes}")
+            out["steady"].append(run_child(_command(
+                path, framework, "steady", arms, threads, rounds=plan.rounds, warmup=plan.warmup,
+                block=plan.block, seed=seed, accuracy_steps=plan.accuracy_steps, **cache)))
     for child in out["steady"]:
         out["failed"].update(child["failed"])
     return out
