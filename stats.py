@@ -1,4 +1,4 @@
-"""Ratios of paired timings with a hierarchical-bootstrap interval (NumPy only: suites and report)."""
+"""Ratios of paired timings with a hierarchical-bootstrap interval (NumPy only: suites, report)."""
 from dataclasses import dataclass
 
 import numpy as np

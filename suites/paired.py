@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from backends import PRECISIONS, VARIANTS
+
 ROOT = Path(__file__).resolve().parents[1]  # the child runs `-m suites.paired_child` from here
 
 CHILD_TIMEOUT_S = 1800  # a group's cold compiles of the default ResNet take minutes
@@ -22,6 +24,16 @@ def arm_spec(arm):
     """(variant, precision) of an arm (the A/A arm is another float32 eager runner)."""
     variant, _, precision = arm.partition("@")
     return ("eager" if variant == AA else variant), precision or "float32"
+
+
+def group_arms(selected):
+    """A group's arms for the selected (variant, precision) pairs: eager and the A/A arm first,
+    then each pair with eager at its precision and the variant at float32, in registry order."""
+    arms = {"eager", AA}
+    for variant, precision in selected:
+        arms |= {arm_name(variant, precision), arm_name("eager", precision), variant}
+    return ["eager", AA] + [arm_name(v, p) for p in PRECISIONS for v in VARIANTS
+                            if arm_name(v, p) in arms - {"eager"}]
 
 
 def _timed(step, block, gc_off):

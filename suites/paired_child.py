@@ -33,7 +33,7 @@ def parse(argv):
 
 
 def check(args):
-    """Raise a one-line error for a backend, model, arm, precision or device that cannot run here."""
+    """Raise a one-line error for a backend, model, arm, precision or device not runnable here."""
     from backends import (BACKENDS, PRECISIONS, VARIANTS, check_choice, load, precision_skip,
                           unsupported_reason)
     import models  # NumPy loads here: after the thread variables are set

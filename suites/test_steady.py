@@ -6,40 +6,39 @@ import math
 import pytest
 
 import stats
-from backends import PRECISIONS, VARIANTS
 from suites.cases import extra_info
-from suites.paired import AA, arm_name, measure_group, record
+from suites.paired import AA, arm_name, group_arms, measure_group, record
 
 CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
              f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
 _groups = {}  # group key -> its measurement (or the failure), once per session
 
 
-def _group_arms(request, key):
-    """The group's arms: each (variant, precision) of its steady tests that the session runs
-    (after -k, -m, skips), with eager at that precision, the variant at float32, and the A/A."""
-    arms = {"eager", AA}
+def _selected(request, key):
+    """(variant, precision) of this group's steady tests that the session runs (after -k, -m,
+    skips)."""
+    found = []
     for item in request.session.items:
         params = item.callspec.params if hasattr(item, "callspec") else {}
         if getattr(item, "obj", None) is not test_steady or item.get_closest_marker("skip"):
             continue
         backend, label, variant, _, precision = params["case_id"]
         if (backend, label, params["phase"]) == key:
-            arms |= {arm_name(variant, precision), arm_name("eager", precision), variant}
-    return ["eager", AA] + [arm_name(v, p) for p in PRECISIONS for v in VARIANTS
-                            if arm_name(v, p) in arms and arm_name(v, p) != "eager"]
+            found.append((variant, precision))
+    return found
 
 
 def _measure(request, case, env, phase, disabled):
-    """The group's paired times, measured by its first test; --benchmark-disable: one short child."""
+    """The group's paired times, measured by its first test; --benchmark-disable: one child."""
     key = (case.backend.NAME, case.model, phase)
     if key not in _groups:
         profile = env["profile"]
         plan = ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
                 {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
                  "block": profile.steady_block})
+        arms = group_arms(_selected(request, key))
         try:
-            _groups[key] = measure_group(case, phase, _group_arms(request, key), plan, env,
+            _groups[key] = measure_group(case, phase, arms, plan, env,
                                          1 if disabled else profile.steady_processes)
         except RuntimeError as error:
             _groups[key] = str(error)

@@ -1,4 +1,4 @@
-"""Paired timing: interleaved rounds with GC off, the child's JSON, and pytest-benchmark's rounds."""
+"""Paired timing: interleaved rounds with GC off, the child's JSON, pytest-benchmark's rounds."""
 import gc
 import json
 import os
@@ -9,7 +9,8 @@ import textwrap
 import pytest
 
 from backends import VARIANTS
-from suites.paired import AA, ROOT, arm_name, arm_spec, child_command, interleave, run_child
+from suites.paired import (AA, ROOT, arm_name, arm_spec, child_command, group_arms, interleave,
+                           run_child)
 from suites.profiles import PROFILES
 
 
@@ -72,3 +73,11 @@ def test_arm_names_carry_precision_and_the_aa_arm_is_float32_eager():
     assert [arm_name("graph"), arm_name("graph", "bfloat16")] == ["graph", "graph@bfloat16"]
     assert [arm_spec(a) for a in ("graph", "graph@bfloat16", AA)] == [
         ("graph", "float32"), ("graph", "bfloat16"), ("eager", "float32")]
+
+
+def test_group_arms_bring_their_references_along():
+    assert group_arms([]) == ["eager", AA]
+    assert group_arms([("graph_static", "float32"), ("eager", "float32")]) == [
+        "eager", AA, "graph_static"]
+    assert group_arms([("graph", "bfloat16")]) == [
+        "eager", AA, "graph", "eager@bfloat16", "graph@bfloat16"]
