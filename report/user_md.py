@@ -100,7 +100,8 @@ def tables(m):
             row.append(f"{U.step_s(m, phase, arm) * 1e3:.2f}")
             row.append("1" if arm == "eager" else _x(U.speedup(m, phase, arm)))
         warm = U.first_call(m, arm, "warm")
-        row += [f"{U.first_call(m, arm):.2f}", "—" if warm is None else f"{warm:.2f}"]
+        row += [f"{U.first_call(m, arm):.2f}{_hits(m, arm, 'cold')}",
+                "—" if warm is None else f"{warm:.2f}{_hits(m, arm, 'warm')}"]
         n, low, high, note = U.break_even_range(m, arm) if arm != "eager" else (None,) * 3 + ("—",)
         row.append(note or (f"{n:,} ({low:,}–{high:,})"))
         row.append(f"{U.peak_mib(m, arm):.1f}")
@@ -127,6 +128,16 @@ def tables(m):
         out += ["Skipped (the framework's reason):", ""]
         out += [f"- `{arm}`: {reason}" for arm, reason in m["failed"].items()] + [""]
     return out
+
+
+def _hits(m, arm, cache):
+    """A warning when a cold first call hit the compile cache, or a warm one did not."""
+    hits = [c.get("cache_hits") for c in m[cache].get(arm, []) if c.get("cache_hits") is not None]
+    if cache == "cold" and any(hits) and m["plan"]["cold_cache"]:
+        return " ⚠ hit the cache: not cold"
+    if cache == "warm" and hits and not all(hits):
+        return " ⚠ no cache hit: not warm"
+    return ""
 
 
 def _retrace_table(m, arms):

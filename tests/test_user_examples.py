@@ -34,6 +34,9 @@ def test_example_smoke_run(framework, tmp_path):
     text = save(m, tmp_path, "vm").read_text()
     assert text.startswith(f"# Should I compile `{path.stem}`?\n\n**{framework}: ")
     assert "Smoke run" in text and "MISMATCH" not in text
+    if framework == "torch":  # torch._dynamo.explain ran on the train step
+        assert m["cold"]["eager"][0]["graph_breaks"]["graph_breaks"] == 0
+        assert "`torch._dynamo.explain` of the train step: 1 graph(s), 0 graph break(s)" in text
 
 
 @pytest.mark.parametrize("framework", EXAMPLES)
