@@ -1,4 +1,5 @@
 """Paired timing: several arms interleaved in one process, repeated in fresh child processes."""
+import contextlib
 import gc
 import json
 import random
@@ -15,15 +16,18 @@ CHILD_TIMEOUT_S = 1800  # a group's cold compiles of the default ResNet take min
 AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
 
 
-def arm_name(variant, precision="float32"):
-    """An arm's name: the variant, with `@precision` unless float32 (graph, graph@bfloat16)."""
-    return variant if precision == "float32" else f"{variant}@{precision}"
+def arm_name(variant, precision="float32", deterministic=False):
+    """An arm's name: the variant, `@precision` unless float32, `+det` with deterministic ops on
+    (graph, graph@bfloat16, graph+det)."""
+    return (variant + ("" if precision == "float32" else f"@{precision}")
+            + ("+det" if deterministic else ""))
 
 
 def arm_spec(arm):
-    """(variant, precision) of an arm (the A/A arm is another float32 eager runner)."""
-    variant, _, precision = arm.partition("@")
-    return ("eager" if variant == AA else variant), precision or "float32"
+    """(variant, precision, deterministic) of an arm (the A/A arm is another float32 eager)."""
+    name, det, _ = arm.partition("+det")
+    variant, _, precision = name.partition("@")
+    return ("eager" if variant == AA else variant), precision or "float32", bool(det)
 
 
 def group_arms(selected):
@@ -51,17 +55,19 @@ def _timed(step, block, gc_off):
             gc.enable()
 
 
-def interleave(arms, rounds, block=1, seed=0, gc_off=True):
+def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
     """{arm: [seconds per step, one per round]} and the settings; each round times every arm's
     block of `block` steps once, in an order shuffled per round by a generator seeded `seed`.
 
-    `arms` maps names to callables already past their first (compiling) call."""
-    order, rng = list(arms), random.Random(seed)
+    `arms` maps names to callables already past their first (compiling) call; `contexts` maps
+    some of them to a context factory entered around the block, outside the clock."""
+    order, rng, contexts = list(arms), random.Random(seed), contexts or {}
     times = {name: [] for name in arms}
     for _ in range(rounds):
         rng.shuffle(order)
         for name in order:
-            times[name].append(_timed(arms[name], block, gc_off) / block)
+            with contexts.get(name, contextlib.nullcontext)():
+                times[name].append(_timed(arms[name], block, gc_off) / block)
     settings = {"gc": "collected before, disabled during each block" if gc_off else "on",
                 "order": "seeded shuffle per round", "order_seed": seed, "block": block}
     return times, settings

@@ -1,11 +1,12 @@
 """Child process: one comparison group's arms timed in interleaved rounds, printed as one JSON line.
 
 python -m suites.paired_child --backend B --model M --config JSON --batch N --phase train|infer
-    --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16 --rounds R --warmup W --block K
-    --seed S --device D --threads T
+    --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16,graph+det --rounds R --warmup W
+    --block K --seed S --device D --threads T
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -34,18 +35,19 @@ def parse(argv):
 
 def check(args):
     """Raise a one-line error for a backend, model, arm, precision or device not runnable here."""
-    from backends import (BACKENDS, PRECISIONS, VARIANTS, check_choice, load, precision_skip,
-                          unsupported_reason)
+    from backends import (BACKENDS, DETERMINISM_UNSUPPORTED, PRECISIONS, VARIANTS, check_choice,
+                          load, precision_skip, unsupported_reason)
     import models  # NumPy loads here: after the thread variables are set
     check_choice("backend", args.backend, BACKENDS)
     check_choice("model", args.model, models.MODELS)
     check_choice("device", args.device, ("cpu", "cuda"))
     for arm in args.arms:
-        variant, precision = arm_spec(arm)
+        variant, precision, deterministic = arm_spec(arm)
         check_choice("arm", variant, VARIANTS)
         check_choice("precision", precision, PRECISIONS)
         if reason := (unsupported_reason(args.backend, variant)
-                      or precision_skip(args.backend, precision, args.device)):
+                      or precision_skip(args.backend, precision, args.device)
+                      or deterministic and DETERMINISM_UNSUPPORTED.get((args.backend, variant))):
             raise ValueError(f"{args.backend}/{arm} is not supported: {reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
 
@@ -60,11 +62,13 @@ def measure(args):
     batch = models.synthetic_batch(spec, args.batch)
     # every runner is built before any first call: a torch Runner resets dynamo, which would
     # drop the compiled code of runners built before it
-    runners = {}
+    runners, contexts = {}, {}
     for arm in args.arms:
-        variant, precision = arm_spec(arm)
+        variant, precision, deterministic = arm_spec(arm)
         runners[arm] = backend.Runner(spec, models.init_params(spec), variant, device,
                                       precision=precision)
+        if deterministic:  # a process-wide switch: on around this arm's first call and blocks
+            contexts[arm] = lambda: backend.deterministic(True)
     last = {}
 
     def step(arm, runner, x, y):
@@ -74,11 +78,12 @@ def measure(args):
 
     steps = {arm: step(arm, r, *r.to_device(*batch)) for arm, r in runners.items()}
     start = time.perf_counter()
-    for run in steps.values():
-        run()  # trace / compile / schedule build
+    for arm, run in steps.items():
+        with contexts.get(arm, contextlib.nullcontext)():
+            run()  # trace / compile / schedule build
     first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
-    interleave(steps, args.warmup, args.block, args.seed)
-    times, settings = interleave(steps, args.rounds, args.block, args.seed)
+    interleave(steps, args.warmup, args.block, args.seed, contexts=contexts)
+    times, settings = interleave(steps, args.rounds, args.block, args.seed, contexts=contexts)
     return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
             "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
             "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),

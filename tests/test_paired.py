@@ -1,4 +1,5 @@
 """Paired timing: interleaved rounds with GC off, the child's JSON, pytest-benchmark's rounds."""
+import contextlib
 import gc
 import json
 import os
@@ -69,10 +70,27 @@ def test_pytest_benchmark_saves_the_paired_rounds(tmp_path):
     assert stats["min"] == pytest.approx(0.1) and stats["iterations"] == 1
 
 
-def test_arm_names_carry_precision_and_the_aa_arm_is_float32_eager():
-    assert [arm_name("graph"), arm_name("graph", "bfloat16")] == ["graph", "graph@bfloat16"]
-    assert [arm_spec(a) for a in ("graph", "graph@bfloat16", AA)] == [
-        ("graph", "float32"), ("graph", "bfloat16"), ("eager", "float32")]
+def test_arm_names_carry_precision_and_determinism_and_the_aa_arm_is_float32_eager():
+    assert [arm_name("graph"), arm_name("graph", "bfloat16"), arm_name("xla", "bfloat16", True)
+            ] == ["graph", "graph@bfloat16", "xla@bfloat16+det"]
+    assert [arm_spec(a) for a in ("graph", "graph@bfloat16", AA, "xla@bfloat16+det")] == [
+        ("graph", "float32", False), ("graph", "bfloat16", False), ("eager", "float32", False),
+        ("xla", "bfloat16", True)]
+
+
+def test_contexts_wrap_their_arm_outside_the_clock():
+    seen = []
+
+    @contextlib.contextmanager
+    def switch():
+        seen.append("on")
+        yield
+        seen.append("off")
+
+    arms = {"a": lambda: seen.append("a"), "b": lambda: seen.append("b")}
+    interleave(arms, rounds=2, contexts={"b": switch})
+    assert seen.count("b") == 2 and all(seen[i - 1:i + 2] == ["on", "b", "off"]
+                                        for i, x in enumerate(seen) if x == "b")
 
 
 def test_group_arms_bring_their_references_along():
@@ -81,3 +99,9 @@ def test_group_arms_bring_their_references_along():
         "eager", AA, "graph_static"]
     assert group_arms([("graph", "bfloat16")]) == [
         "eager", AA, "graph", "eager@bfloat16", "graph@bfloat16"]
+
+
+def test_child_times_a_deterministic_arm(backend, backend_name):
+    found = run_child(_command(backend_name, ["eager", "eager+det"]), timeout=300)
+    assert found["loss"]["eager+det"] == pytest.approx(found["loss"]["eager"], rel=1e-5)
+    assert found["loss_finite"] and set(found["times"]) == {"eager", "eager+det"}
