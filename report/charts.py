@@ -9,7 +9,7 @@ import matplotlib.ticker  # noqa: E402
 
 from report.tables import STEP_PHASES, VARIANT_ORDER, index, latest  # noqa: E402
 
-from report.records import gflops  # noqa: E402  (readings import it from here)
+from report.records import gflops  # noqa: E402
 
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 

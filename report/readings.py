@@ -106,7 +106,7 @@ def break_even_reading(results):
 
 def throughput_reading(results):
     """Peak per backend and the best share of it a train step reaches."""
-    from report.charts import gflops
+    from report.records import gflops
     idx = index(results)
     peaks = {k[0]: r for k, r in idx.items() if k[3] == "peak"}
     if not peaks:
