@@ -31,9 +31,10 @@ def plan_for(profile, smoke=False):
     if smoke:
         return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=1, accuracy_steps=2,
                     memory_steps=1, variants=("graph",), budget_s=30, cold_cache=False)
+    quick = profile.name == "quick"  # a preview: no warm children, a short retrace budget
     return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
-                profile.steady_block, cold_processes=2 if profile.name != "quick" else 1,
-                budget_s=profile.retrace.budget_s)
+                profile.steady_block, cold_processes=1 if quick else 2, warm=not quick,
+                budget_s=30 if quick else profile.retrace.budget_s)
 
 
 def variants_of(framework, plan):
