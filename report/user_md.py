@@ -82,6 +82,8 @@ def _shape_advice(m, best):
     """Retrace cost of the chosen variant over the user's shapes, against eager's."""
     r, eager = U.retrace(m, best), U.retrace(m, "eager")
     shapes = [tuple(s["shape"]) for s in m["cold"][best][0]["retrace"]]
+    if not shapes:
+        return "No retrace run (smoke run)."
     if r["total_s"] <= eager["total_s"] * 1.1 or r["distinct"] < 2:
         return (f"Over your {r['steps']} shapes ({r['distinct']} distinct) it took "
                 f"{r['total_s']:.2f} s against eager's {eager['total_s']:.2f} s, with "
@@ -150,6 +152,8 @@ def _retrace_table(m, arms):
     out = ["Retrace run: one train step per shape of yours, in order, from a fresh process after "
            "the first call.", "", "| variant | total s | new-shape s | seen-shape s | traces | "
            "MiB held after | warnings |", "|---|---|---|---|---|---|---|"]
+    if not m["cold"]["eager"][0]["retrace"]:
+        return ["No retrace run (smoke run).", ""]
     for arm in arms:
         r = U.retrace(m, arm)
         signals = ", ".join([f"{k}: {v}" for k, v in r["signals"].items()]

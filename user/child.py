@@ -23,7 +23,7 @@ def parse(argv):
     parser.add_argument("--cache-dir", help="cold: the compile cache (empty: cold, filled: warm)")
     parser.add_argument("--budget", type=float, default=120, help="cold: retrace run's seconds")
     for name, default in (("--rounds", 3), ("--warmup", 1), ("--block", 1), ("--seed", 0),
-                          ("--accuracy-steps", 3), ("--memory-steps", 2), ("--shapes", 0)):
+                          ("--accuracy-steps", 3), ("--memory-steps", 2), ("--shapes", -1)):
         parser.add_argument(name, type=int, default=default)
     args = parser.parse_args(argv)
     args.arms = [a for a in args.arms.split(",") if a]

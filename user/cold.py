@@ -11,7 +11,7 @@ def measure(args, backend, adapter, device):
     """The process's start-up, then this variant's first call, memory and retrace run."""
     user, variant = args.user, args.arms[0]
     startup = time.perf_counter() - args.started  # interpreter, framework import and configure
-    shape, shapes = user.shape(), user.shapes()[:args.shapes or None]
+    shape, shapes = user.shape(), user.shapes()[:None if args.shapes < 0 else args.shapes]
     example = user.batch(shape, 0)
     out = {"variant": variant, "startup_s": startup, "shape": list(shape),
            "framework_version": backend.version()}

@@ -18,7 +18,7 @@ class Plan:
     block: int = 1
     cold_processes: int = 1
     warm: bool = True  # a second child per variant reusing the cold child's compile cache
-    shapes: int = 0  # retrace shapes taken from the file's list (0: all)
+    shapes: int = -1  # retrace shapes taken from the file's list (-1: all, 0: no retrace run)
     accuracy_steps: int = 3
     memory_steps: int = 2
     variants: tuple = None
@@ -29,7 +29,7 @@ class Plan:
 def plan_for(profile, smoke=False):
     """The profile's steady settings; `smoke` (--benchmark-disable): one short pass of `graph`."""
     if smoke:
-        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=1, accuracy_steps=2,
+        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=0, accuracy_steps=2,
                     memory_steps=1, variants=("graph",), budget_s=30, cold_cache=False)
     quick = profile.name == "quick"  # a preview: no warm children, a short retrace budget
     return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
@@ -62,7 +62,7 @@ def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache):
             cold.append(run_child(_command(path, framework, "cold", [arm], threads, **options)))
             if plan.warm and has_cache and arm != "eager":
                 warm.append(run_child(_command(path, framework, "cold", [arm], threads,
-                                               **{**options, "shapes": 1})))
+                                               **{**options, "shapes": 0})))
             if has_cache and plan.cold_cache:
                 shutil.copytree(cache, steady_cache, dirs_exist_ok=True)
     return cold, warm
