@@ -16,7 +16,7 @@ class Plan:
     rounds: int
     warmup: int
     block: int = 1
-    cold_processes: int = 1
+    cold_processes: int = 1  # 0 (smoke): first calls taken from the steady child
     warm: bool = True  # a second child per variant reusing the cold child's compile cache
     shapes: int = -1  # retrace shapes taken from the file's list (-1: all, 0: no retrace run)
     accuracy_steps: int = 3
@@ -29,7 +29,7 @@ class Plan:
 def plan_for(profile, smoke=False):
     """The profile's steady settings; `smoke` (--benchmark-disable): one short pass of `graph`."""
     if smoke:
-        return Plan(1, 2, 0, cold_processes=1, warm=False, shapes=0, accuracy_steps=2,
+        return Plan(1, 2, 0, cold_processes=0, warm=False, shapes=0, accuracy_steps=2,
                     memory_steps=1, variants=("graph",), budget_s=30, cold_cache=False)
     quick = profile.name == "quick"  # a preview: no warm children, a short retrace budget
     return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
@@ -93,7 +93,20 @@ def measure(path, framework, plan, threads, has_cache=False, log=print):
                 block=plan.block, seed=seed, accuracy_steps=plan.accuracy_steps, **cache)))
     for child in out["steady"]:
         out["failed"].update(child["failed"])
+    if not plan.cold_processes:
+        _first_calls_from_steady(out)
     return out
+
+
+def _first_calls_from_steady(out):
+    """Smoke: each arm's first calls as the steady child took them (after the arms before it, in
+    the session's cache: not cold), no memory or retrace figures."""
+    child = out["steady"][0]
+    for arm, first in child["first_calls"].items():
+        out["cold"][arm] = [{"first_call_s": first.get("train_s"), "startup_s": child["startup_s"],
+                             "infer_first_call_s": first.get("infer_s"), "peak_rss_bytes": None,
+                             "retrace": [], "retrace_planned": 0, "traces_after_first": 0,
+                             "log_signals": {}, "cache_hits": None}]
 
 
 def check(path, framework):

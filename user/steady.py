@@ -1,5 +1,6 @@
 """Steady child: every arm built with the same seeded weights, checked against eager over a few
 training steps, then train and infer steps timed in interleaved rounds (suites.paired)."""
+import time
 import traceback
 
 import numpy as np
@@ -11,12 +12,19 @@ def _one_line(error):
     return f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
 
 
-def _accuracy(runner, user, shape, steps):
-    """Initial inference outputs and the losses of `steps` training steps on seeded batches."""
+def _accuracy(runner, user, shape, steps, first):
+    """Initial inference outputs and the losses of `steps` training steps on seeded batches; the
+    first inference and train calls' times go into `first`."""
     xs, _ = runner.to_device(*user.batch(shape, 0))
+    t = time.perf_counter()
     outputs = runner.infer_step(xs)
-    losses = [runner.train_step(*runner.to_device(*user.batch(shape, 1 + i)))
-              for i in range(steps)]
+    first["infer_s"] = time.perf_counter() - t
+    losses = []
+    for i in range(steps):
+        batch = runner.to_device(*user.batch(shape, 1 + i))
+        t = time.perf_counter()
+        losses.append(runner.train_step(*batch))
+        first.setdefault("train_s", time.perf_counter() - t)
     return outputs, losses
 
 
@@ -40,9 +48,10 @@ def measure(args, backend, adapter, device):
 
 
 def _measure(args, backend, adapter, device):
+    startup = time.perf_counter() - args.started
     user, shape = args.user, args.user.shape()
     example = user.batch(shape, 0)
-    runners, failed, checks = {}, {}, {}
+    runners, failed, checks, first = {}, {}, {}, {}
     for arm in args.arms:  # every runner before any first call (torch: dynamo's shared cache)
         try:
             runners[arm] = adapter.Runner(user, arm_spec(arm)[0], device, example=example)
@@ -55,7 +64,8 @@ def _measure(args, backend, adapter, device):
     reference = None
     for arm, runner in list(runners.items()):
         try:
-            outputs, losses = _accuracy(runner, user, shape, args.accuracy_steps)
+            outputs, losses = _accuracy(runner, user, shape, args.accuracy_steps,
+                                        first.setdefault(arm, {}))
         except Exception as error:
             if arm == "eager":
                 raise
@@ -74,6 +84,7 @@ def _measure(args, backend, adapter, device):
             "accuracy": checks, "tolerance": {"rtol": rtol, "atol": atol},
             "accuracy_steps": args.accuracy_steps, "failed": failed, "shape": list(shape),
             "traces": {arm: r.traces() for arm, r in runners.items()},
+            "first_calls": first, "startup_s": startup,
             "framework_version": backend.version()}
 
 
