@@ -75,3 +75,29 @@ def test_graph_breaks_are_counted_with_their_reason():
     found = graph_breaks(runner, *runner.to_device(*example))
     assert found["graph_breaks"] >= 1 and found["graphs"] >= 2
     assert any("item" in reason or "data" in reason.lower() for reason in found["break_reasons"])
+
+
+def test_a_real_mismatch_is_loud(tmp_path):
+    """Chainer's @static_graph with BatchNorm computes other losses than eager: marked, not picked."""
+    _framework("chainer")
+    from dataclasses import replace
+    from report import user_md
+    plan = replace(plan_for(None, smoke=True), accuracy_steps=5)
+    m = measure(FIXTURES / "chainer_batchnorm.py", "chainer", plan, threads=1, log=lambda _: None)
+    assert not m["steady"][0]["accuracy"]["graph"]["match"]
+    assert m["steady"][0]["accuracy"]["eager_aa"]["match"]
+    assert "⚠ **graph compute a different result from eager**" in user_md.recommend(m)
+    assert "⚠ **MISMATCH**" in save(m, tmp_path, "vm").read_text()
+
+
+def test_a_mismatch_fails_its_variant_and_keeps_the_report(tmp_path):
+    """Through pytest (quick profile): the mismatching variant fails in one line, eager passes."""
+    _framework("chainer")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "user", "--backend", "chainer", "--user",
+         str(FIXTURES / "chainer_batchnorm.py"), "--threads", "1", "--user-results",
+         str(tmp_path), "-p", "no:cacheprovider", "-q"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 1 and "1 failed, 1 passed" in done.stdout
+    assert "chainer/graph does not compute what eager computes: loss differs by" in done.stdout
+    assert "MISMATCH" in next(tmp_path.glob("*/user-chainer_batchnorm.md")).read_text()
