@@ -40,11 +40,11 @@ def test_user(request, user_variant):
     m = _measure(request.config, framework)
     if variant in m["failed"]:
         pytest.skip(f"{framework}/{variant} could not run: {m['failed'][variant]}")
-    print(f"{framework}/{variant}: report {m['report']}")
     if variant == "eager":
         return
-    check = figures.accuracy(m, variant)
-    if check and not check["match"]:
+    found = figures.accuracy(m, variant)
+    if found and not found["match"]:
         pytest.fail(f"{framework}/{variant} does not compute what eager computes: loss differs by "
-                    f"{check['loss_max_abs_diff']:.2e}, outputs by "
-                    f"{check['outputs_max_abs_diff']:.2e} (tolerance {check['tolerance']})")
+                    f"{found['loss_max_abs_diff']:.2e}, outputs by "
+                    f"{found['outputs_max_abs_diff']:.2e} (tolerance {found['tolerance']}); "
+                    f"report {m['report']}")
