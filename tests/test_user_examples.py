@@ -101,3 +101,14 @@ def test_a_mismatch_fails_its_variant_and_keeps_the_report(tmp_path):
     assert done.returncode == 1 and "1 failed, 1 passed" in done.stdout
     assert "chainer/graph does not compute what eager computes: loss differs by" in done.stdout
     assert "MISMATCH" in next(tmp_path.glob("*/user-chainer_batchnorm.md")).read_text()
+
+
+def test_several_inputs_and_outputs():
+    """Two inputs (one a bool mask) and a dict of outputs: one step each, outputs flattened."""
+    _framework("torch")
+    from backends.user.torch import Runner
+    user = check(FIXTURES / "torch_two_outputs.py", "torch")
+    example = user.batch(user.shape(), 0)
+    runner = Runner(user, "eager", example=example)
+    xs, target = runner.to_device(*example)
+    assert runner.infer_step(xs).shape == (4 * 2 + 4,)

@@ -62,12 +62,13 @@ class Runner:
         return float(loss.array)
 
     def infer_step(self, xs):
-        """Inference outputs as a NumPy array."""
+        """Inference outputs (every output, flattened) as one float32 NumPy array."""
         with self._quiet(), chainer.using_config("train", False), chainer.no_backprop_mode():
             out = self.model(*xs)
             if self.static:  # else every forward-only call builds a new schedule
                 self.model.schedule_manager.end_forward()
-        return np.asarray(out.array, dtype=np.float32)
+        outs = out if isinstance(out, (tuple, list)) else [out]  # one output, or several
+        return np.concatenate([np.asarray(o.array, dtype=np.float32).ravel() for o in outs])
 
     def traces(self):
         """Static-graph schedules built so far (one per mode and input shape)."""

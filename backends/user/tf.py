@@ -66,9 +66,10 @@ class Runner:
             return float(self._train(xs, target))
 
     def infer_step(self, xs):
-        """Inference outputs as a NumPy array."""
+        """Inference outputs (every output, flattened) as one float32 NumPy array."""
         with tf.device(self.device):
-            return np.asarray(self._infer(xs), dtype=np.float32)
+            outs = tf.nest.flatten(self._infer(xs))  # one output, or a nest of them
+            return np.concatenate([np.asarray(o, dtype=np.float32).ravel() for o in outs])
 
     def traces(self):
         """Concrete functions traced so far by the train and infer functions."""

@@ -3,6 +3,7 @@ import numpy as np
 import torch
 import torch._dynamo
 import torch._dynamo.testing
+import torch.utils._pytree
 
 from backends import torch as backend
 
@@ -69,10 +70,11 @@ class Runner:
         return loss.item()
 
     def infer_step(self, xs):
-        """Inference outputs as a NumPy array."""
+        """Inference outputs (every output, flattened) as one float32 NumPy array."""
         self._set_mode("infer")
         with torch.no_grad():
-            return self._forward(xs).float().cpu().numpy()
+            outs = torch.utils._pytree.tree_leaves(self._forward(xs))  # one output, or a nest
+            return np.concatenate([o.float().cpu().numpy().ravel() for o in outs])
 
     def traces(self):
         """Frames compiled so far (first compiles and recompiles)."""
