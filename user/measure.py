@@ -1,11 +1,14 @@
 """Measure a user's model in one framework: cold (and warm) first-call children per variant, then
 paired steady children; a variant that fails is kept as a skip with the framework's reason."""
+import importlib
+import math
 import shutil
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
 
 from backends import VARIANTS, unsupported_reason
+from backends.user import BUILDERS, load, one_line
 from suites.paired import AA, run_child
 
 
@@ -112,9 +115,6 @@ def _first_calls_from_steady(out):
 def check(path, framework):
     """Load the file and take one eager train and infer step in this process: whatever is wrong
     raises UserFileError naming the file and the function, before any child starts."""
-    import importlib
-    import math
-    from backends.user import BUILDERS, load
     user = load(path)
     builder = BUILDERS[framework]
     if not hasattr(user.module, builder):
@@ -128,10 +128,9 @@ def check(path, framework):
                         lambda: runner.train_step(xs, target)),
                        ("an inference step (model)", lambda: runner.infer_step(xs))):
         try:
-            value = step()
+            step()
         except Exception as error:
-            user.fail(f"{builder}()", f"{what} raised {type(error).__name__}: "
-                                      f"{str(error).strip().splitlines()[0] if str(error).strip() else ''}")
+            user.fail(f"{builder}()", f"{what} raised {one_line(error)}")
     if not math.isfinite(float(runner.train_step(xs, target))):
         user.fail(f"{builder}()", "the loss is not finite after an eager train step")
     return user

@@ -5,11 +5,8 @@ import traceback
 
 import numpy as np
 
+from backends.user import one_line
 from suites.paired import AA, arm_spec, interleave
-
-
-def _one_line(error):
-    return f"{type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
 
 
 def _accuracy(runner, user, shape, steps, first):
@@ -59,7 +56,7 @@ def _measure(args, backend, adapter, device):
             if arm in ("eager", AA):
                 raise
             traceback.print_exc()
-            failed[arm] = f"building: {_one_line(error)}"
+            failed[arm] = f"building: {one_line(error)}"
     rtol, atol = user.tolerance()
     reference = None
     for arm, runner in list(runners.items()):
@@ -70,7 +67,7 @@ def _measure(args, backend, adapter, device):
             if arm == "eager":
                 raise
             traceback.print_exc()
-            failed[arm] = f"first call: {_one_line(error)}"
+            failed[arm] = f"first call: {one_line(error)}"
             del runners[arm]
             continue
         reference = reference or (outputs, losses)

@@ -15,6 +15,12 @@ class UserFileError(ValueError):
     """One line naming the file, the function and what is wrong."""
 
 
+def one_line(error):
+    """`Type: first line of the message` of an exception."""
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"
+
+
 def frameworks_in(path):
     """The frameworks whose builder the file defines, read from its source (nothing imported)."""
     path = Path(path)
@@ -52,7 +58,7 @@ class UserFile:
         try:
             return fn(*args)
         except Exception as error:
-            self.fail(f"{function}()", f"raised {type(error).__name__}: {error}")
+            self.fail(f"{function}()", f"raised {one_line(error)}")
 
     def shapes(self):
         """The retrace run's shapes: SHAPES, or shapes(rng) with a generator seeded 0."""
