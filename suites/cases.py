@@ -20,13 +20,19 @@ class KnownWrong:
     repro_batch: int = 0  # a batch that shows it, for the regression test (0: the profile's)
     isas: tuple = ()  # vector ISAs (suites.cpu.vector_isa) it holds on; empty: all
     strict: bool = True  # False: it shows in some runs only (memory corruption), so no XPASS rule
+    precisions: tuple = ()  # the precisions it holds at; empty: all
 
     def covers(self, backend, model, variant):
         return (backend, model) == (self.backend, self.model) and variant in self.variants
 
-    def applies(self, backend, model, variant, batch):
+    def holds_here(self, precision="float32"):
+        """True on this CPU's vector ISA and at `precision`."""
+        return ((not self.isas or cpu.vector_isa() in self.isas)
+                and (not self.precisions or precision in self.precisions))
+
+    def applies(self, backend, model, variant, batch, precision="float32"):
         return (self.covers(backend, model, variant) and (not self.batches or batch in self.batches)
-                and (not self.isas or cpu.vector_isa() in self.isas))
+                and self.holds_here(precision))
 
 
 KNOWN_WRONG = (
@@ -42,6 +48,14 @@ KNOWN_WRONG = (
                "the heap (aborts, or wrong shortcut-conv gradients, varying from run to run); "
                "right with AVX-512 code, aot_eager and eager (findings/torch_inductor_avx2_heap.md)",
                isas=("avx2",), strict=False),
+    KnownWrong("torch", "vgg", ("graph", "graph_static"),
+               "torch 2.13 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
+               "of the VGG is exactly zero at batch 5-8, 16, 32 (the backward reads the last "
+               "max-pool's zero-filled gradient buffer before the scatter that fills it: the "
+               "mnist_cnn bug); right at 1-4, with dynamic=True, aot_eager, eager and in float32, "
+               "AVX-512 and AVX2 alike; only the linear layer trains "
+               "(findings/torch_bf16_vgg.md)",
+               batches=(5, 6, 7, 8, 16, 32), precisions=("bfloat16",)),
     KnownWrong("chainer", "resnet", ("graph",),
                "Chainer 7.8.1 @static_graph with BatchNormalization (NumPy CPU, float32 and "
                "float64, every batch 1-8/16/32): the replayed backward reuses step 1's batch "
@@ -94,7 +108,7 @@ class Case:
     def known_wrong_entry(self):
         """The KNOWN_WRONG entry that applies to this case on this CPU, or None."""
         return next((entry for entry in KNOWN_WRONG if entry.applies(
-            self.backend.NAME, self.spec.name, self.variant, self.batch)), None)
+            self.backend.NAME, self.spec.name, self.variant, self.batch, self.precision)), None)
 
     def known_wrong(self):
         """Why this case is known to compute a wrong answer, or None."""

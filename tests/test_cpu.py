@@ -43,3 +43,11 @@ def test_known_wrong_rule_holds_on_its_isa_only(cpu_flags):
 def test_results_name_the_cpu():
     described = cpu.describe()
     assert described["vector_isa"] and described["native_isa"] and described["model"]
+
+
+def test_known_wrong_rule_holds_at_its_precision_only(cpu_flags):
+    rule = KnownWrong("torch", "vgg", ("graph",), "zero", batches=(16,), precisions=("bfloat16",))
+    cpu_flags(AVX512)
+    assert rule.applies("torch", "vgg", "graph", 16, "bfloat16")
+    assert not rule.applies("torch", "vgg", "graph", 16, "float32")
+    assert not rule.applies("torch", "vgg", "graph", 8, "bfloat16")
