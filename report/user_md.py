@@ -51,6 +51,11 @@ def recommend(m):
         lines.append(f"**{fw}: stay eager.** No graph variant makes a train step significantly "
                      "faster with a matching result" + (
                          f" (best: `{best}` {_x(U.speedup(m, 'train', best))})." if best else "."))
+        infer = [v for v in good if U.speedup(m, "infer", v).low > 1]
+        if infer:  # an inference-only user may still gain
+            top = max(infer, key=lambda v: U.speedup(m, "infer", v).estimate)
+            lines.append(f"For inference alone, `{top}` is faster: "
+                         f"{_x(U.speedup(m, 'infer', top))}.")
     else:
         per_step = max(faster, key=lambda v: U.speedup(m, "train", v).estimate)
         # over varying shapes, the variant that ran the user's sequence fastest (complete runs)

@@ -40,9 +40,10 @@ def save(m, results="results", machine=None):
     folder = Path(results) / machine
     folder.mkdir(parents=True, exist_ok=True)
     name, fw = Path(m["file"]).stem, m["framework"]
-    status = _git("status", "--porcelain", "--untracked-files=no")
-    rows = figures.records(m, machine, f"user-{name}", _git("rev-parse", "HEAD"),
-                           None if status is None else bool(status))
+    if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it
+        status = _git("status", "--porcelain", "--untracked-files=no")
+        m.update(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status))
+    rows = figures.records(m, machine, f"user-{name}", m["commit"], m["dirty"])
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
     found = [m if other == fw else json.loads(path(other).read_text())
              for other in BUILDERS if other == fw or path(other).exists()]
