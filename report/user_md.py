@@ -168,6 +168,10 @@ def _retrace_table(m, arms):
                    f"{r['seen_shape_s']:.2f} | {r['traces']} | {r['held_mib']:.1f} | {signals} |")
     shapes = [tuple(s["shape"]) for s in m["cold"]["eager"][0]["retrace"]]
     out += ["", f"Shapes: {', '.join(map(str, shapes))}."]
+    if hit := [a for a in arms if U.retrace(m, a)["signals"].get("recompile_limit_hits")]:
+        out.append(f"⚠ {', '.join(f'`{a}`' for a in hit)} hit torch's recompile limit "
+                   "(`torch._dynamo.config.recompile_limit`): past it the frame runs eagerly, "
+                   "so later shapes got eager speed, not compiled speed.")
     if m["framework"] == "tf":
         out.append("XLA with a None-dim signature traces once but compiles once per concrete "
                    "shape: its traces undercount its compiles, its new-shape time shows them.")

@@ -96,3 +96,10 @@ def test_save_keeps_earlier_files_when_a_run_is_broken(tmp_path):
     rows = [json.loads(line) for line in
             (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()]
     assert {r["kind"] for r in rows} >= {"speedup", "break_even", "first_call", "retrace_total"}
+
+
+def test_recompile_limit_is_named():
+    m = synthetic()
+    m["cold"]["graph"][0]["log_signals"] = {"recompile_limit_hits": 1}
+    text = "\n".join(user_md.tables(m))
+    assert "recompile_limit_hits: 1" in text and "⚠ `graph` hit torch's recompile limit" in text
