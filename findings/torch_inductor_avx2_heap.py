@@ -4,12 +4,15 @@ Standalone: needs only torch and NumPy. Runs the compiled training step of a ste
 bottleneck block in fresh child processes with AVX2 kernels (ATEN_CPU_CAPABILITY=avx2 steers ATen
 and inductor's generated C++, ONEDNN_MAX_CPU_ISA=AVX2 oneDNN: what an AVX2-only CPU gets by
 itself) and checks each child's gradients against a float64 eager oracle.
-Exit 1 while any child aborts or computes a wrong gradient, 0 when all are right.
+Exit 1 while any child aborts, hangs (heap corruption can deadlock malloc) or computes a wrong
+gradient, 0 when all are right.
 Usage: python torch_inductor_avx2_heap.py [--runs 3] [--batch 4] [--dynamic true|none|false]
+       [--child-timeout 120]
 """
 import argparse
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -75,12 +78,28 @@ def child(batch, dynamic):
     return 1 if errors[name] > TOL else 0
 
 
+def _run_child(args, env):
+    """One fresh child process; its exit code (None if it hung and was killed) and output."""
+    command = [sys.executable, __file__, "--child", "--batch", str(args.batch),
+               "--dynamic", args.dynamic]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, start_new_session=True) as child_process:
+        try:
+            out, _ = child_process.communicate(timeout=args.child_timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(child_process.pid, signal.SIGKILL)  # with its compile workers
+            return None, ""
+    return child_process.returncode, out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--batch", type=int, default=4)
     parser.add_argument("--dynamic", choices=("true", "none", "false"), default="true")
     parser.add_argument("--native", action="store_true", help="the CPU's own ISA, not AVX2")
+    parser.add_argument("--child-timeout", type=float, default=120.0,
+                        help="seconds before a child counts as hung (a cold compile takes ~25 s)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     dynamic = {"none": None, "true": True, "false": False}[args.dynamic]
@@ -95,17 +114,15 @@ def main():
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, **extra, "TORCHINDUCTOR_CACHE_DIR": cache}
         for run in range(args.runs):
-            done = subprocess.run([sys.executable, __file__, "--child", "--batch", str(args.batch),
-                                   "--dynamic", args.dynamic], env=env, capture_output=True,
-                                  text=True)
-            lines = [l for l in (done.stdout + done.stderr).splitlines()
+            code, out = _run_child(args, env)
+            lines = [l for l in out.splitlines()
                      if "worst gradient" in l or "free" in l or "corrupt" in l]
-            status = "right" if done.returncode == 0 else (
-                "WRONG" if done.returncode == 1 else f"ABORTED (exit {done.returncode})")
+            hung = f"HUNG (no exit after {args.child_timeout:g} s)"
+            status = {0: "right", 1: "WRONG", None: hung}.get(code, f"ABORTED (exit {code})")
             print(f"run {run + 1}: {status}: {'; '.join(lines) or '(no output)'}")
-            bad += done.returncode != 0
+            bad += code != 0
     if bad:
-        print(f"BUG PRESENT: {bad} of {args.runs} runs aborted or computed a wrong gradient")
+        print(f"BUG PRESENT: {bad} of {args.runs} runs aborted, hung or computed a wrong gradient")
         return 1
     print("OK: every run finished with gradients within tolerance of float64")
     return 0

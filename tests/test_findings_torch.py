@@ -35,8 +35,9 @@ def test_conv_grad_zero_still_reproduces(env):
 
 @pytest.mark.torch
 def test_avx2_heap_corruption_still_reproduces(env):
-    """AVX2 code (forced by environment on an AVX-512 CPU): some run aborts or is wrong (exit 1)."""
+    """AVX2 code (forced by environment on an AVX-512 CPU): some run aborts, hangs or is wrong."""
     if cpu.native_isa() not in ("avx2", "avx512"):
         pytest.skip(f"needs an x86 CPU with AVX2 (this one: {cpu.native_isa()})")
-    code, out, version = _reproduce(env, "torch_inductor_avx2_heap", "--runs", "2", timeout=180)
+    code, out, version = _reproduce(env, "torch_inductor_avx2_heap", "--runs", "2",
+                                   "--child-timeout", "120", timeout=300)
     assert code == 1, FIXED.format(version=version, name="torch_inductor_avx2_heap", out=out)
