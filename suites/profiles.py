@@ -112,7 +112,7 @@ PROFILES = {
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
                         steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False),
         precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),
-        memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10)),
+        memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,
                           rounds=1, warmup_rounds=0)),
     "default": Profile(
@@ -131,7 +131,7 @@ PROFILES = {
                         skips=_DEFAULT_RETRACE_SKIPS),
         precision_models=("mnist_cnn", "vgg"), determinism_models=("mnist_cnn", "vgg"),
         memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=3,
-                      extra_batches=(9, 10, 11, 12, 13, 14), repeats=2),
+                      extra_batches=(9, 10, 11, 12, 13, 14), repeats=3),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
                            "vgg": ("vgg", {"width": 1 / 8, "side": 32}, 16)},
                           examples=512, pad=4, workers=2, rounds=3)),
@@ -150,7 +150,7 @@ PROFILES = {
         precision_models=("mnist_cnn", "vgg", "resnet"),
         determinism_models=("mnist_cnn", "vgg", "resnet"),
         memory=Memory(models=("mnist_cnn", "vgg", "resnet"), steps=5,
-                      extra_batches=tuple(range(17, 24)), repeats=3),  # under the recompile limit
+                      extra_batches=tuple(range(17, 24)), repeats=5),  # under the recompile limit
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
                            "vgg16": ("vgg", {"width": 1.0, "side": 224}, 16)},
                           examples=2048, pad=32, workers=8, rounds=3)),

@@ -15,7 +15,7 @@ TIMED = "child process wall time (imports, build, steps): not a step time"
 KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
         "held_after_steady_bytes", "baseline_bytes", "cache_growth", "peak_method", "peak_source",
         "peak_rss_bytes", "device_first_call_peak_bytes", "log_signals",
-        "peak_memory_bytes_rounds", "first_call_peak_bytes_rounds")
+        "peak_memory_bytes_rounds", "first_call_peak_bytes_rounds", "median_child", "processes")
 
 
 def probe_command(backend, model, config, batch, variant, plan, device="cpu", threads=1):
@@ -41,6 +41,20 @@ def run_probe(command, timeout=CHILD_TIMEOUT_S):
         pytest.fail(f"memory probe printed no JSON result: {last}")
 
 
+def median_child(peaks):
+    """Index of the child whose peak is the median (median_low; of equal peaks, the first)."""
+    return peaks.index(statistics.median_low(peaks))
+
+
+def from_median_child(rounds):
+    """Every field of the median child's result, with each child's peaks and the child's index."""
+    child = median_child([r["peak_memory_bytes"] for r in rounds])
+    found = dict(rounds[child], median_child=child, processes=len(rounds))
+    for key in ("peak_memory_bytes", "first_call_peak_bytes"):
+        found[f"{key}_rounds"] = [r[key] for r in rounds]
+    return found
+
+
 def test_memory(benchmark, case, env):
     """Peak train-step memory above the child's post-import baseline; cache growth per shape."""
     plan = env["profile"].memory
@@ -52,10 +66,7 @@ def test_memory(benchmark, case, env):
                             case.variant, plan, env["device"], env["threads"])
     benchmark.pedantic(lambda: rounds.append(run_probe(command)), rounds=plan.repeats,
                        iterations=1)
-    found = dict(rounds[0])
-    for key in ("peak_memory_bytes", "first_call_peak_bytes"):  # the median child, and all of them
-        found[key] = statistics.median_low(r[key] for r in rounds)
-        found[f"{key}_rounds"] = [r[key] for r in rounds]
+    found = from_median_child(rounds)
     every = found["losses"] + [g["loss"] for g in found["cache_growth"]]
     loss = next((v for v in every if not math.isfinite(v)), found["losses"][-1])
     info = extra_info(case, "memory", found["traces"], env["threads"], env["device"], loss)

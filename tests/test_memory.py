@@ -7,7 +7,7 @@ import pytest
 from backends import BACKENDS, VARIANTS
 from suites import rss
 from suites.profiles import PROFILES
-from suites.test_memory import probe_command, run_probe
+from suites.test_memory import from_median_child, median_child, probe_command, run_probe
 
 MIB = 2 ** 20
 
@@ -26,6 +26,26 @@ def test_probe_reports_peak_and_cache_growth(backend, backend_name):
     assert [g["batch"] for g in found["cache_growth"]] == list(plan.extra_batches)
     assert len(found["losses"]) == 1 + plan.steps and found["loss_finite"]
     assert found["peak_method"] == rss.reset_peak() and found["peak_source"] == "rss"
+
+
+def test_the_median_child_is_the_median_low_peak_first_of_equals():
+    assert median_child([5, 1, 3]) == 2
+    assert median_child([3, 1, 3, 1]) == 1  # median_low of 1, 1, 3, 3 is 1: the first 1
+    assert median_child([2, 2]) == 0
+    assert median_child([7]) == 0
+
+
+def test_every_field_comes_from_the_median_child():
+    rounds = [{"peak_memory_bytes": p, "first_call_peak_bytes": f, "held_after_steady_bytes": h,
+               "cache_growth": [{"batch": 9, "held_bytes": h}]}
+              for p, f, h in ((30, 1, 100), (10, 2, 200), (20, 9, 300))]
+    found = from_median_child(rounds)
+    assert found == {**rounds[2], "median_child": 2, "processes": 3,
+                     "peak_memory_bytes_rounds": [30, 10, 20],
+                     "first_call_peak_bytes_rounds": [1, 2, 9]}  # 9: not the median first call
+    assert rounds[2] == {"peak_memory_bytes": 20, "first_call_peak_bytes": 9,
+                         "held_after_steady_bytes": 300,
+                         "cache_growth": [{"batch": 9, "held_bytes": 300}]}  # left as it was
 
 
 def test_peak_reset_measures_an_allocation_and_forgets_it():
