@@ -1,4 +1,5 @@
-"""Ratios of paired timings with a hierarchical-bootstrap interval (NumPy only: suites, report)."""
+"""Ratios with a bootstrap interval: of paired timings (hierarchical) and of unpaired per-process
+values such as memory peaks (NumPy only: suites, report)."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,13 @@ def _paired(a, b):
     return a, b
 
 
+def _percentiles(estimate, resampled, level):
+    """The estimate with the central `level` percentile interval of its resampled ratios."""
+    tail = (1 - level) / 2
+    low, high = np.quantile(resampled, [tail, 1 - tail])
+    return Ratio(float(estimate), float(low), float(high))
+
+
 def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     """median(a) / median(b) over all rounds of all processes, with a percentile interval.
 
@@ -45,6 +53,16 @@ def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     within = rng.integers(0, rounds, (resamples, processes, rounds))
     ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
     rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
-    tail = (1 - level) / 2
-    low, high = np.quantile(ra / rb, [tail, 1 - tail])
-    return Ratio(float(np.median(a) / np.median(b)), float(low), float(high))
+    return _percentiles(np.median(a) / np.median(b), ra / rb, level)
+
+
+def ratio_of_medians(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
+    """Unpaired median(a)/median(b) (arms in separate processes): peaks have no drift to cancel."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.ndim != 1 or b.ndim != 1 or not a.size or not b.size:
+        raise ValueError(f"need two non-empty lists of per-process values, got {a.shape} and "
+                         f"{b.shape}")
+    rng = np.random.default_rng(seed)
+    ra = np.median(a[rng.integers(0, a.size, (resamples, a.size))], axis=1)
+    rb = np.median(b[rng.integers(0, b.size, (resamples, b.size))], axis=1)
+    return _percentiles(np.median(a) / np.median(b), ra / rb, level)

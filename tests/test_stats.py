@@ -55,3 +55,17 @@ def test_seeded_and_paired_shapes_only():
     assert stats.ratio(a, b, seed=3) == stats.ratio(a, b, seed=3)
     with pytest.raises(ValueError, match="equal"):
         stats.ratio(a, b[:, :-1])
+
+
+def test_ratio_of_medians_unpaired_per_process_values():
+    a, b = [120.0, 125.0, 118.0, 130.0, 122.0], [100.0, 103.0, 98.0, 101.0]
+    found = stats.ratio_of_medians(a, b, resamples=500)
+    assert found.estimate == pytest.approx(122.0 / 100.5)
+    assert found.low <= found.estimate <= found.high and found.significant
+    same = stats.ratio_of_medians(b, list(b), resamples=500)
+    assert same.estimate == 1 and same.low < 1 < same.high and not same.significant
+    assert stats.ratio_of_medians(a, b, seed=4) == stats.ratio_of_medians(a, b, seed=4)
+    with pytest.raises(ValueError, match="per-process"):
+        stats.ratio_of_medians([[1.0, 2.0]], b)
+    with pytest.raises(ValueError, match="per-process"):
+        stats.ratio_of_medians([], b)
