@@ -1,10 +1,12 @@
 """Records of the micro, determinism and pipeline sections (summary.json), one per figure."""
-from report.records import IQR, aa_floors, record
+from report.determinism import paired_ratio
+from report.records import CI, IQR, aa_floors, record
 from report.tables import latest, median
 
 
 def _ratio(base, other, kind, floors, **fields):
-    """base ÷ other of two results of one run, unpaired (these suites are not paired yet)."""
+    """base ÷ other of two results of one run, unpaired (micro and pipeline are not paired yet;
+    determinism results saved before it was)."""
     return record(other, kind, "x", median(base) / median(other), floors,
                   note="unpaired: no interval", **fields)
 
@@ -23,12 +25,20 @@ def micro_records(results):
 
 
 def determinism_records(results):
-    """Per case: the step with deterministic ops off ÷ on."""
+    """Per case: the step with deterministic ops off ÷ on, paired with its interval where the `on`
+    result saved one, else the ratio of the two results' medians."""
     runs = {(r.info["backend"], r.info["model"], r.info["variant"], r.info["deterministic"]): r
             for r in latest(results) if r.info["phase"] == "determinism" and r.valid}
-    floors = aa_floors(results)
-    return [_ratio(off, runs[(*key[:3], True)], "determinism_ratio", floors)
-            for key, off in sorted(runs.items()) if not key[3] and (*key[:3], True) in runs]
+    floors, out = aa_floors(results), []
+    for key, on in sorted(runs.items()):
+        if not key[3]:
+            continue
+        if paired := paired_ratio(on):
+            out.append(record(on, "determinism_ratio", "x", paired[0], floors, *paired[1:3], CI,
+                              paired[3]))
+        elif off := runs.get((*key[:3], False)):
+            out.append(_ratio(off, on, "determinism_ratio", floors))
+    return out
 
 
 def pipeline_records(results):

@@ -56,3 +56,39 @@ def test_table_shows_the_interval_and_marks_it_when_it_includes_one(results):
             continue
         cell = interval_cell(i["speedup"], i["ci_low"], i["ci_high"])
         assert cell in table and cell.endswith(" ~") == (not i["significant"])
+
+
+def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_it(tmp_path):
+    """tf_flags_quick (unpaired) with two `on` results given a paired off ÷ on: graph's IQRs
+    overlap but its interval excludes 1 (slower); graph_dynamic's IQRs do not overlap but its
+    interval includes 1 (not shown to cost anything)."""
+    import json
+    from report.determinism import determinism_section
+    from report.load import load_dir
+    from report.records import CI
+    from report.section_records import determinism_records
+    from tests.test_report_flags import FIXTURE as FLAGS, _row
+    data = json.loads(FLAGS.read_text())
+    paired = {"graph": (0.9, 0.85, 0.95, True), "graph_dynamic": (0.86, 0.7, 1.05, False)}
+    for b in data["benchmarks"]:
+        variant = b["extra_info"]["variant"]
+        if b["name"].endswith("-on]") and variant in paired:
+            b["extra_info"].update(zip(("determinism_ratio", "determinism_ci_low",
+                                        "determinism_ci_high", "determinism_significant"),
+                                       paired[variant]))
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    results = load_dir(tmp_path)
+    section, records = determinism_section(results), determinism_records(results)
+    assert _row(section, "| tf | mnist_cnn | graph |")[5] == "0.90× [0.85, 0.95]"
+    assert _row(section, "| tf | mnist_cnn | graph_dynamic |")[5] == "0.86× [0.70, 1.05] ~"
+    assert _row(section, "| tf | mnist_cnn | graph_relaxed |")[5].endswith("× (unpaired)")
+    what = section.splitlines()[-1]
+    assert "tf/mnist_cnn/graph 1.11×" in what and "graph_dynamic" not in what
+    found = {r["variant"]: r for r in records}
+    for variant, (ratio, low, high, significant) in paired.items():
+        assert {k: found[variant][k] for k in ("estimate", "low", "high", "interval",
+                                               "significant", "kind")} == {
+            "estimate": ratio, "low": low, "high": high, "interval": CI,
+            "significant": significant, "kind": "determinism_ratio"}
+    assert found["graph_relaxed"]["interval"] is None
+    assert found["graph_relaxed"]["note"] == "unpaired: no interval"
