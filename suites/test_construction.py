@@ -1,18 +1,39 @@
-"""Graph construction overhead: the first train step of a fresh variant (trace + compile + run)."""
-import contextlib
+"""Graph construction overhead: the first train step of a fresh variant (trace + compile + run),
+each round in a fresh child process (suites/construction_child.py), so that nothing the pytest
+process or an earlier round paid (imports, compiler workers, in-memory caches) is shared."""
+import json
 import math
+import sys
+import time
 
 import pytest
 
 from suites.cases import extra_info
+from suites.paired import record, run_child
 
-_populated = {}  # case id -> a compile cache dir left populated by a cold round
+_populated = {}  # case id -> a compile cache dir a cold round's child left populated
+
+
+def child_command(case, env, cache_dir):
+    """The command line of one construction round; `--spawned-at` is stamped by run_round."""
+    return [sys.executable, "-m", "suites.construction_child", "--backend", case.backend.NAME,
+            "--model", case.spec.name, "--config", json.dumps(case.spec.config),
+            "--batch", str(case.batch), "--variant", case.variant,
+            "--precision", case.precision, "--cache-dir", str(cache_dir),
+            "--device", env["device"], "--threads", str(env["threads"])]
+
+
+def run_round(case, env, cache_dir):
+    """One fresh child on `cache_dir`: its JSON result (RuntimeError with its last line)."""
+    command = child_command(case, env, cache_dir)
+    return run_child(command + ["--spawned-at", repr(time.time())])
 
 
 @pytest.mark.precisions
 @pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
-    """Fresh model and function object per round; `cold` uses an empty compile cache dir."""
+    """One fresh process per round; `cold` gives each an empty compile cache dir, `warm` one
+    populated by an earlier (untimed) child."""
     profile = env["profile"]
     if case.model not in profile.construction_models:
         pytest.skip(f"profile {profile.name!r} measures construction only for "
@@ -20,48 +41,34 @@ def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
     if cache == "warm" and (case.variant == "eager" or case.backend.cache_hits() is None):
         pytest.skip(f"{case.backend.NAME}/{case.variant}: no on-disk compile cache to warm")
     key = request.node.callspec.id.replace("warm", "cold")
-    x, y = case.data()
-    scope, before, after, results = contextlib.ExitStack(), [], [], []
-
-    def cache_dir():
-        if cache == "warm":
-            return _populated.get(key) or _prime(case, x, y, tmp_path_factory.mktemp("primed"))
-        _populated[key] = tmp_path_factory.mktemp("cold")
-        return _populated[key]
-
-    def setup():
-        scope.enter_context(case.backend.compile_cache(cache_dir()))
-        runner = case.runner()
-        before.append(case.backend.cache_hits())
-        return (runner, *runner.to_device(x, y)), {}
-
-    def first_call(runner, xd, yd):
-        results.append((runner.train_step(xd, yd), runner.traces()))
-
-    def teardown(*args):
-        after.append(case.backend.cache_hits())
-        scope.close()
-
-    rounds = profile.cold_rounds if cache == "cold" else profile.warm_rounds
+    rounds = 1 if benchmark.disabled else (
+        profile.cold_rounds if cache == "cold" else profile.warm_rounds)
+    children = []
     try:
-        benchmark.pedantic(first_call, setup=setup, teardown=teardown, rounds=rounds)
-    finally:
-        if len(after) < len(before):  # --benchmark-disable runs no teardown
-            teardown()
-    hits = [None if b is None else a - b for a, b in zip(after, before)]
-    loss, traces = results[-1]
-    info = extra_info(case, "construction", traces, env["threads"], env["device"], loss)
-    benchmark.extra_info.update(info, cache=cache, cache_hits_per_round=hits, step="train")
-    if cache == "cold" and any(h for h in hits if h):
+        if cache == "warm" and key not in _populated:  # no cold round ran: populate, untimed
+            primed = tmp_path_factory.mktemp("primed")
+            run_round(case, env, primed)
+            _populated[key] = primed
+        for _ in range(rounds):
+            cache_dir = _populated[key] if cache == "warm" else tmp_path_factory.mktemp("cold")
+            children.append(run_round(case, env, cache_dir))
+            if cache == "cold":
+                _populated[key] = cache_dir  # a warm round reuses the last cold one's cache
+    except RuntimeError as error:
+        pytest.fail(f"construction round {len(children) + 1} of {rounds}: {error}")
+    record(benchmark, [[c["first_call_s"] for c in children]])
+    hits = [c["cache_hits"] for c in children]
+    loss = next((c["loss"] for c in children if not math.isfinite(c["loss"])), children[0]["loss"])
+    info = extra_info(case, "construction", children[0]["traces"], env["threads"], env["device"],
+                      loss)
+    benchmark.extra_info.update(
+        info, cache=cache, cache_hits_per_round=hits, step="train",
+        startup_s=[c["startup_s"] for c in children],
+        second_call_s=[c["second_call_s"] for c in children],
+        processes=len(children), rounds=1, fresh_process=True)
+    if cache == "cold" and any(hits):
         pytest.fail(f"a cold round hit the compile cache ({hits}): the figure is not cold")
+    if cache == "warm" and any(h == 0 for h in hits):
+        pytest.fail(f"warm round missed the cache ({hits} hits per round): the figure is not warm")
     if not math.isfinite(loss):
         pytest.fail(f"first train step produced a non-finite loss ({loss})")
-
-
-def _prime(case, x, y, cache_dir):
-    """Populate `cache_dir` with one untimed compile of this case (when no cold round ran)."""
-    with case.backend.compile_cache(cache_dir):
-        runner = case.runner()
-        runner.train_step(*runner.to_device(x, y))
-    return cache_dir
-
