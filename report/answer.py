@@ -81,14 +81,27 @@ def retrace_penalty(records, backend):
 
 
 def memory_cost(records, backend, variants):
-    """(variant peak ÷ eager peak, model, variant) on the model with the largest eager peak."""
-    peaks = defaultdict(dict)
-    for r in records:
-        if r["kind"] == "memory_peak" and r["backend"] == backend:
-            peaks[r["model"]][r["variant"]] = r["estimate"]
-    found = [(p[v] / p["eager"], m, v) for m, p in peaks.items() for v in variants.get(m, ())
-             if v in p and p.get("eager")]
-    return max(found, key=lambda f: peaks[f[1]]["eager"], default=None)
+    """The memory_ratio record (variant peak ÷ eager peak) of a named variant on the model with
+    the largest eager peak, or None."""
+    eager = {r["model"]: r["estimate"] for r in records if r["kind"] == "memory_peak"
+             and r["backend"] == backend and r["variant"] == "eager"}
+    found = [r for r in records if r["kind"] == "memory_ratio" and r["backend"] == backend
+             and r["estimate"] is not None and r["variant"] in variants.get(r["model"], ())
+             and r["model"] in eager]
+    return max(found, key=lambda r: eager[r["model"]], default=None)
+
+
+def memory_cost_text(rec):
+    """What the variant's peak train-step memory costs against eager's, as the summary says it."""
+    what = f"`{rec['variant']}`"
+    if rec["interval"] is None:
+        return (f"{what} needs {rec['estimate']:.2f}× eager's peak train-step memory on "
+                f"{rec['model']} (no interval: rerun with two or more child processes);")
+    if not rec["significant"]:
+        return (f"{what}: no measurable difference from eager's peak train-step memory on "
+                f"{rec['model']} ({rec['estimate']:.2f}×, {rec['low']:.2f}–{rec['high']:.2f});")
+    return (f"{what} needs {rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}) eager's "
+            f"peak train-step memory on {rec['model']};")
 
 
 def backend_lines(records):
@@ -102,8 +115,7 @@ def backend_lines(records):
                         f"{penalty[0]:.1f}× eager's time on {penalty[1]}"
                         + (" (cut short, so at least)" if penalty[2] else "") + ";")
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
-            text.append(f"`{cost[2]}` needs {cost[0]:.2f}× eager's peak train-step memory on "
-                        f"{cost[1]};")
+            text.append(memory_cost_text(cost))
         text.append(advice(records, mine, penalty))
         lines.append(" ".join(text))
     return lines

@@ -1,5 +1,7 @@
-"""The memory suite's tables: train-step peak (compression ratio), first-call peak, cache growth."""
-from report.tables import VARIANT_ORDER, latest
+"""The memory suite's tables: train-step peak (× eager's, with its interval), first-call peak,
+cache growth."""
+from report.records import aa_floors, memory_ratio_record
+from report.tables import VARIANT_ORDER, interval_cell, latest
 
 MIB = 2 ** 20
 
@@ -23,12 +25,28 @@ def _mib(n):
 
 
 def _ratio(eager, this, variant):
-    """eager ÷ this: above 1 the variant needs less memory than eager."""
+    """this ÷ eager: above 1 the variant needs more memory than eager."""
     if variant == "eager":
         return "1"
     if not eager or not this:
         return "—"
-    return f"{eager / this:.2f}×"
+    return f"{this / eager:.2f}×"
+
+
+def ratio_text(rec):
+    """A memory_ratio record as its cell: with its interval, or marked as having none."""
+    if rec is None or rec["estimate"] is None:
+        return "—"
+    if rec["interval"] is None:
+        return f"{rec['estimate']:.2f}× (no interval)"
+    return interval_cell(rec["estimate"], rec["low"], rec["high"])
+
+
+def memory_ratios(found, results):
+    """{(backend, model, variant): memory_ratio record} of the shown valid variants."""
+    floors = aa_floors(results)
+    return {k: memory_ratio_record(r, results, floors) for k, r in found.items()
+            if r.valid and k[2] != "eager"}
 
 
 def _cell(r, key):
@@ -52,21 +70,24 @@ def _figures(found, figure):
         yield model, backend, variant, r, value, figure(eager) if eager and eager.valid else None
 
 
-def peak_table(found):
-    """Table 1: peak train-step memory per case, with eager's peak over it."""
-    lines = ["| model | backend | variant | peak MiB (range) | compression ratio (eager ÷ this) |",
+def peak_table(found, ratios):
+    """Table 1: peak train-step memory per case, with its peak over eager's of the same run."""
+    lines = ["| model | backend | variant | peak MiB (range) | × eager's peak (95% interval) |",
              "|---|---|---|---|---|"]
-    for model, backend, variant, r, peak, eager in _figures(
-            found, lambda r: r.info["peak_memory_bytes"]):
+    for model, backend, variant in _rows(found):
+        r = found[(backend, model, variant)]
+        ratio = "1" if variant == "eager" else ratio_text(ratios.get((backend, model, variant)))
         lines.append(f"| {model} | {backend} | {_label(r, variant)} | "
-                     f"{_cell(r, 'peak_memory_bytes')} | "
-                     f"{_ratio(eager, peak, variant)} |")
+                     f"{_cell(r, 'peak_memory_bytes')} | {ratio} |")
+    if any(r["interval"] is None and r["estimate"] is not None for r in ratios.values()):
+        lines += ["", "(no interval): one child process per case, or a run saved before each "
+                  "child's peak was kept; rerun with two or more (`profile.memory.repeats`)."]
     return "\n".join(lines)
 
 
 def first_call_table(found):
     """Table 2: the first train step's peak (building and tracing/compiling) and what it leaves."""
-    lines = ["| model | backend | variant | first-call peak MiB (range) | eager ÷ this | "
+    lines = ["| model | backend | variant | first-call peak MiB (range) | × eager's | "
              "held after first call MiB |", "|---|---|---|---|---|---|"]
     for model, backend, variant, r, peak, eager in _figures(
             found, lambda r: r.info["first_call_peak_bytes"]):
@@ -162,10 +183,13 @@ def memory_section(results):
              + gpu + " Child-process wall times are not shown: they are not step times.")
     return "\n".join([
         intro, "",
-        "**Peak memory of a training step** (compression ratio: eager's peak ÷ this variant's; "
-        "above 1 the graph needs less)", "", peak_table(found), "",
-        "**First call** (build, trace/compile and run the first step): its peak, and what it "
-        "leaves held", "", first_call_table(found), "",
+        "**Peak memory of a training step** (× eager's peak: this variant's peak ÷ eager's in "
+        "the same run, so above 1 the variant needs more; its 95% interval is a bootstrap over "
+        "the child processes, unpaired; `~` marks one that includes 1)", "",
+        peak_table(found, memory_ratios(found, results)), "",
+        "**First call** (build, trace/compile and run the first step): its peak, × eager's "
+        "(this ÷ eager's first-call peak, no interval), and what it leaves held", "",
+        first_call_table(found), "",
         "**Memory held as traced shapes grow**: one train step at each further batch size, in "
         "order; MiB held (traces/compiles so far). Eager is the control: what the allocator "
         "keeps without any graph cache.", "", growth_table(found), "",

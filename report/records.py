@@ -1,4 +1,5 @@
 """One record per published figure: summary.json, the main tables and the summary read these."""
+import stats
 from report.tables import BASELINE, _paired, break_even, flags, index, invalid, latest, median
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
@@ -6,6 +7,7 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
           "significant", "processes", "rounds", "aa_floor_low", "aa_floor_high", "known_wrong",
           "note")
 IQR, CI = "interquartile range of rounds", "95% paired bootstrap"
+MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 
 
 def aa_floors(results):
@@ -167,6 +169,32 @@ def memory_records(results):
             for r in latest(results) if r.info["phase"] == "memory" and r.valid]
 
 
+def memory_ratio_record(r, results, floors):
+    """Variant peak ÷ the peak of eager saved in the same run (never another run's), with the
+    unpaired interval over the child processes' peaks where each arm saved two or more."""
+    eager = next((e for e in results if e.machine == r.machine and e.file == r.file
+                  and e.info["phase"] == "memory" and e.info["variant"] == "eager"
+                  and e.info["backend"] == r.info["backend"] and e.info["model"] == r.info["model"]
+                  and flags(e) == flags(r) and e.valid), None)
+    if eager is None:
+        return record(r, "memory_ratio", "x", None, floors, note="no eager in this run")
+    rounds = [x.info.get("peak_memory_bytes_rounds") or [] for x in (r, eager)]
+    if min(map(len, rounds)) < 2:
+        return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
+                      / eager.info["peak_memory_bytes"], floors,
+                      note="no interval (one child per case, or saved without each child's peak)")
+    found = stats.ratio_of_medians(*rounds)
+    return record(r, "memory_ratio", "x", found.estimate, floors, found.low, found.high,
+                  MEMORY_CI, found.significant)
+
+
+def memory_ratio_records(results):
+    """Each memory variant's peak over its run's eager peak ("× eager's peak": above 1, more)."""
+    floors = aa_floors(results)
+    return [memory_ratio_record(r, results, floors) for r in latest(results)
+            if r.info["phase"] == "memory" and r.valid and r.info["variant"] != "eager"]
+
+
 def machine_records(view):
     """Every record of one machine, each section from its own runs (`view(section)`)."""
     from report.precision import precision_records  # it builds its table from these records
@@ -175,4 +203,5 @@ def machine_records(view):
     return (steady_records(steady) + aa_records(steady) + precision_records(steady)
             + throughput_records(view("peak")) + micro_records(view("micro"))
             + determinism_records(view("determinism")) + pipeline_records(view("pipeline"))
-            + retrace_records(view("retrace")) + memory_records(view("memory")))
+            + retrace_records(view("retrace")) + memory_records(view("memory"))
+            + memory_ratio_records(view("memory")))

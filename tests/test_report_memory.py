@@ -1,6 +1,8 @@
 """The memory section over synthetic results: the three tables, the ratio and the advice."""
+from report.answer import memory_cost, memory_cost_text
 from report.load import Result
 from report.memory import MIB, growth_per_shape, memory_results, memory_section
+from report.records import MEMORY_CI, machine_records, memory_ratio_records
 
 PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,
          ("torch", "eager"): 40, ("torch", "graph"): 60}
@@ -44,18 +46,67 @@ def test_no_memory_results_no_section():
     assert memory_section([steady]) == ""
 
 
-def test_peak_table_and_compression_ratio():
+def test_peak_table_shows_this_over_eager():
     text = memory_section(_results())
-    assert _row(text, "| resnet | tf | graph |")[3:5] == ["50.0", "2.00×"]  # 100 / 50
+    assert "| peak MiB (range) | × eager's peak (95% interval) |" in text
+    assert _row(text, "| resnet | tf | graph |")[3:5] == ["50.0", "0.50× (no interval)"]
     assert _row(text, "| resnet | tf | eager |")[3:5] == ["100.0", "1"]
-    assert _row(text, "| resnet | torch | graph |")[3:5] == ["60.0", "0.67×"]  # graph needs more
+    assert _row(text, "| resnet | torch | graph |")[3:5] == ["60.0", "1.50× (no interval)"]
+    assert "(no interval): one child process per case, or a run saved before" in text
     assert "123" not in text  # the child's wall time is not a figure of this section
+
+
+def _children(backend, variant, peaks, **extra):
+    """A result of several child processes: the median child's peak and every child's."""
+    return _result(backend, variant, sorted(peaks)[(len(peaks) - 1) // 2],
+                   peak_memory_bytes_rounds=[p * MIB for p in peaks], **extra)
+
+
+def test_ratio_interval_over_child_processes():
+    results = [_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [50, 52, 49]),
+               _children("tf", "graph_dynamic", [101, 97, 103])]
+    text = memory_section(results)
+    assert _row(text, "| resnet | tf | graph |")[4] == "0.50× [0.47, 0.53]"
+    assert _row(text, "| resnet | tf | graph_dynamic |")[4].endswith(" ~")  # includes 1
+    assert "(no interval)" not in text
+    ratios = {r["variant"]: r for r in memory_ratio_records(results)}
+    assert ratios["graph"]["interval"] == MEMORY_CI and ratios["graph"]["significant"]
+    assert ratios["graph"]["estimate"] == 0.5 and ratios["graph"]["processes"] == 1
+    assert ratios["graph_dynamic"]["low"] < 1 < ratios["graph_dynamic"]["high"]
+    assert not ratios["graph_dynamic"]["significant"]
+
+
+def test_ratio_never_pairs_a_variant_with_another_runs_eager():
+    graph = _children("tf", "graph", [50, 52, 49])
+    graph.file, graph.run = "g.json", "0002_y"
+    eager = _children("tf", "eager", [100, 104, 98])
+    elsewhere = _result("tf", "eager", 100)
+    elsewhere.machine = "other"
+    elsewhere.file = "g.json"
+    [rec] = memory_ratio_records([eager, graph, elsewhere])
+    assert rec["estimate"] is None and rec["note"] == "no eager in this run"
+    assert _row(memory_section([eager, graph]), "| resnet | tf | graph |")[4] == "—"
+
+
+def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
+    def line(*results):
+        records = machine_records(lambda name: list(results) if name == "memory" else [])
+        return memory_cost_text(memory_cost(records, "tf", {"resnet": ["graph"]}))
+    assert line(_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [123, 120, 126])
+                ) == "`graph` needs 1.23× (1.15–1.29) eager's peak train-step memory on resnet;"
+    assert line(_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [101, 97, 103])
+                ).startswith("`graph`: no measurable difference from eager's peak train-step "
+                             "memory on resnet (1.01×, ")
+    assert line(_result("tf", "eager", 100), _result("tf", "graph", 150)) == (
+        "`graph` needs 1.50× eager's peak train-step memory on resnet (no interval: rerun with "
+        "two or more child processes);")
 
 
 def test_first_call_and_growth_tables():
     text = memory_section(_results())
     first = text.split("**First call**")[1]
-    assert _row(first, "| resnet | tf | graph |")[3:6] == ["100.0", "2.00×", "25.0"]
+    assert "| first-call peak MiB (range) | × eager's |" in first
+    assert _row(first, "| resnet | tf | graph |")[3:6] == ["100.0", "0.50×", "25.0"]
     growth = text.split("**Memory held")[1]
     assert "| model | backend | variant | after the steps | batch 9 | batch 10 |" in growth
     assert _row(growth, "| resnet | tf | graph |")[3:] == ["25.0 (1 tr)", "33.0 (2 tr)",
@@ -66,7 +117,7 @@ def test_first_call_and_growth_tables():
 def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
     line = memory_section(_results()).splitlines()[-1]
     assert line.startswith("What to do: for the smallest training-step memory on resnet, use "
-                           "tf `graph` (2.00× eager's peak), torch `eager`.")
+                           "tf `graph` (0.50× eager's peak), torch `eager`.")
     assert "tf `graph` keeps 8.0 MiB more per new shape (eager: 0.5): use `graph_dynamic`" in line
 
 
