@@ -75,6 +75,14 @@ def _ratios(group, variant, precision):
     return out
 
 
+def _finite(group, variant, precision):
+    """Whether every arm a ratio of this arm reads ended on finite values in every child: a NaN
+    step is not a time to divide by."""
+    arms = {arm_name(variant, precision), arm_name("eager", precision), variant}
+    arms |= {AA} if arms == {"eager"} else set()
+    return all(math.isfinite(c["loss"][a]) for c in group["children"] for a in arms)
+
+
 @pytest.mark.precisions
 @pytest.mark.parametrize("phase", ["train", "infer"])
 def test_steady(benchmark, case, env, phase, request):
@@ -90,7 +98,7 @@ def test_steady(benchmark, case, env, phase, request):
     steps = 1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"]
     benchmark.extra_info.update(info, steps_taken=steps, **_paired_info(group, arm))
     record(benchmark, group["times"][arm])
-    if not benchmark.disabled:
+    if not benchmark.disabled and _finite(group, case.variant, case.precision):
         benchmark.extra_info.update(_ratios(group, case.variant, case.precision))
     if not math.isfinite(loss):
         case.reject_non_finite(f"{phase} step produced a non-finite value ({loss}): time not valid")

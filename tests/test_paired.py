@@ -105,3 +105,16 @@ def test_child_times_a_deterministic_arm(backend, backend_name):
     found = run_child(_command(backend_name, ["eager", "eager+det"]), timeout=300)
     assert found["loss"]["eager+det"] == pytest.approx(found["loss"]["eager"], rel=1e-5)
     assert found["loss_finite"] and set(found["times"]) == {"eager", "eager+det"}
+
+
+def test_no_ratio_reads_an_arm_that_ended_on_a_non_finite_loss():
+    from suites.test_steady import _finite
+    nan = float("nan")
+    group = {"children": [{"loss": {"eager": 1.0, AA: 1.0, "graph": 1.0, "xla": nan,
+                                    "eager@bfloat16": nan, "graph@bfloat16": 1.0}},
+                          {"loss": {"eager": 1.0, AA: nan, "graph": 1.0, "xla": 1.0,
+                                    "eager@bfloat16": 1.0, "graph@bfloat16": 1.0}}]}
+    assert _finite(group, "graph", "float32")
+    assert not _finite(group, "xla", "float32")
+    assert not _finite(group, "eager", "float32")  # its A/A partner
+    assert not _finite(group, "graph", "bfloat16")  # eager at bfloat16
