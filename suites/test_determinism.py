@@ -85,7 +85,9 @@ def test_determinism(benchmark, case, env, flag, request):
         steps_taken=1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"],
         **_paired_info(group, arm))
     record(benchmark, group["times"][arm])
-    if case.deterministic and not benchmark.disabled:
+    pair = (case.variant, arm)  # a NaN step is not a time to divide by (as in test_steady)
+    if case.deterministic and not benchmark.disabled and all(
+            math.isfinite(c["loss"][a]) for c in children for a in pair):
         benchmark.extra_info.update(stats.ratio(group["times"][case.variant], group["times"][arm])
                                     .as_info("determinism_ratio", "determinism_ci_low",
                                              "determinism_ci_high", "determinism_significant"))
