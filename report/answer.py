@@ -16,9 +16,9 @@ def answer_text(results, wanted=()):
     parts = ["Each framework against its own eager mode (a large speedup can mean a slow eager "
              "mode, so these rows do not rank frameworks: compare the step times). Speedups "
              "with a 95% interval are paired; `~` marks an interval that includes 1; "
-             "\"(unpaired)\" ratios come from older runs without one. The cold first call "
-             "excludes the process start-up (framework import, compiler start-up), which the "
-             "suites pay once before the first case and do not time yet. Generated from "
+             "\"(unpaired)\" ratios come from older runs without one. The cold first call is "
+             "timed in a fresh process after its start-up (interpreter, framework import), "
+             "which each backend's line gives where the run measured it. Generated from "
              "`results/summary.json`'s records; every table is in RESULTS.md.", ""]
     for machine in machines(results):
         mine = [r for r in results if r.machine == machine]
@@ -104,12 +104,26 @@ def memory_cost_text(rec):
             f"peak train-step memory on {rec['model']};")
 
 
+def startup_text(records, backend):
+    """A fresh process's start-up before its cold first call (the eager cold rounds' medians,
+    over the models), or None where no run measured it."""
+    found = sorted(r["estimate"] for r in records
+                   if r["kind"] == "startup_time" and r["backend"] == backend)
+    if not found:
+        return None
+    low, high = f"{found[0]:.1f}", f"{found[-1]:.1f}"
+    span = low if low == high else f"{low}–{high}"
+    return f"a fresh process takes {span} s to start (import, set-up) before its cold first call;"
+
+
 def backend_lines(records):
-    """Per backend: retrace penalty, memory cost and one line of advice."""
+    """Per backend: process start-up, retrace penalty, memory cost and one line of advice."""
     lines, top = [], best(records)
     for backend in sorted({b for b, _ in top}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
         text = [f"- **{backend}**:"]
+        if startup := startup_text(records, backend):
+            text.append(startup)
         if penalty := retrace_penalty(records, backend):
             text.append(f"with input sizes changing every batch, plain `graph` took "
                         f"{penalty[0]:.1f}× eager's time on {penalty[1]}"

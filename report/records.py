@@ -1,4 +1,5 @@
 """One record per published figure: summary.json, the main tables and the summary read these."""
+import statistics
 import stats
 from report.tables import BASELINE, _paired, break_even, flags, index, invalid, latest, median
 
@@ -94,6 +95,14 @@ def break_even_record(parts, floors, variant):
                   case="cold")
 
 
+def startup_record(r, floors):
+    """A fresh process's start-up (interpreter, framework import and configuration), from the
+    eager cold construction rounds, each a new process: the median with the rounds' range."""
+    seconds = r.info["startup_s"]
+    return record(r, "startup_time", "s", statistics.median(seconds), floors, min(seconds),
+                  max(seconds), "range of rounds")
+
+
 def steady_records(results):
     """Records of the main tables (float32, non-deterministic) of one machine's steady runs."""
     idx, floors = index(results), aa_floors(results)
@@ -102,6 +111,8 @@ def steady_records(results):
         if phase == "construction":
             out.append(record(r, "first_call", "s", median(r), floors, r.stats["min"],
                               r.stats["max"], "range of rounds"))
+            if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
+                out.append(startup_record(r, floors))
         elif phase in ("train", "infer"):
             out.append(step_record(r, floors))
             if variant != "eager":

@@ -123,11 +123,15 @@ def test_the_answer_names_the_best_variant_its_interval_and_advice(tmp_path):
     assert "(from unpaired ratios" not in advice.split("**On `ci-b")[0]
 
 
-def paired_with_construction(tmp_path):
-    """The paired steady run with the quick run's construction results, as one run."""
+def paired_with_construction(tmp_path, startups=None):
+    """The paired steady run with the quick run's construction results, as one run; with
+    `startups` ({model: seconds per round}), as fresh-process rounds that saved their start-up."""
     paired, quick = json.loads(PAIRED.read_text()), json.loads(QUICK.read_text())
     paired["benchmarks"] += [b for b in quick["benchmarks"]
                              if b["extra_info"]["phase"] == "construction"]
+    for b in paired["benchmarks"]:
+        if startups and b["extra_info"]["phase"] == "construction":
+            b["extra_info"].update(fresh_process=True, startup_s=startups[b["extra_info"]["model"]])
     save(tmp_path, paired, "0001_default", "2026-01-01T00:00:00")
     return load_dir(tmp_path)
 
@@ -218,3 +222,20 @@ def test_a_summary_that_cannot_be_written_leaves_nothing_staged(tmp_path, capsys
     assert "cannot write beside it" in capsys.readouterr().err
     assert readme.read_text() == f"{cli.START}\nOLD\n{cli.END}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "results"]
+
+
+def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend(tmp_path):
+    """Fresh-process construction rounds save startup_s: the eager cold result's median is a
+    startup_time record per model, and the chainer line of the summary names it once."""
+    from report.answer import answer_text
+    from report.records import steady_records
+    results = paired_with_construction(tmp_path, {"mnist_cnn": [0.5, 0.25, 0.375],
+                                                  "vgg": [0.5, 0.75]})
+    found = {r["model"]: r for r in steady_records(results) if r["kind"] == "startup_time"}
+    assert {m: (r["variant"], r["case"], r["estimate"], r["low"], r["high"], r["unit"])
+            for m, r in found.items()} == {"mnist_cnn": ("eager", "cold", 0.375, 0.25, 0.5, "s"),
+                                          "vgg": ("eager", "cold", 0.625, 0.5, 0.75, "s")}
+    line = next(line for line in answer_text(results).splitlines()
+                if line.startswith("- **chainer**"))
+    assert line.count("start") == 1
+    assert "a fresh process takes 0.4–0.6 s to start (import, set-up) before its cold first" in line
