@@ -1,84 +1,128 @@
-"""Input pipeline (seed 003): one training epoch from encoded images per loader, eager and graph."""
+"""Input pipeline (seed 003): whole training epochs from encoded PNGs, per (backend, model, variant)
+every loader, the baseline loader and an A/A twin of it timed in interleaved rounds in fresh child
+processes (suites/pipeline_child.py); each loader's test reads its own arm."""
 import math
 import statistics
-import time
 
 import pytest
 
-from backends.pipeline import (LOADERS, UNSUPPORTED, close, crop_offsets, load_pipeline,
-                               workers_used, write_images)
+import stats
+from backends.pipeline import LOADERS, UNSUPPORTED
 from suites.cases import extra_info
+from suites.paired import record, run_child
+from suites.pipeline_child import (AA, BASELINE, VARIANTS, command,
+                                   image_files as write_image_files)
 
-VARIANTS = ("eager", "graph")
-_files = {}  # model label -> (paths, labels, offsets, stored side): written once per session
+CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled median epoch "
+             f"times: processes, then epochs within each, paired; {stats.RESAMPLES} resamples, "
+             "seed 0")
+_files = {}  # model label -> the folder of its seeded PNG files: written once per session
+_groups = {}  # (backend, label, variant) -> its measurement (or the failure), once per session
 
 
 def image_files(tmp_path_factory, case, plan):
-    """The model's seeded PNG files, written on first use."""
+    """The folder of the model's seeded PNG files, written on first use; every child reads it."""
     if case.model not in _files:
         channels, side, _ = case.spec.input_chw
-        stored = side + plan.pad
         folder = tmp_path_factory.mktemp(f"pipeline-{case.model}")
-        paths, labels = write_images(folder, plan.examples, stored, channels, case.seed,
-                                     case.spec.classes)
-        _files[case.model] = (paths, labels, crop_offsets(plan.examples, stored, side, case.seed),
-                              stored)
+        write_image_files(folder, plan.examples, side + plan.pad, channels, case.seed,
+                          case.spec.classes)
+        _files[case.model] = folder
     return _files[case.model]
 
 
-def run_epoch(runner, loader, record):
-    """Train through one epoch; appends (epoch s, input-wait s, steps, last loss) to `record`."""
-    start = time.perf_counter()
-    iterator = iter(loader)  # counted as input wait: a DataLoader wakes its workers here
-    wait, steps, loss = time.perf_counter() - start, 0, math.nan
-    while True:
-        asked = time.perf_counter()
-        batch = next(iterator, None)
-        wait += time.perf_counter() - asked
-        if batch is None:
-            break
-        loss = runner.train_step(*batch)
-        steps += 1
-    record.append((time.perf_counter() - start, wait, steps, loss))
+def _loaders(request, key):
+    """The group's loaders: the baseline and those of its pipeline tests that the session runs
+    (after -k, -m and skips), in LOADERS order."""
+    wanted = {BASELINE}
+    for item in request.session.items:
+        if getattr(item, "obj", None) is not test_pipeline or item.get_closest_marker("skip"):
+            continue
+        params = item.callspec.params
+        if params["case_id"][:3] == key:
+            wanted.add(params["loader_name"])
+    return [n for n in LOADERS if n in wanted and not UNSUPPORTED.get((key[0], n))]
+
+
+def _measure(request, case, env, tmp_path_factory, disabled):
+    """The group's paired epoch times, measured by its first test; --benchmark-disable: one
+    child of one epoch per arm, without warm-up."""
+    key = (case.backend.NAME, case.model, case.variant)
+    if key not in _groups:
+        profile, plan = env["profile"], env["profile"].pipeline
+        rounds, warmup, processes = ((1, 0, 1) if disabled else
+                                     (plan.rounds, plan.warmup_rounds, profile.steady_processes))
+        folder = image_files(tmp_path_factory, case, plan)
+        try:
+            children = [run_child(command(
+                case.backend.NAME, case.spec.name, case.spec.config, case.batch, case.variant,
+                _loaders(request, key), folder, plan, rounds, warmup, seed, env["threads"],
+                case.seed)) for seed in range(processes)]
+            _groups[key] = {"times": {a: [c["times"][a] for c in children]
+                                      for a in children[0]["arms"]}, "children": children}
+        except RuntimeError as error:
+            _groups[key] = str(error)
+    if isinstance(_groups[key], str):
+        pytest.fail(_groups[key])
+    return _groups[key]
+
+
+def _paired_info(group, arm):
+    """What a result saves of its group: its own epochs and how they were timed."""
+    children, first = group["children"], group["children"][0]["settings"]
+    return {"paired_rounds_s": group["times"][arm], "processes": len(children),
+            "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
+            "gc": first["gc"], "order": first["order"],
+            "order_seeds": [c["settings"]["order_seed"] for c in children],
+            "arms": list(group["times"]), "ci_method": CI_METHOD,
+            "first_steps_s": [c["first_steps_s"] for c in children]}
+
+
+def _ratios(group, loader):
+    """Baseline epoch ÷ this loader's (above 1: faster) or, on the baseline, ÷ its A/A twin;
+    none when an arm it reads ended on a non-finite loss in any child."""
+    times, other = group["times"], AA if loader == BASELINE else loader
+    if other not in times or BASELINE not in times or not all(
+            math.isfinite(c["loss"][a]) for c in group["children"] for a in (BASELINE, other)):
+        return {}
+    found = stats.ratio(times[BASELINE], times[other])
+    if loader == BASELINE:
+        return {**found.as_info("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
+                "aa_rounds_s": times[AA]}
+    return found.as_info("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant")
 
 
 @pytest.mark.suite_models("pipeline")
 @pytest.mark.parametrize("loader_name", LOADERS)
-def test_pipeline(benchmark, case, env, tmp_path_factory, loader_name):
-    """Time whole epochs (input + train steps) through one loader; input wait is measured apart."""
+def test_pipeline(benchmark, case, env, tmp_path_factory, loader_name, request):
+    """Whole epochs (input + train steps) through one loader, paired with the baseline loader's;
+    input wait is measured apart."""
     backend = case.backend.NAME
     if case.variant not in VARIANTS:
-        pytest.skip("pipeline suite compares eager and graph steps only")
+        pytest.skip(f"pipeline suite compares {' and '.join(VARIANTS)} steps only")
     if reason := UNSUPPORTED.get((backend, loader_name)):
         pytest.skip(f"{backend}/{loader_name}: {reason}")
     if env["device"] != "cpu":
         pytest.skip("pipeline suite: the loaders yield host batches, measured on CPU only")
-    plan = env["profile"].pipeline
-    paths, labels, offsets, stored = image_files(tmp_path_factory, case, plan)
-    side = case.spec.input_chw[1]
-    built = time.perf_counter()
-    loader = load_pipeline(backend).loader(loader_name, paths, labels, offsets, side, case.batch,
-                                           plan.workers)
-    build_s = time.perf_counter() - built  # the cache loader decodes every file here
-    runner = case.runner()
-    record = []
-    try:
-        runner.train_step(*next(iter(loader)))  # trace / compile / schedule build, untimed
-        benchmark.pedantic(run_epoch, args=(runner, loader, record), rounds=plan.rounds,
-                           warmup_rounds=plan.warmup_rounds)
-    finally:
-        close(loader)
-    timed = record[-plan.rounds:]  # warm-up epochs come first
-    epoch_s, steps, loss = statistics.median(r[0] for r in timed), timed[-1][2], timed[-1][3]
-    benchmark.extra_info.update(
-        extra_info(case, "pipeline", runner.traces(), env["threads"], env["device"], loss=loss))
+    group = _measure(request, case, env, tmp_path_factory, benchmark.disabled)
+    children, times = group["children"], group["times"][loader_name]
+    losses = [c["loss"][loader_name] for c in children]
+    loss = next((v for v in losses if not math.isfinite(v)), losses[0])
+    first, steps = children[0], children[0]["steps"][loader_name]
+    epoch_s = statistics.median(t for process in times for t in process)
+    benchmark.extra_info.update(extra_info(case, "pipeline", first["traces"][loader_name],
+                                           env["threads"], env["device"], loss=loss))
     benchmark.extra_info.update(
         loader=loader_name, steps_per_epoch=steps, examples_per_epoch=steps * case.batch,
-        input_wait_s_per_step=statistics.median(r[1] / r[2] for r in timed),
-        step_s=statistics.median(r[0] / r[2] for r in timed),
-        examples_per_s=steps * case.batch / epoch_s,
-        workers=workers_used(backend, loader_name, plan.workers),
-        build_s=build_s, image_format="png", stored_side=stored,
-        timed="one epoch: input + train steps")
+        input_wait_s_per_step=statistics.median(
+            w for c in children for w in c["input_wait_s_per_step"][loader_name]),
+        step_s=epoch_s / steps, examples_per_s=steps * case.batch / epoch_s,
+        workers=first["workers"][loader_name],
+        build_s=statistics.median(c["build_s"][loader_name] for c in children),
+        image_format="png", stored_side=first["stored_side"],
+        timed="one epoch: input + train steps", **_paired_info(group, loader_name))
+    record(benchmark, times)
+    if not benchmark.disabled:
+        benchmark.extra_info.update(_ratios(group, loader_name))
     if not math.isfinite(loss):
         case.reject_non_finite(f"pipeline epoch produced a non-finite loss ({loss}): time not valid")
