@@ -3,9 +3,11 @@ from collections import Counter, defaultdict
 from statistics import median
 
 from backends.pipeline import LOADERS
-from report.tables import _ms, _order, latest, spread_overlaps
+from report.tables import _ms, _order, interval_cell, latest, spread_overlaps
+from suites.pipeline_child import BASELINE
 
-BASELINE = "naive"
+PAIRED = ("loader_ratio", "loader_ci_low", "loader_ci_high")  # baseline ÷ loader, same children
+AA = ("aa_ratio", "aa_ci_low", "aa_ci_high")  # on the baseline: ÷ its A/A twin
 CLAIMED_SLOWER = ("parallel", "cache")  # seed 003: both came out slower than its baseline
 
 
@@ -15,13 +17,25 @@ def pipeline_index(results):
             for r in latest(results) if r.info["phase"] == "pipeline" and r.valid}
 
 
+def paired(r, keys=PAIRED):
+    """(ratio, low, high) that a paired result saved under `keys`, else None (saved before the
+    suite was paired)."""
+    return tuple(r.info[k] for k in keys) if r and keys[0] in r.info else None
+
+
 def _cell(r):
-    """Examples/s, input wait per step, and the epoch time's median with its interquartile range."""
+    """Examples/s, input wait per step, the epoch time's median with its interquartile range and,
+    when paired, the baseline's epoch ÷ this one's (on the baseline, ÷ its A/A twin's)."""
     if r is None:
         return "—"
     s = r.stats
-    return (f"{r.info['examples_per_s']:,.0f}/s · wait {_ms(r.info['input_wait_s_per_step'])} · "
+    cell = (f"{r.info['examples_per_s']:,.0f}/s · wait {_ms(r.info['input_wait_s_per_step'])} · "
             f"epoch {_ms(s['median'])} ({_ms(s['q1'])}–{_ms(s['q3'])})")
+    if found := paired(r):
+        return f"{cell} · {interval_cell(*found)}"
+    if found := paired(r, AA):
+        return f"{cell} · A/A {interval_cell(*found)}"
+    return cell
 
 
 def _tables(idx):
@@ -43,11 +57,16 @@ def _tables(idx):
 
 
 def _compare(base, other):
-    """'slower', 'faster' or 'n.s.' (overlapping epoch-time spreads), and naive ÷ other."""
+    """('slower', 'faster' or 'n.s.', baseline ÷ other, that ratio as text). Paired: the ratio
+    `other` saved, n.s. when its 95% interval includes 1; saved before the pairing: the ratio of
+    the two results' medians, n.s. when their epoch-time spreads (IQR) overlap, marked unpaired."""
+    if found := paired(other):
+        ratio, low, high = found
+        kind = "faster" if low > 1 else "slower" if high < 1 else "n.s."
+        return kind, ratio, interval_cell(ratio, low, high)
     ratio = base.stats["median"] / other.stats["median"]
-    if spread_overlaps(base, other):
-        return "n.s.", ratio
-    return ("faster" if ratio > 1 else "slower"), ratio
+    kind = "n.s." if spread_overlaps(base, other) else "faster" if ratio > 1 else "slower"
+    return kind, ratio, f"{ratio:.2f}× (unpaired)"
 
 
 def _pairs(idx, backend):
@@ -62,18 +81,19 @@ def _per_step(r):
 
 def _claim_part(idx, backend, name):
     """One loader against the baseline over every model × variant pair, or None."""
-    pairs = [(idx[(backend, m, v, BASELINE)], idx[(backend, m, v, name)])
-             for m, v in _pairs(idx, backend)
-             if (backend, m, v, BASELINE) in idx and (backend, m, v, name) in idx]
-    if not pairs:
+    keys = [(m, v) for m, v in _pairs(idx, backend)
+            if (backend, m, v, BASELINE) in idx and (backend, m, v, name) in idx]
+    if not keys:
         return None, 0
+    pairs = [(idx[(backend, m, v, BASELINE)], idx[(backend, m, v, name)]) for m, v in keys]
     found = [_compare(base, other) for base, other in pairs]
-    counts, ratios = Counter(kind for kind, _ in found), [ratio for _, ratio in found]
+    counts = Counter(kind for kind, _, _ in found)
+    each = ", ".join(f"{m} {v} {text}" for (m, v), (_, _, text) in zip(keys, found))
     wait, rest = ([1e3 * (_per_step(o)[i] - _per_step(b)[i]) for b, o in pairs] for i in (0, 1))
     return (f"`{name}` slower in {counts['slower']} of {len(found)}, faster in "
-            f"{counts['faster']}, n.s. in {counts['n.s.']} (throughput {min(ratios):.2f}×–"
-            f"{max(ratios):.2f}× `{BASELINE}`'s; per step: input wait {median(wait):+.2f} ms, "
-            f"train step {median(rest):+.2f} ms, medians)"), counts["slower"] / len(found)
+            f"{counts['faster']}, n.s. in {counts['n.s.']} (throughput × `{BASELINE}`'s: {each}; "
+            f"per step: input wait {median(wait):+.2f} ms, train step {median(rest):+.2f} ms, "
+            "medians)"), counts["slower"] / len(found)
 
 
 def claim_verdicts(idx):
@@ -106,11 +126,11 @@ def advice(idx):
             runs = {n: idx[(backend, m, v, n)] for n in LOADERS if (backend, m, v, n) in idx}
             best = min(runs, key=lambda n: runs[n].stats["median"])
             base = runs.get(BASELINE)
-            if base and best != BASELINE and spread_overlaps(base, runs[best]):
-                best = BASELINE  # not beyond the spread: keep the simplest loader
+            if base and best != BASELINE and _compare(base, runs[best])[0] != "faster":
+                best = BASELINE  # not beyond the interval (or spread): keep the simplest loader
             wins[best] += 1
             if base:
-                gains[best].append(base.stats["median"] / runs[best].stats["median"])
+                gains[best].append(_compare(base, runs[best])[1])
         name, count = wins.most_common(1)[0]
         if count * 2 <= len(pairs):  # no loader best in most pairs: keep the simplest
             picks.append(f"{backend} `{BASELINE}` (no loader best in most of {len(pairs)})")
@@ -118,8 +138,9 @@ def advice(idx):
         gain = (f", {max(gains[name]):.2f}× `{BASELINE}` at best"
                 if gains[name] and name != BASELINE else "")
         picks.append(f"{backend} `{name}` (best in {count} of {len(pairs)}{gain})")
-    return ("What to do: use " + "; ".join(picks) + ". Loaders within the epoch-time spread of "
-            f"`{BASELINE}` count as `{BASELINE}`: the simplest loader is the default.")
+    return ("What to do: use " + "; ".join(picks) + f". A loader not faster than `{BASELINE}` "
+            f"beyond the paired interval (unpaired results: beyond the epoch-time spread) counts "
+            f"as `{BASELINE}`: the simplest loader is the default.")
 
 
 def pipeline_section(results):
@@ -127,10 +148,15 @@ def pipeline_section(results):
     idx = pipeline_index(results)
     if not idx:
         return ""
-    lines = ["Cells: examples/s · input wait ms per step · epoch ms, median (IQR). One epoch = "
-             "reading, decoding and cropping every file plus the train steps.", ""]
+    lines = ["Cells: examples/s · input wait ms per step · epoch ms, median (IQR) · where paired, "
+             f"`{BASELINE}`'s epoch ÷ this loader's (on `{BASELINE}`: ÷ its A/A twin's) with its "
+             "95% interval, `~` when it includes 1. One epoch = reading, decoding and cropping "
+             "every file plus the train steps.", ""]
     lines += _tables(idx)
-    lines += [f"Seed 003 found `parallel` and `cache` slower than its baseline. Here, comparing "
-              f"median epoch times with `{BASELINE}` (n.s.: interquartile ranges overlap):", ""]
+    lines += [f"Seed 003 found `parallel` and `cache` slower than its baseline. Here, `{BASELINE}`'s "
+              "epoch time ÷ each loader's (its throughput × the baseline's), paired: both timed in "
+              "interleaved rounds in the same fresh child processes; slower or faster only when "
+              "the 95% interval excludes 1, else n.s. Results saved before the pairing: the ratio "
+              "of medians, n.s. when interquartile ranges overlap, marked (unpaired).", ""]
     lines += claim_verdicts(idx) + ["", advice(idx)]
     return "\n".join(lines)

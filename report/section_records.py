@@ -42,12 +42,18 @@ def determinism_records(results):
 
 
 def pipeline_records(results):
-    """Per loader: the epoch time (IQR), examples per second and input wait per step."""
+    """Per loader: the epoch time (IQR), examples per second, input wait per step and, when the
+    loader was paired with the baseline, baseline epoch ÷ this loader's with its interval."""
     floors, out = aa_floors(results), []
     for r in latest(results):
         if r.info["phase"] != "pipeline" or not r.valid:
             continue
+        i = r.info
         out += [record(r, "epoch_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"], IQR),
-                record(r, "examples_per_s", "1/s", r.info["examples_per_s"], floors),
-                record(r, "input_wait_per_step", "s", r.info["input_wait_s_per_step"], floors)]
+                record(r, "examples_per_s", "1/s", i["examples_per_s"], floors),
+                record(r, "input_wait_per_step", "s", i["input_wait_s_per_step"], floors)]
+        if "loader_ratio" in i:
+            out.append(record(r, "loader_ratio", "x", i["loader_ratio"], floors,
+                              i["loader_ci_low"], i["loader_ci_high"], CI,
+                              i["loader_significant"]))
     return out

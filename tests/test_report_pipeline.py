@@ -62,3 +62,45 @@ def test_newest_run_and_valid_losses_only():
     idx = pipeline_index(old + _results() + bad)
     assert idx[("tf", "mnist_cnn", "eager", "naive")].stats["median"] == 1.0
     assert ("tf", "mnist_cnn", "graph", "naive") not in idx  # the newest run is not finite
+
+
+def _paired_results():
+    """Paired runs whose intervals disagree with the spreads: `parallel` (IQRs apart) is within
+    its interval of naive, `cache` (IQRs overlap) is beyond it, `prefetch` has a wide interval."""
+    ratios = {"parallel": (0.95, 0.85, 1.05), "cache": (0.97, 0.95, 0.99),
+              "prefetch": (2.0, 0.9, 3.0), "vectorized": (1.02, 0.98, 1.06)}
+    runs = _results()
+    for r in runs:
+        if r.info["loader"] == "naive":
+            r.info.update(aa_ratio=1.01, aa_ci_low=0.97, aa_ci_high=1.04, aa_significant=False)
+        else:
+            ratio, low, high = ratios[r.info["loader"]]
+            r.info.update(loader_ratio=ratio, loader_ci_low=low, loader_ci_high=high,
+                          loader_significant=not low <= 1 <= high, processes=3, rounds=3)
+    return runs
+
+
+def test_paired_verdict_follows_the_interval_not_the_spread():
+    from report.section_records import pipeline_records
+    runs = _paired_results()
+    line = claim_verdicts(pipeline_index(runs))[0]
+    assert "`parallel` slower in 0 of 2, faster in 0, n.s. in 2" in line
+    assert "mnist_cnn eager 0.95× [0.85, 1.05] ~, mnist_cnn graph 0.95× [0.85, 1.05] ~" in line
+    assert "`cache` slower in 2 of 2, faster in 0, n.s. in 0" in line
+    assert line.startswith("- tf: the claim holds in part")
+    text = pipeline_section(runs)
+    assert "tf `naive` (best in 2 of 2)" in text  # prefetch's 2× is within its interval of 1
+    row = next(row for row in text.splitlines() if row.startswith("| tf | eager |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[2].endswith(" · A/A 1.01× [0.97, 1.04] ~") and cells[4].endswith(
+        " · 0.97× [0.95, 0.99]")
+    found = [r for r in pipeline_records(runs) if r["kind"] == "loader_ratio"]
+    assert len(found) == 8 and {r["interval"] for r in found} == {"95% paired bootstrap"}
+    cache = next(r for r in found if r["case"] == "cache" and r["variant"] == "eager")
+    assert (cache["estimate"], cache["low"], cache["high"], cache["significant"],
+            cache["processes"]) == (0.97, 0.95, 0.99, True, 3)
+
+
+def test_unpaired_results_say_so():
+    line = claim_verdicts(pipeline_index(_results()))[0]
+    assert "mnist_cnn eager 0.67× (unpaired)" in line
