@@ -33,7 +33,7 @@ def run_round(case, env, cache_dir):
 @pytest.mark.parametrize("cache", ["cold", "warm"])
 def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
     """One fresh process per round; `cold` gives each an empty compile cache dir, `warm` one
-    populated by an earlier (untimed) child."""
+    populated by an earlier child (the last cold round's, else an untimed one)."""
     profile = env["profile"]
     if case.model not in profile.construction_models:
         pytest.skip(f"profile {profile.name!r} measures construction only for "
