@@ -1,5 +1,5 @@
 """Seed 001's claims, one table each, from the micro suite's saved results."""
-from report.tables import latest, spread_overlaps
+from report.tables import interval_cell, latest, spread_overlaps
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
 GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # seed 001
@@ -11,12 +11,31 @@ def micro_index(results):
             for r in latest(results) if r.info["phase"] == "micro"}
 
 
+def paired(graph):
+    """(speedup, low, high) saved by a graph result timed with its eager in one group, or None
+    (older, unpaired runs)."""
+    i = graph.info
+    return (i["speedup"], i["ci_low"], i["ci_high"]) if "speedup" in i else None
+
+
 def _speedup(idx, backend, workload):
+    """(eager ÷ graph, its cell, (low, high) or None): the paired estimate with its 95% interval,
+    else the ratio of the two results' medians with '~' where their IQRs overlap."""
     eager, graph = idx.get((backend, workload, "eager")), idx.get((backend, workload, "graph"))
+    if graph and (found := paired(graph)):
+        return found[0], interval_cell(*found), found[1:]
     if not eager or not graph:
-        return None, "—"
+        return None, "—", None
     ratio = eager.stats["median"] / graph.stats["median"]
-    return ratio, f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else "")
+    return ratio, f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else ""), None
+
+
+def _faster(ratio, interval):
+    """'holds' (graph faster), 'differs' (slower) or, for a paired ratio whose interval includes
+    1, 'no measurable difference'."""
+    if interval and interval[0] <= 1 <= interval[1]:
+        return "no measurable difference"
+    return "holds" if ratio > 1 else "differs"
 
 
 def _us(seconds):
@@ -39,12 +58,38 @@ def granularity_table(idx, backends):
                                  for r in (eager, graph)))
     lines.append("| dispatch µs per op (eager / graph) | — | " + " | ".join(per_op) + " |")
     for b in backends:
-        conv, lstm = _speedup(idx, b, "conv")[0], _speedup(idx, b, "lstm_cell")[0]
+        (conv, _, c), (lstm, _, l) = _speedup(idx, b, "conv"), _speedup(idx, b, "lstm_cell")
         if conv and lstm:
-            holds = lstm > conv
-            verdicts.append(f"{b}: {'holds' if holds else 'does not hold'} "
+            verdicts.append(f"{b}: {_gains_more(lstm, conv, l, c)} "
                             f"(LSTM cell {lstm:.2f}× vs conv {conv:.2f}×)")
     return "\n".join(lines), verdicts
+
+
+def _gains_more(lstm, conv, lstm_interval, conv_interval):
+    """Whether the LSTM cell gains more than the conv: with both intervals, only when they do not
+    overlap."""
+    if not (lstm_interval and conv_interval):
+        return "holds" if lstm > conv else "does not hold"
+    if lstm_interval[0] > conv_interval[1]:
+        return "holds"
+    if lstm_interval[1] < conv_interval[0]:
+        return "does not hold"
+    return "not shown (the intervals overlap)"
+
+
+def aa_line(idx):
+    """The micro groups' A/A control: how many eager ÷ second-eager intervals contain 1, and the
+    widest; '' for older runs without it."""
+    pairs = [(b, w, r.info) for (b, w, v), r in sorted(idx.items())
+             if v == "eager" and "aa_ratio" in r.info]
+    if not pairs:
+        return ""
+    holding = sum(i["aa_ci_low"] <= 1 <= i["aa_ci_high"] for _, _, i in pairs)
+    b, w, i = max(pairs, key=lambda p: p[2]["aa_ci_high"] / p[2]["aa_ci_low"])
+    return (f"A/A control (eager ÷ a second eager of the same workload, timed like a real pair): "
+            f"{holding} of {len(pairs)} intervals contain 1; the widest, "
+            f"{interval_cell(i['aa_ratio'], i['aa_ci_low'], i['aa_ci_high'])} ({b}/{w}), is "
+            f"these runs' noise floor.")
 
 
 def first_call_table(idx, backends):
@@ -93,6 +138,11 @@ def micro_section(results):
     backends = sorted({b for b, _, _ in idx})
     parts = []
     table, verdicts = granularity_table(idx, backends)
+    parts += ["Speedups are eager ÷ graph: paired (both timed in interleaved rounds in the same "
+              "fresh processes) with their 95% interval, `~` where it includes 1; runs saved "
+              "before pairing show the ratio of medians, `~` where the IQRs overlap.", ""]
+    if line := aa_line(idx):
+        parts += [line, ""]
     parts += ["**1. Op granularity** — the guide: a big convolution gains little (1.27×), an "
               "LSTM cell of small ops a lot (1.90×).", "", table, "",
               "Verdict: " + "; ".join(verdicts) + ".", ""]
@@ -174,8 +224,9 @@ def control_verdicts(idx, backends):
             elif g.info["traces"] == 0:
                 out.append(f"{b}/{w}: does not hold (nothing captured, runs eagerly)")
             else:
-                ratio = e.stats["median"] / g.stats["median"]
-                out.append(f"{b}/{w}: {'holds' if ratio > 1 else 'differs'} ({ratio:.2f}×)")
+                ratio, cell, interval = _speedup(idx, b, w)
+                out.append(f"{b}/{w}: {_faster(ratio, interval)} "
+                           f"({cell if interval else f'{ratio:.2f}×'})")
     return out
 
 

@@ -5,22 +5,30 @@ from report.tables import latest, median
 
 
 def _ratio(base, other, kind, floors, **fields):
-    """base ÷ other of two results of one run, unpaired (micro and pipeline are not paired yet;
-    determinism results saved before it was)."""
+    """base ÷ other of two results of one run, unpaired (results saved before their suite timed
+    its arms in pairs)."""
     return record(other, kind, "x", median(base) / median(other), floors,
                   note="unpaired: no interval", **fields)
 
 
 def micro_records(results):
-    """Per micro workload: eager ÷ graph, and each variant's steady time."""
+    """Per micro workload: each variant's steady time; eager ÷ graph, paired with its interval
+    where the graph result saved one (else the ratio of medians); eager's A/A control."""
     found = {(r.info["backend"], r.info["workload"], r.info["variant"]): r for r in latest(results)
              if r.info["phase"] == "micro"}
     floors, out = aa_floors(results), []
     for (backend, workload, variant), r in sorted(found.items()):
+        i = r.info
         out.append(record(r, "micro_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"],
                           IQR, case=workload))
-        if variant == "graph" and (eager := found.get((backend, workload, "eager"))):
+        if variant == "graph" and "speedup" in i:
+            out.append(record(r, "micro_speedup", "x", i["speedup"], floors, i["ci_low"],
+                              i["ci_high"], CI, i["significant"], case=workload))
+        elif variant == "graph" and (eager := found.get((backend, workload, "eager"))):
             out.append(_ratio(eager, r, "micro_speedup", floors, case=workload))
+        if "aa_ratio" in i:
+            out.append(record(r, "aa_ratio", "x", i["aa_ratio"], floors, i["aa_ci_low"],
+                              i["aa_ci_high"], CI, i["aa_significant"], case=workload))
     return out
 
 

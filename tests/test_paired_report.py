@@ -92,3 +92,52 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
             "significant": significant, "kind": "determinism_ratio"}
     assert found["graph_relaxed"]["interval"] is None
     assert found["graph_relaxed"]["note"] == "unpaired: no interval"
+
+
+def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(tmp_path):
+    """tf micro results (the flags fixture's header): square_if_positive's IQRs do not overlap
+    (medians 1.50×) but its paired interval includes 1; conv's and lstm_cell's intervals do not
+    overlap; train_loop is an older, unpaired result."""
+    import json
+    from report.load import load_dir
+    from report.micro import micro_section
+    from report.records import CI
+    from report.section_records import micro_records
+    from tests.test_report_flags import FIXTURE as FLAGS, _row
+    data = json.loads(FLAGS.read_text())
+    paired = {"conv": (1.05, 0.98, 1.12, False), "lstm_cell": (1.9, 1.7, 2.1, True),
+              "square_if_positive": (1.4, 0.9, 1.8, False)}
+    medians = {"conv": (1e-3, 0.9e-3), "lstm_cell": (2e-4, 1e-4),
+               "square_if_positive": (3e-5, 2e-5), "train_loop": (4e-3, 2e-3)}
+    benchmarks = []
+    for workload, times in medians.items():
+        for variant, seconds in zip(("eager", "graph"), times):
+            info = {"backend": "tf", "model": "micro", "workload": workload, "variant": variant,
+                    "phase": "micro", "traces": int(variant == "graph"), "first_call_s": 0.1,
+                    "second_call_s": seconds, "ops_per_call": None, "graph_breaks": None}
+            if workload in paired and variant == "graph":
+                info.update(zip(("speedup", "ci_low", "ci_high", "significant"), paired[workload]))
+            if workload in paired and variant == "eager":
+                info.update(aa_ratio=1.0, aa_ci_low=0.95, aa_ci_high=1.06, aa_significant=False)
+            stats_ = {k: seconds for k in ("min", "max", "mean", "median", "q1", "q3")}
+            benchmarks.append({"name": f"test_micro[{workload}-{variant}]", "extra_info": info,
+                               "stats": {**stats_, "rounds": 6}})
+    data["benchmarks"] = benchmarks
+    (tmp_path / "run.json").write_text(json.dumps(data))
+    results = load_dir(tmp_path)
+    section, records = micro_section(results), micro_records(results)
+    assert _row(section, "| conv speedup |")[2] == "1.05× [0.98, 1.12] ~"
+    assert _row(section, "| lstm_cell speedup |")[2] == "1.90× [1.70, 2.10]"
+    assert "tf: holds (LSTM cell 1.90× vs conv 1.05×)" in section
+    assert "tf/square_if_positive: no measurable difference (1.40× [0.90, 1.80] ~)" in section
+    assert "tf/train_loop: holds (2.00×)" in section
+    assert "3 of 3 intervals contain 1" in section
+    found = {r["case"]: r for r in records if r["kind"] == "micro_speedup"}
+    for workload, (ratio, low, high, significant) in paired.items():
+        assert {k: found[workload][k] for k in ("estimate", "low", "high", "interval",
+                                                "significant")} == {
+            "estimate": ratio, "low": low, "high": high, "interval": CI,
+            "significant": significant}
+    assert found["train_loop"]["interval"] is None
+    assert found["train_loop"]["note"] == "unpaired: no interval"
+    assert sum(r["kind"] == "aa_ratio" for r in records) == 3
