@@ -108,9 +108,12 @@ PROFILES = {
          "resnet": ({"stages": (1, 1, 1, 1), "width": 1 / 16, "side": 64}, 4)},
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
         steady_processes=2, steady_process_rounds=3,
+        construction_models=("mnist_cnn",),  # a cold compile of each costs 10-110 s in CI
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
-                        steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False),
+                        steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False,
+                        skips=(RetraceSkip("profile 'quick' retraces the train step only",
+                                           phases=("infer",)),)),
         precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),
         memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,

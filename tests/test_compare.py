@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def _run_suite(storage, backend, *extra):
     return subprocess.run(
@@ -14,6 +16,8 @@ def _run_suite(storage, backend, *extra):
 def test_compare_fail_flags_a_regression(tmp_path, backend):
     """Save a run, fake a 1000x faster baseline from it, and compare: the check must fail."""
     module, _ = backend
+    if module.NAME != "chainer":  # it checks pytest-benchmark on saved files, not a framework
+        pytest.skip("checked in the chainer env, whose runs start fastest (about 80 s in torch's)")
     first = _run_suite(tmp_path, module.NAME, "--benchmark-save=base")
     assert first.returncode == 0, first.stdout[-2000:]
     saved = next(tmp_path.rglob("0001_base.json"))
