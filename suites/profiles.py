@@ -123,7 +123,7 @@ PROFILES = {
         {"mnist_cnn": ({}, 32),
          "vgg": ({"width": 1 / 8, "side": 32}, 16),
          "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8)},
-        steady_rounds=30, warmup_rounds=3, cold_rounds=2, warm_rounds=2,
+        steady_rounds=30, warmup_rounds=3, cold_rounds=3, warm_rounds=3,  # a child process each
         steady_processes=3, steady_process_rounds=10,  # the 30 rounds of one process, split in 3
         construction_models=("mnist_cnn", "vgg", "resnet"),
         notes="sized for a 2-core CPU: the whole job in about 30 minutes",

@@ -140,23 +140,39 @@ PITFALLS = ("python_numbers", "function_in_loop", "changing_shapes")
 
 @pytest.mark.parametrize("fixed", [False, True], ids=["naive", "fixed"])
 @pytest.mark.parametrize("pitfall", PITFALLS)
-def test_pitfall(benchmark, env, backend, pitfall, fixed):
+def test_pitfall(benchmark, env, backend, pitfall, fixed, tmp_path_factory):
     """A tracing pitfall's call sequence, cold, with its trace count; and the same with the fix."""
-    micro = micro_module(backend)
-    state = {}
+    micro, module = micro_module(backend), backend[0]
+    state, hits = {}, []
 
-    def setup():
+    def setup():  # each round a fresh function object in an empty compile cache dir
+        state["cache"] = module.compile_cache(tmp_path_factory.mktemp("pitfall"))
+        state["cache"].__enter__()
+        state["hits"] = module.cache_hits()
         state["run"], state["traces"] = micro.pitfall(pitfall, fixed)
         return (), {}
 
+    def teardown():
+        after = module.cache_hits()
+        hits.append(None if after is None else after - state["hits"])
+        state.pop("cache").__exit__(None, None, None)
+
+    def run():
+        state["out"] = state["run"]()
+        if benchmark.disabled:  # pytest-benchmark runs no teardown then
+            teardown()
+
     try:
-        benchmark.pedantic(lambda: state.__setitem__("out", state["run"]()), setup=setup, rounds=3)
+        benchmark.pedantic(run, setup=setup, teardown=teardown, rounds=3)
     except TypeError as error:  # Chainer's @static_graph refuses some inputs outright
         pytest.skip(f"{micro.NAME} refuses {pitfall}: {error}")
-    module = backend[0]
+    finally:
+        if "cache" in state:
+            state.pop("cache").__exit__(None, None, None)
     benchmark.extra_info.update(
         backend=module.NAME, framework_version=module.version(), model="micro",
         workload=f"pitfall:{pitfall}", variant="fixed" if fixed else "naive", phase="micro",
         device=env["device"], threads=env["threads"], batch=None, input_shape=None,
         params=None, flops=None, traces=state["traces"](), calls=len(state["out"]),
-        loss=None, loss_finite=None)
+        loss=None, loss_finite=None, cache="a fresh cache dir per round",
+        cache_hits_per_round=hits)  # hits inside a round: the pitfall recompiling one graph
