@@ -12,11 +12,12 @@ MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 
 
 def aa_floors(results):
-    """{(machine, run): (low, high)} of the widest A/A interval saved in each run."""
+    """{(machine, run): (low, high)} of the widest steady-step A/A interval saved in each run
+    (the micro and pipeline suites' own A/A pairs are shown in their sections)."""
     widest = {}
     for r in results:
         i = r.info
-        if "aa_ci_low" in i and i["aa_ci_low"] > 0:
+        if "aa_ci_low" in i and i["aa_ci_low"] > 0 and i.get("phase") in ("train", "infer"):
             key, width = (r.machine, r.run), i["aa_ci_high"] / i["aa_ci_low"]
             if key not in widest or width > widest[key][0]:
                 widest[key] = (width, i["aa_ci_low"], i["aa_ci_high"])

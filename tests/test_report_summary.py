@@ -239,3 +239,15 @@ def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend
                 if line.startswith("- **chainer**"))
     assert line.count("start") == 1
     assert "a fresh process takes 0.4–0.6 s to start (import, set-up) before its cold first" in line
+
+
+def test_noise_floor_is_the_widest_steady_step_aa_pair_of_its_run():
+    from types import SimpleNamespace
+    from report.records import aa_floors
+
+    def aa(phase, low, high, run="0001"):
+        return SimpleNamespace(machine="m", run=run, info={
+            "phase": phase, "aa_ratio": 1.0, "aa_ci_low": low, "aa_ci_high": high})
+    results = [aa("train", 0.95, 1.05), aa("infer", 0.9, 1.1), aa("micro", 0.2, 5.0),
+               aa("pipeline", 0.5, 2.0), aa("train", 0.99, 1.01, run="0002")]
+    assert aa_floors(results) == {("m", "0001"): (0.9, 1.1), ("m", "0002"): (0.99, 1.01)}
