@@ -1,7 +1,11 @@
 """Deterministic ops: the step-time cost of the switch and whether same-seed runs repeat."""
+import math
+import statistics
+
+import stats
 from backends import DETERMINISM_UNSUPPORTED
-from report.tables import (VARIANT_ORDER, interval_cell, latest, speedup, spread_overlaps,
-                           step_cell)
+from report.tables import (BASELINE, VARIANT_ORDER, flags, interval_cell, latest, speedup,
+                           spread_overlaps, step_cell)
 
 PAIRED = ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
           "determinism_significant")  # what a paired `on` result saves of off ÷ on
@@ -14,14 +18,41 @@ def paired_ratio(on):
 
 
 def _cost(off, on):
-    """On ÷ off when deterministic ops make the step slower beyond the noise, else None: a paired
-    result's interval excludes 1; an unpaired one's IQRs do not overlap."""
+    """On ÷ off when deterministic ops change the step time beyond the noise (above 1: slower),
+    else None: a paired result's interval excludes 1; an unpaired one's IQRs do not overlap."""
     if paired := paired_ratio(on):
         ratio, _, _, significant = paired
-        return 1 / ratio if significant and ratio < 1 else None
-    if off and on and not spread_overlaps(off, on) and on.stats["median"] > off.stats["median"]:
+        return 1 / ratio if significant else None
+    if off and on and not spread_overlaps(off, on):
         return on.stats["median"] / off.stats["median"]
     return None
+
+
+def _per_process_medians(r):
+    return [statistics.median(rounds) for rounds in r.info["paired_rounds_s"]]
+
+
+def agreement_line(determinism, steady):
+    """The same float32 train step timed by the determinism suite (`off`) and the steady suite in
+    one run: whether the two figures agree (unpaired interval over their processes' medians)."""
+    step = {(r.machine, r.run, *r.key[:3]): r for r in latest(steady)
+            if r.valid and r.info["phase"] == "train" and flags(r) == BASELINE
+            and "paired_rounds_s" in r.info}
+    pairs = []
+    for r in latest(determinism):
+        twin = step.get((r.machine, r.run, *r.key[:3]))
+        if (twin and r.valid and r.info["phase"] == "determinism" and not r.info["deterministic"]
+                and "paired_rounds_s" in r.info):
+            pairs.append((r.key[:3], stats.ratio_of_medians(_per_process_medians(twin),
+                                                            _per_process_medians(r))))
+    if not pairs:
+        return ""
+    agree = sum(not found.significant for _, found in pairs)
+    key, worst = max(pairs, key=lambda p: abs(math.log(p[1].estimate)))
+    return (f"One step, two suites: the steady suite's float32 train step ÷ this suite's `off` "
+            f"step of the same run (separate processes; interval over their processes' medians) "
+            f"agree in {agree} of {len(pairs)} cases; the largest gap: {'/'.join(key)} "
+            f"{interval_cell(worst.estimate, worst.low, worst.high)}.")
 
 
 def _yes(flag):
@@ -49,7 +80,7 @@ def determinism_section(results):
              "repeats bitwise, off | repeats bitwise, on | vs eager, on |",
              "|---|---|---|---|---|---|---|---|---|"]
     keys = sorted({k[:3] for k in runs}, key=lambda k: (k[0], k[1], VARIANT_ORDER.index(k[2])))
-    slower, reasons, basis = [], [], set()
+    slower, faster, reasons, basis = [], [], [], set()
     for backend, model, variant in keys:
         off, on = runs.get((backend, model, variant, False)), runs.get((backend, model, variant, True))
         why = DETERMINISM_UNSUPPORTED.get((backend, variant))
@@ -63,7 +94,7 @@ def determinism_section(results):
                      repeat_off, _yes(on and on.info["repeat_identical"]), _vs_eager(on)]
             basis.add("the interval" if paired else "the spread")
             if cost := _cost(off, on):
-                slower.append(f"{backend}/{model}/{variant} {cost:.2f}×")
+                (slower if cost > 1 else faster).append(f"{backend}/{model}/{variant} {cost:.2f}×")
         lines.append("| " + " | ".join([backend, model, variant, step_cell(off), *cells]) + " |")
     repeat_off = all(r.info["repeat_identical"] for (_, _, _, d), r in runs.items() if not d)
     lines += [""] + [f"[{i}] {why}" for i, why in enumerate(reasons, 1)]
@@ -72,5 +103,12 @@ def determinism_section(results):
         "nothing here" if repeat_off else "some runs differed with the switch off: turn it on "
         "where reproducibility matters") + "; it costs " + (
         ", ".join(slower) if slower else "no measurable step time (within "
-        + " or ".join(sorted(basis)) + ")") + "."]
+        + " or ".join(sorted(basis)) + ")") + (
+        f"; it makes the step faster (on ÷ off): {', '.join(faster)}" if faster else "") + "."]
     return "\n".join(lines)
+
+
+def determinism_text(determinism, steady):
+    """The section's table followed by the check against the steady suite's figure."""
+    table = determinism_section(determinism)
+    return table and "\n\n".join(filter(None, [table, agreement_line(determinism, steady)]))

@@ -141,3 +141,21 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     assert found["train_loop"]["interval"] is None
     assert found["train_loop"]["note"] == "unpaired: no interval"
     assert sum(r["kind"] == "aa_ratio" for r in records) == 3
+
+
+def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each_other():
+    from report.determinism import agreement_line
+    from report.load import Result
+
+    def result(phase, rounds, variant="graph", run="0001", deterministic=False):
+        info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": phase,
+                "deterministic": deterministic, "paired_rounds_s": rounds}
+        return Result("f", "m", run, "2026-01-01", "n", info, {"median": 1.0}, {})
+    same = [[0.010, 0.011, 0.010]] * 3
+    slow = [[0.015, 0.016, 0.015]] * 3
+    steady = [result("train", same), result("train", same, "eager")]
+    det = [result("determinism", same), result("determinism", slow, "eager"),
+           result("determinism", slow, deterministic=True)]
+    line = agreement_line(det, steady)
+    assert "agree in 1 of 2 cases" in line and "tf/vgg/eager 0.6" in line
+    assert agreement_line(det, [result("train", same, run="0002")]) == ""  # never across runs
