@@ -80,7 +80,8 @@ def tables(view, h):
     if text := retrace_tables(retrace):
         parts += [f"{h} Retracing (seed 000)", "", from_runs(retrace), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
-                  "(tr) at its end.", "", text, seed_comparison(retrace), "",
+                  "(tr) at its end: a single sample per cell (one process; the profiles' time "
+                  "budgets allow no repeats), so no interval — read only large differences.", "", text, seed_comparison(retrace), "",
                   compile_per_shape(retrace), "",
                   "What to do, from these runs:", "", advice(retrace), ""]
     if text := micro_section(view("micro")):

@@ -85,9 +85,14 @@ def advice(results, step="train"):
     for backend in sorted({b for b, _, _ in found}):
         nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
         deepest = nets[-1]
-        runs = {v: r for (b, n, v), r in found.items() if b == backend and n == deepest
-                and not r.info.get("cut_short")}
+        mine = {v: r for (b, n, v), r in found.items() if b == backend and n == deepest}
+        runs = {v: r for v, r in mine.items() if not r.info.get("cut_short")}
+        cut = sorted(set(mine) - set(runs), key=VARIANT_ORDER.index)
+        left_out = (f" Left out of the ranking, cut short by the budget: "
+                    f"{', '.join(f'`{v}`' for v in cut)}." if cut else "")
         if not runs:
+            lines.append(f"- **{backend}** ({deepest}): every run was cut short; no ranking."
+                         + left_out)
             continue
         best = min(runs, key=lambda v: runs[v].stats["median"])
         plain = runs.get("graph")
@@ -102,7 +107,7 @@ def advice(results, step="train"):
             if (backend, g) in ADVICE:
                 line += (f" If you keep graph mode, the fastest graph variant is `{g}` at "
                          f"{graphs[g].stats['median']:.1f} s: {ADVICE[(backend, g)]}.")
-        lines.append(line)
+        lines.append(line + left_out)
     return "\n".join(lines)
 
 

@@ -159,3 +159,17 @@ def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each
     line = agreement_line(det, steady)
     assert "agree in 1 of 2 cases" in line and "tf/vgg/eager 0.6" in line
     assert agreement_line(det, [result("train", same, run="0002")]) == ""  # never across runs
+
+
+def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
+    from report.load import Result
+    from report.retrace import advice
+
+    def run(variant, seconds, cut=None):
+        info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": "retrace",
+                "step": "train", "pattern": "varying", "traces": 3, "cut_short": cut}
+        return Result("f", "m", "0001", "2026-01-01", variant, info, {"median": seconds}, {})
+    text = advice([run("eager", 5.0), run("graph", 9.0, "stopped after 2 of 4 steps"),
+                   run("graph_dynamic", 4.0)])
+    assert "fastest is `graph_dynamic`" in text and "cut short by the budget: `graph`" in text
+    assert "every run was cut short" in advice([run("graph", 9.0, "stopped")])
