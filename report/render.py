@@ -87,7 +87,8 @@ def tables(view, h):
     if text := micro_section(view("micro")):
         parts += [f"{h} Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
                   from_runs(view("micro")), "",
-                  "Steady medians; `~` marks a difference within the interquartile spread.", "",
+                  "Steady medians; `~` marks a ratio whose 95% interval includes 1 (results "
+                  "saved before pairing: overlapping interquartile spreads).", "",
                   text]
     for title, section, name in (
             ("Memory: peak per train step and what cached graphs hold", memory_section, "memory"),
