@@ -42,6 +42,7 @@ class Retrace:
     repeat_shapes: int  # distinct sides cycled in the repeated-shape control
     budget_s: float  # a run past this stops after its current step, marked as cut short
     cold: bool = True  # each run in an empty compile cache; quick reuses the session's cache
+    square_sides: tuple = ()  # square sides in this order instead of seeded draws from `sides`
     skips: tuple = ()  # RetraceSkip rules: runs this profile's budget leaves out, with the reason
 
     def skip_reason(self, backend, label, variant, phase):
@@ -112,6 +113,8 @@ PROFILES = {
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
                         steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False,
+                        # the sides tests/test_traces compiles: the test command reuses them
+                        square_sides=(32, 48, 64),
                         skips=(RetraceSkip("profile 'quick' retraces the train step only",
                                            phases=("infer",)),)),
         precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),

@@ -13,12 +13,13 @@ pytestmark = pytest.mark.suite_models("retrace")
 
 
 def shape_sequence(pattern, plan, seed=0):
-    """Seeded (height, width) per step, each drawn from the plan's range as in seed 000;
-    `repeating` cycles a few of them instead."""
+    """Seeded (height, width) per step, each drawn from the plan's range as in seed 000 (or the
+    plan's square sides in order); `repeating` cycles a few of them instead."""
     rng = np.random.default_rng(seed)
     n = plan.steps if pattern == "varying" else plan.repeat_shapes
-    shapes = [tuple(int(v) for v in rng.integers(plan.sides[0], plan.sides[1] + 1, 2))
-              for _ in range(n)]
+    shapes = ([(side, side) for side in plan.square_sides[:n]] if plan.square_sides else
+              [tuple(int(v) for v in rng.integers(plan.sides[0], plan.sides[1] + 1, 2))
+               for _ in range(n)])
     return [shapes[i % n] for i in range(plan.steps)]
 
 

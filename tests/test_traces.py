@@ -69,3 +69,14 @@ def test_recompile_limit_falls_back_to_eager_and_is_counted(backend, env):
         traces = _train_on_sides(case, (32, 40, 48, 56))
     assert traces == 2  # two compiles, then the limit: shapes three and four run eagerly
     assert signals["recompile_limit_hits"] >= 1
+
+
+def test_quick_retrace_runs_the_shapes_compiled_here():
+    """The quick profile's retrace sequence reuses these tests' compiles (the test command's time)."""
+    from suites.profiles import PROFILES
+    from suites.test_retrace import shape_sequence
+    plan = PROFILES["quick"].retrace
+    assert plan.models["vgg"][2] == PROFILES["quick"].models["vgg"][1]  # the same batch
+    for pattern in ("varying", "repeating"):
+        assert {h for h, w in shape_sequence(pattern, plan)} <= set(SIDES)
+    assert len(set(shape_sequence("varying", plan))) == 3
