@@ -6,7 +6,7 @@ python -m suites.micro_child --backend B --workload W[,W2...] --arms eager,eager
 
 Each arm is built by the backend's micro module (`build(workload, variant)`); its first and second
 calls are timed once, under the compile cache in DIR/<workload> (DIR empty: the first call is
-cold). With --block-s, the block is the fewest calls, at most K, that last T seconds for the
+cold; --cache-dir "": the session's cache, for the test command's untimed run). With --block-s, the block is the fewest calls, at most K, that last T seconds for the
 fastest arm (measured after the second calls); without it, K calls. Several workloads run one
 after another in this process (the test command's one child per backend); the suite's timed
 runs give each workload its own children. The line: {"workloads": {W: {"times": {arm: [s per
@@ -123,10 +123,11 @@ def main(argv=None):
         backend, found = loaded["backend"], {}
         backend.prime()  # the process start-up stays out of the first calls, as in the suite
         for workload in args.workloads:
-            cache_dir = os.path.join(args.cache_dir, workload)
-            os.makedirs(cache_dir, exist_ok=True)
+            cache_dir = args.cache_dir and os.path.join(args.cache_dir, workload)
+            if cache_dir:  # "": the session's cache (the test command's smoke run: nothing saved)
+                os.makedirs(cache_dir, exist_ok=True)
             try:
-                with backend.compile_cache(cache_dir):
+                with backend.compile_cache(cache_dir or None):
                     found[workload] = measure(args, workload, backend, loaded["micro"])
             except Exception as error:  # the parent's one line names the workload
                 raise RuntimeError(f"{workload}: {type(error).__name__}: {error}") from error

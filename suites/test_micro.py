@@ -55,7 +55,8 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
     """The group's paired times, measured by its first test in fresh children, each with an empty
     compile cache dir. --benchmark-disable: one round of one call in one child, shared by every
     selected workload with the same arms (start-up and priming paid once per backend, as when the
-    suite ran in the pytest process)."""
+    suite ran in the pytest process), on the session's compile cache (nothing is saved, so the
+    earlier tests' compiles may be reused)."""
     key = (micro.NAME, workload)
     if key not in _groups:
         profile, arms = env["profile"], _arms(micro, workload)
@@ -68,7 +69,7 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
         try:
             children = [run_child(_command(
                 micro.NAME, together, arms, plan, seed, env["threads"],
-                tmp_path_factory.mktemp(f"micro-{micro.NAME}-{seed}")))
+                "" if disabled else tmp_path_factory.mktemp(f"micro-{micro.NAME}-{seed}")))
                 for seed in range(1 if disabled else profile.steady_processes)]
             for w in together:
                 found = [c["workloads"][w] for c in children]
