@@ -212,8 +212,13 @@ def machine_records(view):
     from report.precision import precision_records  # it builds its table from these records
     from report.section_records import determinism_records, micro_records, pipeline_records
     steady = view("steady")
-    return (steady_records(steady) + aa_records(steady) + precision_records(steady)
-            + throughput_records(view("peak")) + micro_records(view("micro"))
-            + determinism_records(view("determinism")) + pipeline_records(view("pipeline"))
-            + retrace_records(view("retrace")) + memory_records(view("memory"))
-            + memory_ratio_records(view("memory")))
+    found = (steady_records(steady) + aa_records(steady) + precision_records(steady)
+             + throughput_records(view("peak")) + micro_records(view("micro"))
+             + determinism_records(view("determinism")) + pipeline_records(view("pipeline"))
+             + retrace_records(view("retrace")) + memory_records(view("memory"))
+             + memory_ratio_records(view("memory")))
+    floors = aa_floors(steady)  # a run's floor is its steady A/A, whichever section reads it
+    for rec in found:
+        rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),
+                                                               (None, None))
+    return found

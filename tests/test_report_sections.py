@@ -1,0 +1,44 @@
+"""The section tables (determinism, micro, pipeline, memory) say what summary.json's records say."""
+import json
+from pathlib import Path
+
+from report import __main__ as cli
+from report.tables import interval_cell
+from report.write import SUMMARY_END, SUMMARY_START
+from tests.test_report_runs import save
+
+SECTIONS = Path(__file__).parent / "fixtures" / "tf_sections_default.json"  # a trimmed real run
+KINDS = ("determinism_ratio", "micro_speedup", "loader_ratio", "memory_ratio", "aa_ratio")
+
+
+def _publish(tmp_path):
+    results = tmp_path / "results"
+    save(results / "m", json.loads(SECTIONS.read_text()), "0001_default", "2026-01-01T00:00:00")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
+    records = json.loads((results / "summary.json").read_text())["records"]
+    return records, (tmp_path / "RESULTS.md").read_text()
+
+
+def test_every_section_ratio_with_an_interval_is_printed_as_its_record_says(tmp_path):
+    records, details = _publish(tmp_path)
+    shown = [r for r in records if r["kind"] in KINDS and r["low"] is not None
+             and not (r["kind"] == "aa_ratio" and r["phase"] in ("train", "infer", "micro"))]
+    # (steady and micro A/A pairs: their lines name the widest only)
+    assert {r["kind"] for r in shown} >= set(KINDS) - {"aa_ratio"}, "the fixture lost a section"
+    for r in shown:
+        assert interval_cell(r["estimate"], r["low"], r["high"]) in details, r
+
+
+def test_significant_means_the_interval_excludes_one_in_every_section_record(tmp_path):
+    records, _ = _publish(tmp_path)
+    for r in records:
+        if r["kind"] in KINDS and r["low"] is not None:
+            assert r["significant"] == (not r["low"] <= 1 <= r["high"]), r
+
+
+def test_every_record_of_the_run_carries_its_steady_aa_floor(tmp_path):
+    records, _ = _publish(tmp_path)
+    floors = {(r["aa_floor_low"], r["aa_floor_high"]) for r in records}
+    assert len(floors) == 1 and None not in next(iter(floors))
