@@ -109,6 +109,28 @@ def measure_group(case, phase, arms, plan, env, processes):
             "children": children}
 
 
+def steady_plan(profile, disabled):
+    """Rounds, warm-up and block of a paired group: the profile's, or one bare round under
+    --benchmark-disable."""
+    return ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
+            {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
+             "block": profile.steady_block})
+
+
+def measured_once(groups, key, measure):
+    """The group's measurement, made by its first test (`measure()`) and kept in `groups`; a
+    RuntimeError there fails every test of the group with its line."""
+    import pytest  # not at module level: the child processes import this module too
+    if key not in groups:
+        try:
+            groups[key] = measure()
+        except RuntimeError as error:
+            groups[key] = str(error)
+    if isinstance(groups[key], str):
+        pytest.fail(groups[key])
+    return groups[key]
+
+
 def record(benchmark, times):
     """Give pytest-benchmark the paired per-step times ([process][round]) as its rounds (none
     under --benchmark-disable).

@@ -11,7 +11,7 @@ import pytest
 import stats
 from backends import DETERMINISM_UNSUPPORTED, VARIANTS
 from suites.cases import extra_info
-from suites.paired import arm_name, measure_group, record
+from suites.paired import arm_name, measure_group, measured_once, record, steady_plan
 from suites.test_steady import _paired_info
 
 _groups = {}  # (backend, model) -> its measurement (or the failure), once per session
@@ -40,19 +40,10 @@ def _arms(request, key):
 def _measure(request, case, env, disabled):
     """The group's paired times, measured by its first test; --benchmark-disable: one child."""
     key = (case.backend.NAME, case.model)
-    if key not in _groups:
-        profile = env["profile"]
-        plan = ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
-                {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
-                 "block": profile.steady_block})
-        try:
-            _groups[key] = measure_group(case, "train", _arms(request, key), plan, env,
-                                         1 if disabled else profile.steady_processes)
-        except RuntimeError as error:
-            _groups[key] = str(error)
-    if isinstance(_groups[key], str):
-        pytest.fail(_groups[key])
-    return _groups[key]
+    profile = env["profile"]
+    return measured_once(_groups, key, lambda: measure_group(
+        case, "train", _arms(request, key), steady_plan(profile, disabled), env,
+        1 if disabled else profile.steady_processes))
 
 
 @pytest.mark.parametrize("flag", ["off", "on"])

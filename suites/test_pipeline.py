@@ -9,7 +9,7 @@ import pytest
 import stats
 from backends.pipeline import LOADERS, UNSUPPORTED
 from suites.cases import extra_info
-from suites.paired import record, run_child
+from suites.paired import measured_once, record, run_child
 from suites.pipeline_child import (AA, BASELINE, VARIANTS, command,
                                    image_files as write_image_files)
 
@@ -48,23 +48,19 @@ def _measure(request, case, env, tmp_path_factory, disabled):
     """The group's paired epoch times, measured by its first test; --benchmark-disable: one
     child of one epoch per arm, without warm-up."""
     key = (case.backend.NAME, case.model, case.variant)
-    if key not in _groups:
-        profile, plan = env["profile"], env["profile"].pipeline
-        rounds, warmup, processes = ((1, 0, 1) if disabled else
-                                     (plan.rounds, plan.warmup_rounds, profile.steady_processes))
+    profile, plan = env["profile"], env["profile"].pipeline
+    rounds, warmup, processes = ((1, 0, 1) if disabled else
+                                 (plan.rounds, plan.warmup_rounds, profile.steady_processes))
+
+    def measure():
         folder = image_files(tmp_path_factory, case, plan)
-        try:
-            children = [run_child(command(
-                case.backend.NAME, case.spec.name, case.spec.config, case.batch, case.variant,
-                _loaders(request, key), folder, plan, rounds, warmup, seed, env["threads"],
-                case.seed)) for seed in range(processes)]
-            _groups[key] = {"times": {a: [c["times"][a] for c in children]
-                                      for a in children[0]["arms"]}, "children": children}
-        except RuntimeError as error:
-            _groups[key] = str(error)
-    if isinstance(_groups[key], str):
-        pytest.fail(_groups[key])
-    return _groups[key]
+        children = [run_child(command(
+            case.backend.NAME, case.spec.name, case.spec.config, case.batch, case.variant,
+            _loaders(request, key), folder, plan, rounds, warmup, seed, env["threads"],
+            case.seed)) for seed in range(processes)]
+        return {"times": {a: [c["times"][a] for c in children] for a in children[0]["arms"]},
+                "children": children}
+    return measured_once(_groups, key, measure)
 
 
 def _paired_info(group, arm):

@@ -7,7 +7,8 @@ import pytest
 
 import stats
 from suites.cases import extra_info
-from suites.paired import AA, arm_name, group_arms, measure_group, record
+from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, record,
+                           steady_plan)
 
 CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
              f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
@@ -31,20 +32,10 @@ def _selected(request, key):
 def _measure(request, case, env, phase, disabled):
     """The group's paired times, measured by its first test; --benchmark-disable: one child."""
     key = (case.backend.NAME, case.model, phase)
-    if key not in _groups:
-        profile = env["profile"]
-        plan = ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
-                {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
-                 "block": profile.steady_block})
-        arms = group_arms(_selected(request, key))
-        try:
-            _groups[key] = measure_group(case, phase, arms, plan, env,
-                                         1 if disabled else profile.steady_processes)
-        except RuntimeError as error:
-            _groups[key] = str(error)
-    if isinstance(_groups[key], str):
-        pytest.fail(_groups[key])
-    return _groups[key]
+    profile = env["profile"]
+    return measured_once(_groups, key, lambda: measure_group(
+        case, phase, group_arms(_selected(request, key)), steady_plan(profile, disabled), env,
+        1 if disabled else profile.steady_processes))
 
 
 def _paired_info(group, arm):

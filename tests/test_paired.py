@@ -118,3 +118,18 @@ def test_no_ratio_reads_an_arm_that_ended_on_a_non_finite_loss():
     assert not _finite(group, "xla", "float32")
     assert not _finite(group, "eager", "float32")  # its A/A partner
     assert not _finite(group, "graph", "bfloat16")  # eager at bfloat16
+
+
+def test_a_group_is_measured_once_and_its_failure_fails_every_test_of_it():
+    from suites.paired import measured_once
+    groups, calls = {}, []
+    assert measured_once(groups, "a", lambda: calls.append(1) or {"t": 1}) == {"t": 1}
+    assert measured_once(groups, "a", lambda: calls.append(1) or {"t": 2}) == {"t": 1}
+
+    def broken():
+        calls.append(1)
+        raise RuntimeError("paired child exited 1: boom")
+    for _ in range(2):
+        with pytest.raises(pytest.fail.Exception, match="boom"):
+            measured_once(groups, "b", broken)
+    assert len(calls) == 2
