@@ -38,6 +38,9 @@ def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
     if case.model not in profile.construction_models:
         pytest.skip(f"profile {profile.name!r} measures construction only for "
                     f"{', '.join(profile.construction_models)}")
+    if case.precision not in profile.construction_precisions:
+        pytest.skip(f"profile {profile.name!r} measures first calls at "
+                    f"{', '.join(profile.construction_precisions)} only")
     if cache == "warm" and (case.variant == "eager" or case.backend.cache_hits() is None):
         pytest.skip(f"{case.backend.NAME}/{case.variant}: no on-disk compile cache to warm")
     key = request.node.callspec.id.replace("warm", "cold")
