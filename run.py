@@ -85,7 +85,7 @@ def test(parser, envs, profile, pytest_args):
 def bench(envs, profile, pytest_args):
     """The suites in each framework env, saved under the profile's name, then the report."""
     failed = [env for env in envs if call(
-        tox(), "-e", env, "--", "suites", "-v", "--durations=25", "--profile", profile,
+        tox(), "-e", env, "--", "suites", "-v", "--profile", profile,
         f"--benchmark-save={profile}", *pytest_args)]
     report = ("python", "-m", "report", "--readme", "README.md", "--charts", "docs/charts")
     if failed:  # the README changes only when the whole job succeeded

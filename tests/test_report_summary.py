@@ -251,3 +251,30 @@ def test_noise_floor_is_the_widest_steady_step_aa_pair_of_its_run():
     results = [aa("train", 0.95, 1.05), aa("infer", 0.9, 1.1), aa("micro", 0.2, 5.0),
                aa("pipeline", 0.5, 2.0), aa("train", 0.99, 1.01, run="0002")]
     assert aa_floors(results) == {("m", "0001"): (0.9, 1.1), ("m", "0002"): (0.99, 1.01)}
+
+
+def test_the_chart_readings_say_what_the_records_say(tmp_path):
+    records, _ = publish(tmp_path)
+    for name in ("ci-a", "ci-b"):  # one paired run, one unpaired
+        results = [r for r in load_dir(tmp_path / "results") if r.machine.startswith(name)]
+        mine = [r for r in records if r["machine"].startswith(name)]
+        _check_readings(results, mine)
+
+
+def _check_readings(results, mine):
+    from report.readings import speedup_reading, throughput_reading
+    phases = {r["phase"] for r in mine if r["kind"] == "speedup" and r["estimate"] is not None}
+    assert phases
+    for phase in phases:
+        found = sorted(((r["estimate"], r["variant"], r["model"]), r) for r in mine
+                       if r["kind"] == "speedup" and r["phase"] == phase
+                       and r["estimate"] is not None)
+        top, bottom = found[-1][1], found[0][1]
+        reading = speedup_reading(results, phase)
+        assert (f"largest {phase} speedup is {top['estimate']:.2f}× ({top['backend']}/"
+                f"{top['variant']} on {top['model']})") in reading
+        assert f"smallest {bottom['estimate']:.2f}× ({bottom['backend']}/" in reading
+        assert f"{sum(1 for _, r in found if r['significant'] is False)} have a 95% interval" in reading
+    peaks = [r for r in mine if r["kind"] == "matmul_peak"]
+    assert all(f"matmul peak {r['estimate']:.1f} GFLOP/s" in throughput_reading(results)
+               for r in peaks)
