@@ -33,7 +33,7 @@ def _eager_of(run, r):
 
 def speedup_table(a, b):
     """Rows of eager ÷ variant within run A and within run B, and B's speedup ÷ A's."""
-    rows = []
+    rows, overlaps = [], []
     for name in sorted(set(a) & set(b)):
         ra, rb = a[name], b[name]
         if ra.info["phase"] not in ("train", "infer") or ra.info["variant"] == "eager":
@@ -42,8 +42,14 @@ def speedup_table(a, b):
         if ea and eb:
             rows.append(f"| {name} | {speedup(ea, ra)} | {speedup(eb, rb)} | "
                         f"{ratio_of_ratios(ea, ra, eb, rb)} |")
+            if _paired(ea, ra) and _paired(eb, rb):
+                overlaps.append(ra.info["ci_low"] <= rb.info["ci_high"]
+                                and rb.info["ci_low"] <= ra.info["ci_high"])
     if not rows:
         return []
+    if overlaps:  # two invocations of the same command should overlap on every ratio
+        rows.append(f"\nThe two runs' 95% intervals overlap for {sum(overlaps)} of "
+                    f"{len(overlaps)} paired speedups.")
     return ["", "Speedup over eager within each run (never one run's time over the other's), "
             "and B's speedup ÷ A's: with a 95% interval when both runs saved paired rounds "
             "(each run's bootstrap drawn on its own), `~` when it includes 1.", "",

@@ -178,3 +178,20 @@ def test_new_shape_step_against_a_seen_one(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps(data))
     assert "chainer: a step at a new size costs up to 400.0× one at a seen size (graph on vgg)" \
         in retrace_step_reading(load_dir(tmp_path))
+
+
+def test_compare_counts_the_paired_speedups_whose_intervals_overlap(tmp_path, capsys):
+    from tests.test_report_machines import PAIRED
+    data = json.loads(PAIRED.read_text())
+    (tmp_path / "same.json").write_text(json.dumps(data))
+    for b in data["benchmarks"]:
+        i = b["extra_info"]
+        if "ci_low" in i and i["variant"] != "eager":
+            i["ci_low"], i["ci_high"] = i["ci_high"] * 1.5, i["ci_high"] * 2
+    (tmp_path / "apart.json").write_text(json.dumps(data))
+    paired = sum(1 for b in data["benchmarks"] if "ci_low" in b["extra_info"]
+                 and b["extra_info"]["variant"] != "eager")
+    assert cli.main(["--compare", str(PAIRED), str(tmp_path / "same.json")]) == 0
+    assert f"overlap for {paired} of {paired} paired speedups" in capsys.readouterr().out
+    assert cli.main(["--compare", str(PAIRED), str(tmp_path / "apart.json")]) == 0
+    assert f"overlap for 0 of {paired} paired speedups" in capsys.readouterr().out
