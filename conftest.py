@@ -18,6 +18,7 @@ DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "n
 _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
 _run = {"cases": 0, "cases_run": 0, "interrupted": False}
+_file_seconds = {}  # test file -> seconds its tests took
 
 
 def pytest_addoption(parser):
@@ -240,6 +241,19 @@ def pytest_collection_finish(session):
 
 def pytest_runtest_logfinish():
     _run["cases_run"] += 1
+
+
+def pytest_runtest_logreport(report):
+    path = report.nodeid.split("::")[0]
+    _file_seconds[path] = _file_seconds.get(path, 0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Wall time per test file (setup, call and teardown): where a long run spends its time."""
+    if _file_seconds:
+        terminalreporter.write_sep("-", "time per file")
+        for path, seconds in sorted(_file_seconds.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line(f"{seconds / 60:7.1f} min  {path}")
 
 
 def pytest_keyboard_interrupt():
