@@ -38,6 +38,8 @@ def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
     if case.model not in profile.construction_models:
         pytest.skip(f"profile {profile.name!r} measures construction only for "
                     f"{', '.join(profile.construction_models)}")
+    if reason := profile.skip_reason("construction", case.backend.NAME, case.model, case.variant):
+        pytest.skip(reason)
     if case.precision not in profile.construction_precisions:
         pytest.skip(f"profile {profile.name!r} measures first calls at "
                     f"{', '.join(profile.construction_precisions)} only")

@@ -61,6 +61,8 @@ def test_memory(benchmark, case, env):
     if plan is None or case.model not in plan.models:
         pytest.skip(f"profile {env['profile'].name!r} measures memory only for "
                     f"{', '.join(plan.models) if plan else 'no model'}")
+    if reason := env["profile"].skip_reason("memory", case.backend.NAME, case.model, case.variant):
+        pytest.skip(reason)
     rounds = []
     command = probe_command(case.backend.NAME, case.spec.name, case.spec.config, case.batch,
                             case.variant, plan, env["device"], env["threads"])

@@ -11,13 +11,14 @@ WORKLOADS = {
     "dispatch": "100 dependent scalar adds: per-op dispatch cost",
     "square_if_positive": "data-dependent if on a scalar tensor",
     "sum_even": "loop with continue over 100 integers",
-    "fizzbuzz": "loop over a tensor range counting fizz, buzz and fizzbuzz up to 100",
+    "fizzbuzz": "loop over a tensor range counting fizz, buzz and fizzbuzz up to 15 (seed 001's fizzbuzz(15))",
     "train_loop": "20 SGD steps of the MLP over a dataset inside one function",
     "square_naive": "per-element loop squaring the positive entries of 100 values",
     "square_vectorized": "the same with one vectorized where",
 }
 VARIANTS = ("eager", "graph")
 DISPATCH_OPS = 100
+FIZZBUZZ_N = 15  # seed 001 calls fizzbuzz(tf.constant(15)); torch.compile unrolls the loop
 
 
 def add_chain(x):

@@ -8,7 +8,7 @@ import chainer.links as L
 import numpy as np
 from chainer import static_graph
 
-from backends.micro import add_chain, registry
+from backends.micro import FIZZBUZZ_N, add_chain, registry
 
 NAME = "chainer"
 _CONTROL = ("@static_graph replays the first call's computation: data-dependent control flow "
@@ -157,7 +157,7 @@ def _fizzbuzz():
             elif i % 5 == 0:
                 counts[1] += 1
         return counts
-    return _eager_only(fizzbuzz, (np.array(100),))
+    return _eager_only(fizzbuzz, (np.array(FIZZBUZZ_N),))
 
 
 def _train_loop():

@@ -5,7 +5,7 @@ import torch._dynamo
 import torch._dynamo.testing
 from torch import nn
 
-from backends.micro import add_chain, registry
+from backends.micro import FIZZBUZZ_N, add_chain, registry
 
 NAME = "torch"
 UNSUPPORTED = {}
@@ -114,7 +114,7 @@ def _fizzbuzz():
             elif i % 5 == 0:
                 counts[1] += 1
         return counts
-    return fizzbuzz, (torch.tensor(100),)
+    return fizzbuzz, (torch.tensor(FIZZBUZZ_N),)
 
 
 def _train_loop():

@@ -1,0 +1,29 @@
+"""The profiles' coverage cuts: each rule leaves out only the cases it names, with its reason."""
+from suites.profiles import PROFILES
+
+DEFAULT, QUICK = PROFILES["default"], PROFILES["quick"]
+
+
+def test_a_default_skip_names_its_suite_backend_model_and_variant():
+    reason = DEFAULT.skip_reason("construction", "torch", "resnet", "graph_static")
+    assert reason and "--profile paper" in reason
+    assert DEFAULT.skip_reason("memory", "torch", "resnet", "graph_static")
+    for kept in (("construction", "torch", "mnist_cnn", "graph_static"),
+                 ("construction", "torch", "resnet", "graph"),
+                 ("construction", "tf", "resnet", "graph_dynamic"),
+                 ("memory", "torch", "resnet", "graph"),
+                 ("memory", "tf", "resnet", "xla"),
+                 ("steady", "torch", "resnet", "graph_static")):
+        assert DEFAULT.skip_reason(*kept) is None, kept
+
+
+def test_quick_and_paper_leave_nothing_out_by_rule():
+    for profile in (QUICK, PROFILES["paper"]):
+        assert profile.skips == ()
+        assert profile.skip_reason("construction", "torch", "resnet", "graph_dynamic") is None
+
+
+def test_default_retraces_torch_on_vgg_only():
+    assert DEFAULT.retrace.skip_reason("torch", "resnet50", "graph", "train")
+    assert DEFAULT.retrace.skip_reason("torch", "vgg", "graph", "train") is None
+    assert DEFAULT.retrace.skip_reason("tf", "resnet50", "graph", "train") is None
