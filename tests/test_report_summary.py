@@ -278,3 +278,27 @@ def _check_readings(results, mine):
     peaks = [r for r in mine if r["kind"] == "matmul_peak"]
     assert all(f"matmul peak {r['estimate']:.1f} GFLOP/s" in throughput_reading(results)
                for r in peaks)
+
+
+def _speedup(variant, estimate, low, high):
+    return {"kind": "speedup", "phase": "train", "backend": "torch", "model": "resnet",
+            "variant": variant, "case": None, "estimate": estimate, "low": low, "high": high,
+            "interval": "95%"}
+
+
+def _first_call(variant):
+    return {"kind": "first_call", "phase": "construction", "backend": "torch", "model": "resnet",
+            "variant": variant, "case": "cold", "estimate": 50.0, "low": 49.0, "high": 51.0,
+            "interval": "range of rounds"}
+
+
+def test_of_tied_variants_the_answer_shows_one_with_a_first_call():
+    from report.answer import best
+    tied = [_speedup("graph", 1.19, 1.16, 1.20), _speedup("graph_static", 1.20, 1.18, 1.21),
+            _first_call("graph")]
+    assert best(tied)["torch", "resnet"]["variant"] == "graph"
+    apart = [_speedup("graph", 1.10, 1.08, 1.12), _speedup("graph_static", 1.20, 1.18, 1.21),
+             _first_call("graph")]
+    assert best(apart)["torch", "resnet"]["variant"] == "graph_static"
+    untimed = tied[:2]
+    assert best(untimed)["torch", "resnet"]["variant"] == "graph_static"
