@@ -139,6 +139,8 @@ def skip_reason(backend, variant, precision="float32", env=None, model=None):
     """Why (backend, variant, precision) is a visible skip in this session, or None."""
     if reason := UNSUPPORTED.get((backend, variant)):
         return f"{backend}/{variant}: {reason}"
+    if env and (reason := env["profile"].variant_skip(backend, variant)):
+        return reason
     if precision == "float32":
         return None
     if reason := precision_skip(backend, precision, env["device"]):

@@ -25,6 +25,15 @@ class Profile:
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
     steady_block: int = 1  # steady: steps per arm per round
     skips: tuple = ()  # Skip rules of the construction and memory suites (retrace: Retrace.skips)
+    variants: dict = None  # backend -> the variants this profile runs (None: every variant)
+    micro_shared_child: bool = False  # the micro workloads of a backend share each child process
+
+    def variant_skip(self, backend, variant):
+        """Why this profile does not run `variant` of `backend`, or None."""
+        if self.variants is None or variant in self.variants.get(backend, (variant,)):
+            return None
+        return (f"profile {self.name!r} runs {', '.join(self.variants[backend])} of {backend} "
+                f"only (--profile default runs every variant)")
 
     def skip_reason(self, suite, backend, model, variant):
         """Why this profile leaves a construction or memory case out, or None."""
@@ -136,6 +145,11 @@ PROFILES = {
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
         steady_processes=2, steady_process_rounds=3,
         construction_models=("mnist_cnn",),  # a cold compile of each costs 10-110 s in CI
+        # within 10 minutes: each framework's default graph mode (and XLA) against eager, and one
+        # child per process for all micro workloads (their first calls then are not cold)
+        variants={"tf": ("eager", "graph", "xla"), "torch": ("eager", "graph"),
+                  "chainer": ("eager", "graph")},
+        micro_shared_child=True,
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
                         steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False,

@@ -56,14 +56,15 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
     compile cache dir. --benchmark-disable: one round of one call in one child, shared by every
     selected workload with the same arms (start-up and priming paid once per backend, as when the
     suite ran in the pytest process), on the session's compile cache (nothing is saved, so the
-    earlier tests' compiles may be reused)."""
+    earlier tests' compiles may be reused). A profile with `micro_shared_child` (quick) times
+    every selected workload in each of its children too: their first calls are then not cold."""
     key = (micro.NAME, workload)
     if key not in _groups:
         profile, arms = env["profile"], _arms(micro, workload)
         plan = ({"rounds": 1, "warmup": 0, "block": 1, "block_s": 0} if disabled else
                 {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
                  "block": MICRO_BLOCK, "block_s": MICRO_BLOCK_S})
-        together = [workload] if not disabled else [
+        together = [workload] if not (disabled or profile.micro_shared_child) else [
             w for w in _selected(request, micro.NAME) if _arms(micro, w) == arms
             and (micro.NAME, w) not in _groups] or [workload]
         try:
@@ -75,7 +76,8 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
                 found = [c["workloads"][w] for c in children]
                 _groups[micro.NAME, w] = {
                     "times": {arm: [f["times"][arm] for f in found] for arm in arms},
-                    "children": found, "framework_version": children[0]["framework_version"]}
+                    "children": found, "framework_version": children[0]["framework_version"],
+                    "child_shared_by": together}
         except RuntimeError as error:
             _groups.update({(micro.NAME, w): str(error) for w in together})
     if isinstance(_groups[key], str):
@@ -129,7 +131,9 @@ def test_micro(benchmark, env, backend, workload, variant, tmp_path_factory, req
         second_call_s=first["second_call_s"][variant],
         ops_per_call=DISPATCH_OPS if workload == "dispatch" else None, loss=None, loss_finite=None,
         captured_nothing=micro.COMPILES_NOTHING.get(workload) if variant == "graph" else None,
-        graph_breaks=first["graph_breaks"] if variant == "graph" else None, cache="cold",
+        graph_breaks=first["graph_breaks"] if variant == "graph" else None,
+        cache="cold" if len(group["child_shared_by"]) == 1 else "child shared by every workload",
+        child_shared_by=group["child_shared_by"],
         **_paired_info(group, variant))
     record(benchmark, group["times"][variant])
     if not benchmark.disabled:

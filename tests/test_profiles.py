@@ -27,3 +27,19 @@ def test_default_retraces_torch_on_vgg_only():
     assert DEFAULT.retrace.skip_reason("torch", "resnet50", "graph", "train")
     assert DEFAULT.retrace.skip_reason("torch", "vgg", "graph", "train") is None
     assert DEFAULT.retrace.skip_reason("tf", "resnet50", "graph", "train") is None
+
+
+def test_quick_runs_each_frameworks_default_graph_mode_against_eager_only():
+    assert "--profile default" in QUICK.variant_skip("torch", "graph_static")
+    assert QUICK.variant_skip("tf", "graph_dynamic")
+    for backend, variant in (("torch", "graph"), ("tf", "xla"), ("chainer", "eager")):
+        assert QUICK.variant_skip(backend, variant) is None
+    assert DEFAULT.variant_skip("torch", "graph_static") is None
+
+
+def test_a_quick_variant_skip_is_a_visible_skip_of_the_case():
+    from suites.cases import skip_reason
+    env = {"profile": QUICK, "device": "cpu"}
+    assert skip_reason("torch", "graph_dynamic", "float32", env, "vgg").startswith("profile 'quick'")
+    assert skip_reason("torch", "graph", "float32", env, "vgg") is None
+    assert skip_reason("torch", "xla", "float32", env, "vgg").startswith("torch/xla")
