@@ -37,8 +37,7 @@ class Profile:
 
     def skip_reason(self, suite, backend, model, variant):
         """Why this profile leaves a construction or memory case out, or None."""
-        return next((rule.reason for rule in self.skips if suite in rule.suites
-                     and rule.matches(backend, model, variant, None)), None)
+        return first_reason([r for r in self.skips if suite in r.suites], backend, model, variant)
 
     def suite_models(self, suite):
         """{label: (model, spec config, batch)} that a suite runs."""
@@ -63,10 +62,7 @@ class Retrace:
 
     def skip_reason(self, backend, label, variant, phase):
         """Why this profile leaves a retrace run out, or None."""
-        for rule in self.skips:
-            if rule.matches(backend, label, variant, phase):
-                return rule.reason
-        return None
+        return first_reason(self.skips, backend, label, variant, phase)
 
 
 @dataclass(frozen=True)
@@ -105,15 +101,21 @@ class Skip:
                                       (variant, self.variants), (phase, self.phases)))
 
 
+def first_reason(rules, backend, label, variant, phase=None):
+    """The reason of the first Skip rule that matches, or None."""
+    return next((rule.reason for rule in rules if rule.matches(backend, label, variant, phase)),
+                None)
+
+
 _DEEP = ("resnet101", "resnet152")
 _DEFAULT_RETRACE_SKIPS = (  # measured compile costs on the 2-core CPU decide these
     Skip("default profile: inference retracing is measured on vgg and resnet50 only",
-                labels=_DEEP, phases=("infer",)),
+         labels=_DEEP, phases=("infer",)),
     Skip("default profile: an XLA compile per shape of ResNet-101/152 does not fit this "
-                "CPU's budget (run --profile paper)", backend="tf", labels=_DEEP,
-                variants=("xla", "xla_dynamic")),
+         "CPU's budget (run --profile paper)", backend="tf", labels=_DEEP,
+         variants=("xla", "xla_dynamic")),
     Skip("default profile: a torch.compile per shape of ResNet-101/152 takes minutes on "
-                "this CPU (run --profile paper)", backend="torch", labels=_DEEP),
+         "this CPU (run --profile paper)", backend="torch", labels=_DEEP),
     Skip("default profile: torch retracing is measured on vgg only: ResNet-50's cold compile per "
          "shape passed the 120 s budget in 5 of its 6 runs in run 0014, so it gave no complete "
          "figure (run --profile paper)", backend="torch", labels=("resnet50",)),
@@ -156,7 +158,7 @@ PROFILES = {
                         # the sides tests/test_traces compiles: the test command reuses them
                         square_sides=(32, 48, 64),
                         skips=(Skip("profile 'quick' retraces the train step only",
-                                           phases=("infer",)),)),
+                                    phases=("infer",)),)),
         precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),
         memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,
