@@ -9,7 +9,7 @@ import pytest
 
 from backends.micro import WORKLOADS
 from suites.micro_child import parse
-from suites.paired import AA, ROOT
+from suites.paired import AA, GC_SETTING, ROOT
 from suites.test_micro import MICRO_BLOCK, MICRO_BLOCK_S, _command, micro_module
 
 
@@ -81,7 +81,7 @@ def test_child_returns_every_arms_rounds(backend_name, tmp_path):
         assert list(found[key]) == arms
     assert found["traces"]["eager"] == found["traces"][AA] == 0 < found["traces"]["graph"]
     assert found["settings"] | {"calibration_s_per_call": None} == {
-        "gc": "collected before, disabled during each block", "order": "seeded shuffle per round",
+        "gc": GC_SETTING, "order": "seeded shuffle per round",
         "order_seed": 5, "block": 4, "warmup_rounds": 1, "block_rule": "4 calls",
         "calibration_s_per_call": None}
     assert (tmp_path / "matmul10").is_dir()

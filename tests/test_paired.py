@@ -10,21 +10,23 @@ import textwrap
 import pytest
 
 from backends import VARIANTS
-from suites.paired import (AA, ROOT, arm_name, arm_spec, child_command, group_arms, interleave,
+from suites.paired import (AA, GC_SETTING, ROOT, arm_name, arm_spec, child_command, group_arms, interleave,
                            run_child)
 from suites.profiles import PROFILES
 
 
 def test_interleave_times_every_arm_each_round_with_gc_off():
-    calls, gc_on = [], []
-    arms = {name: (lambda n=name: (calls.append(n), gc_on.append(gc.isenabled())))
+    calls, gc_on, frozen = [], [], []
+    arms = {name: (lambda n=name: (calls.append(n), gc_on.append(gc.isenabled()),
+                                   frozen.append(gc.get_freeze_count())))
             for name in "abc"}
     times, settings = interleave(arms, rounds=4, block=2, seed=7)
     assert {n: len(t) for n, t in times.items()} == {"a": 4, "b": 4, "c": 4}
     assert sorted(calls) == sorted("abc" * 8) and not any(gc_on) and gc.isenabled()
+    assert min(frozen) > 0 and gc.get_freeze_count() == 0  # frozen for the rounds only
     rounds = [calls[i:i + 6:2] for i in range(0, 24, 6)]
     assert all(sorted(r) == list("abc") for r in rounds) and len({"".join(r) for r in rounds}) > 1
-    assert settings == {"gc": "collected before, disabled during each block",
+    assert settings == {"gc": GC_SETTING,
                         "order": "seeded shuffle per round", "order_seed": 7, "block": 2}
     calls.clear()
     interleave(arms, rounds=4, block=2, seed=7)
