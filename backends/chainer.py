@@ -193,5 +193,5 @@ def matmul_step(n, device="@numpy"):
     return lambda: float((a @ b)[0, 0])  # converting to float waits for the device
 
 
-def prime():
+def prime(cold=True):
     """Chainer has no compiler stack to start up."""

@@ -236,8 +236,9 @@ def matmul_step(n, device="/CPU:0"):
     return step
 
 
-def prime():
-    """Pay tf.function's one-time process start-up (AutoGraph, gradient registry) before timing."""
+def prime(cold=True):
+    """Pay tf.function's one-time process start-up (AutoGraph, gradient registry) before timing
+    (no on-disk cache: `cold` changes nothing)."""
     w = tf.Variable(tf.ones(3))
 
     @tf.function

@@ -29,6 +29,8 @@ def parse(argv):
     parser.add_argument("--steps", type=int, default=3, help="train steps measured for the peak")
     parser.add_argument("--extra-batches", default="", help="comma list of batch sizes traced "
                                                             "one after another after the steps")
+    parser.add_argument("--warm-prime", action="store_true",
+                        help="pay the start-up on the session's compile cache")
     args = parser.parse_args(argv)
     args.extra_batches = [int(b) for b in args.extra_batches.split(",") if b]
     return args
@@ -54,12 +56,13 @@ def measure(args):
     from suites.logs import count_log_signals
     backend = load(args.backend)
     device = backend.configure(args.threads, args.device)
-    backend.prime()
+    backend.prime(cold=not args.warm_prime)
     spec = models.build(args.model, **json.loads(args.config))
     baseline = rss.current()  # "after imports": framework loaded, configured and started up
     method = rss.reset_peak()
     backend.reset_peak_memory(device)
-    out = {"baseline_bytes": baseline, "peak_method": method, "losses": []}
+    out = {"baseline_bytes": baseline, "peak_method": method, "losses": [],
+           "prime_cache": "session" if args.warm_prime else "empty"}
     with count_log_signals(backend.LOG_SIGNALS) as signals:
         runner = backend.Runner(spec, models.init_params(spec), args.variant, device)
         x, y = runner.to_device(*models.synthetic_batch(spec, args.batch))

@@ -32,6 +32,9 @@ def parse(argv):
         parser.add_argument(name, type=int, default=default)
     parser.add_argument("--block-s", type=float, default=0.0,
                         help="grow the block (up to --block calls) until it lasts this long")
+    parser.add_argument("--warm-prime", action="store_true",
+                        help="pay the start-up on the session's compile cache (first calls "
+                             "then are not cold)")
     args = parser.parse_args(argv)
     args.workloads = [w for w in args.workload.split(",") if w]
     args.arms = [a for a in args.arms.split(",") if a]
@@ -121,7 +124,7 @@ def main(argv=None):
 
     def result():
         backend, found = loaded["backend"], {}
-        backend.prime()  # the process start-up stays out of the first calls, as in the suite
+        backend.prime(cold=not args.warm_prime)  # the start-up stays out of the first calls
         for workload in args.workloads:
             cache_dir = args.cache_dir and os.path.join(args.cache_dir, workload)
             if cache_dir:  # "": the session's cache (the test command's smoke run: nothing saved)

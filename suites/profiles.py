@@ -24,6 +24,7 @@ class Profile:
     steady_processes: int = 3  # steady: fresh child processes per comparison group
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
     steady_block: int = 1  # steady: steps per arm per round
+    steady_phases: tuple = ("train", "infer")  # steady: the steps it times
     skips: tuple = ()  # Skip rules of the construction and memory suites (retrace: Retrace.skips)
     variants: dict = None  # backend -> the variants this profile runs (None: every variant)
     micro_shared_child: bool = False  # the micro workloads of a backend share each child process
@@ -72,6 +73,7 @@ class Memory:
     steps: int  # train steps at the profile's shape (the peak)
     extra_batches: tuple  # further batch sizes, traced one after another (memory held by the cache)
     repeats: int = 1  # child processes per case: the spread of the peaks
+    warm_prime: bool = False  # the start-up paid on the session's compile cache (baseline after)
 
 
 @dataclass(frozen=True)
@@ -147,11 +149,13 @@ PROFILES = {
         steady_rounds=3, warmup_rounds=1, cold_rounds=1, warm_rounds=1,
         steady_processes=2, steady_process_rounds=3,
         construction_models=("mnist_cnn",),  # a cold compile of each costs 10-110 s in CI
-        # within 10 minutes: each framework's default graph mode (and XLA) against eager, and one
-        # child per process for all micro workloads (their first calls then are not cold)
+        # within 10 minutes: each framework's default graph mode (and XLA) against eager, the
+        # train step only, and one child per process for all micro workloads (their first calls
+        # then are not cold)
         variants={"tf": ("eager", "graph", "xla"), "torch": ("eager", "graph"),
                   "chainer": ("eager", "graph")},
         micro_shared_child=True,
+        steady_phases=("train",),  # the infer step's parity: tests/test_parity.py
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
         retrace=Retrace({"vgg": ("vgg", {"width": 1 / 16, "side": 32}, 2)},
                         steps=3, sides=(32, 64), repeat_shapes=2, budget_s=120, cold=False,
@@ -160,7 +164,8 @@ PROFILES = {
                         skips=(Skip("profile 'quick' retraces the train step only",
                                     phases=("infer",)),)),
         precision_models=("mnist_cnn",), determinism_models=("mnist_cnn",),
-        memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2),
+        memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2,
+                      warm_prime=True),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,
                           rounds=1, warmup_rounds=0)),
     "default": Profile(

@@ -15,7 +15,8 @@ TIMED = "child process wall time (imports, build, steps): not a step time"
 KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
         "held_after_steady_bytes", "baseline_bytes", "cache_growth", "peak_method", "peak_source",
         "peak_rss_bytes", "device_first_call_peak_bytes", "log_signals",
-        "peak_memory_bytes_rounds", "first_call_peak_bytes_rounds", "median_child", "processes")
+        "peak_memory_bytes_rounds", "first_call_peak_bytes_rounds", "median_child", "processes",
+        "prime_cache")
 
 
 def probe_command(backend, model, config, batch, variant, plan, device="cpu", threads=1):
@@ -23,7 +24,8 @@ def probe_command(backend, model, config, batch, variant, plan, device="cpu", th
     return [sys.executable, "-m", "suites.memory_probe", "--backend", backend, "--model", model,
             "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
             "--device", device, "--threads", str(threads), "--steps", str(plan.steps),
-            "--extra-batches", ",".join(str(b) for b in plan.extra_batches)]
+            "--extra-batches", ",".join(str(b) for b in plan.extra_batches)] + (
+                ["--warm-prime"] if plan.warm_prime else [])
 
 
 def run_probe(command, timeout=CHILD_TIMEOUT_S):

@@ -19,6 +19,8 @@ from suites.test_steady import CI_METHOD
 # 3x (high / low) in 4 of 8 tries with 1 ms blocks, at most 2.2x in 8 tries with 10 ms.
 MICRO_BLOCK = 10_000
 MICRO_BLOCK_S = 0.01
+SHARED_CACHE = ("child shared by every workload, on the session's compile cache (its start-up "
+                "paid there too)")
 _groups = {}  # (backend, workload) -> its measurement (or the failure), once per session
 
 
@@ -32,12 +34,12 @@ def _arms(micro, workload):
     return ["eager", AA] + ([] if (workload, "graph") in micro.UNSUPPORTED else ["graph"])
 
 
-def _command(backend, workloads, arms, plan, seed, threads, cache_dir):
+def _command(backend, workloads, arms, plan, seed, threads, cache_dir, warm_prime=False):
     return [sys.executable, "-m", "suites.micro_child", "--backend", backend, "--workload",
             ",".join(workloads), "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
             "--warmup", str(plan["warmup"]), "--block", str(plan["block"]), "--block-s",
             str(plan["block_s"]), "--seed", str(seed), "--threads", str(threads), "--cache-dir",
-            str(cache_dir)]
+            str(cache_dir)] + (["--warm-prime"] if warm_prime else [])
 
 
 def _selected(request, backend):
@@ -57,7 +59,9 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
     selected workload with the same arms (start-up and priming paid once per backend, as when the
     suite ran in the pytest process), on the session's compile cache (nothing is saved, so the
     earlier tests' compiles may be reused). A profile with `micro_shared_child` (quick) times
-    every selected workload in each of its children too: their first calls are then not cold."""
+    every selected workload in each of its children too, on the session's compile cache (the
+    second child's compiles hit what the first left, and so does its start-up, `--warm-prime`):
+    their first calls are then not cold."""
     key = (micro.NAME, workload)
     if key not in _groups:
         profile, arms = env["profile"], _arms(micro, workload)
@@ -67,10 +71,11 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
         together = [workload] if not (disabled or profile.micro_shared_child) else [
             w for w in _selected(request, micro.NAME) if _arms(micro, w) == arms
             and (micro.NAME, w) not in _groups] or [workload]
+        shared = disabled or profile.micro_shared_child  # the session's cache: not cold
         try:
             children = [run_child(_command(
                 micro.NAME, together, arms, plan, seed, env["threads"],
-                "" if disabled else tmp_path_factory.mktemp(f"micro-{micro.NAME}-{seed}")))
+                "" if shared else tmp_path_factory.mktemp(f"micro-{micro.NAME}-{seed}"), shared))
                 for seed in range(1 if disabled else profile.steady_processes)]
             for w in together:
                 found = [c["workloads"][w] for c in children]
@@ -132,7 +137,7 @@ def test_micro(benchmark, env, backend, workload, variant, tmp_path_factory, req
         ops_per_call=DISPATCH_OPS if workload == "dispatch" else None, loss=None, loss_finite=None,
         captured_nothing=micro.COMPILES_NOTHING.get(workload) if variant == "graph" else None,
         graph_breaks=first["graph_breaks"] if variant == "graph" else None,
-        cache="cold" if len(group["child_shared_by"]) == 1 else "child shared by every workload",
+        cache="cold" if len(group["child_shared_by"]) == 1 else SHARED_CACHE,
         child_shared_by=group["child_shared_by"],
         **_paired_info(group, variant))
     record(benchmark, group["times"][variant])

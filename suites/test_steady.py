@@ -78,6 +78,10 @@ def _finite(group, variant, precision):
 @pytest.mark.parametrize("phase", ["train", "infer"])
 def test_steady(benchmark, case, env, phase, request):
     """This variant's paired step times and, against eager, its speedup with a 95% interval."""
+    if phase not in env["profile"].steady_phases:
+        pytest.skip(f"profile {env['profile'].name!r} times the "
+                    f"{', '.join(env['profile'].steady_phases)} step only (--profile default "
+                    f"times train and infer)")
     group = _measure(request, case, env, phase, benchmark.disabled)
     arm, children = arm_name(case.variant, case.precision), group["children"]
     losses = [c["loss"][arm] for c in children]

@@ -26,6 +26,7 @@ def test_probe_reports_peak_and_cache_growth(backend, backend_name):
     assert [g["batch"] for g in found["cache_growth"]] == list(plan.extra_batches)
     assert len(found["losses"]) == 1 + plan.steps and found["loss_finite"]
     assert found["peak_method"] == rss.reset_peak() and found["peak_source"] == "rss"
+    assert found["prime_cache"] == "session"  # quick's plan: --warm-prime
 
 
 def test_the_median_child_is_the_median_low_peak_first_of_equals():

@@ -39,9 +39,10 @@ def test_the_suites_command_line_parses_back():
     args = parse(_command("tf", ["conv", "dispatch"], ["eager", AA, "graph"], plan, 3, 2,
                           "/tmp/c")[3:])
     assert (args.backend, args.workloads, args.arms, args.rounds, args.warmup, args.block,
-            args.block_s, args.seed, args.threads, args.cache_dir) == (
+            args.block_s, args.seed, args.threads, args.cache_dir, args.warm_prime) == (
         "tf", ["conv", "dispatch"], ["eager", AA, "graph"], 4, 2, MICRO_BLOCK, MICRO_BLOCK_S, 3,
-        2, "/tmp/c")
+        2, "/tmp/c", False)
+    assert parse(_command("tf", ["conv"], ["eager"], plan, 0, 1, "", True)[3:]).warm_prime
 
 
 @pytest.mark.parametrize("workload, arms, message", [

@@ -33,14 +33,15 @@ def test_interleave_times_every_arm_each_round_with_gc_off():
     assert calls[::2] == [c for r in rounds for c in r]  # the order is the seed's
 
 
-def _command(backend, arms, rounds=2):
+def _command(backend, arms, rounds=2, phase="train"):
     config, batch = PROFILES["quick"].models["mnist_cnn"]
-    return child_command(backend, "mnist_cnn", config, batch, "train", arms,
+    return child_command(backend, "mnist_cnn", config, batch, phase, arms,
                          {"rounds": rounds, "warmup": 1, "block": 1})
 
 
-def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name):
-    found = run_child(_command(backend_name, ["eager", AA]), timeout=300)
+@pytest.mark.parametrize("phase", ["train", "infer"])  # quick's steady suite times train only
+def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name, phase):
+    found = run_child(_command(backend_name, ["eager", AA], phase=phase), timeout=300)
     assert {arm: len(t) for arm, t in found["times"].items()} == {"eager": 2, AA: 2}
     assert found["loss"]["eager"] == found["loss"][AA] and found["loss_finite"]
     assert found["settings"]["warmup_rounds"] == 1 and found["traces"] == {"eager": 0, AA: 0}
