@@ -1,6 +1,7 @@
 """Markdown tables from loaded results: step times, speedup over eager, construction overhead."""
 import math
 from collections import defaultdict
+from pathlib import Path
 
 from backends import VARIANTS
 
@@ -161,14 +162,15 @@ def run_line(r):
 
 
 def gap_lines(runs):
-    """A line per machine whose saved run numbers skip some (a run deleted or never saved)."""
+    """A line per machine whose saved run numbers skip some (a run deleted or never saved); runs
+    of a profile this report leaves out are saved, so their numbers are no gap."""
     numbers = defaultdict(set)
-    for machine, run in runs:
-        if run[:4].isdigit():
-            numbers[machine].add(int(run[:4]))
+    for (machine, run), result in runs.items():
+        saved = [p.name for p in Path(result.file).parent.glob("[0-9][0-9][0-9][0-9]_*.json")]
+        numbers[machine] |= {int(name[:4]) for name in [run, *saved] if name[:4].isdigit()}
     lines = []
     for machine, found in sorted(numbers.items()):
-        if missing := sorted(set(range(1, max(found) + 1)) - found):
+        if missing := sorted(set(range(1, max(found, default=0) + 1)) - found):
             lines.append(f"- No run {', '.join(f'{n:04d}' for n in missing)} in `results/` for "
                          f"`{machine}` (not saved, or removed): nothing here comes from it")
     return lines

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.load import load_dir
+from report.load import load_dir, one_profile
 from report.readings import throughput_reading
 from report.select import pick
 from report.tables import summary_table
@@ -103,6 +103,11 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     assert "chainer 7.8.1" in clean_line
     assert "- Not shown (a newer run of the same backend and section is): `0001_default`" in lines
     assert "No run 0002 in `results/` for `vm (" in text
+    other = json.loads(json.dumps(clean))
+    other["machine_info"]["graphbench"]["profile"] = "paper"
+    save(tmp_path, other, "0002_paper", "2026-01-02T00:00:00")  # saved, in a profile left out
+    shown, note = one_profile(load_dir(tmp_path), "quick")
+    assert "0002_paper" in note and "No run 0002" not in cli.details_text(shown)
     old = cli.details_text(load_dir(tmp_path), wanted=["0001"])
     assert ("- `0001_default`† on `vm (" in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)
