@@ -33,6 +33,13 @@ def run(name, threads, check, measure):
     return 0
 
 
+def add_warm_prime(parser):
+    """The `--warm-prime` option of a child that primes its backend (backend.prime)."""
+    parser.add_argument("--warm-prime", action="store_true",
+                        help="pay the start-up on the session's compile cache (what follows is "
+                             "then not cold)")
+
+
 def start(backend_name, threads, device, model, config, prime=True):
     """The backend loaded, configured and (with `prime`) started up, and the model's spec:
     (module, device, spec)."""

@@ -14,7 +14,7 @@ import sys
 import traceback
 
 from backends import BackendUnavailable
-from suites import rss
+from suites import child, rss
 
 
 def parse(argv):
@@ -29,8 +29,7 @@ def parse(argv):
     parser.add_argument("--steps", type=int, default=3, help="train steps measured for the peak")
     parser.add_argument("--extra-batches", default="", help="comma list of batch sizes traced "
                                                             "one after another after the steps")
-    parser.add_argument("--warm-prime", action="store_true",
-                        help="pay the start-up on the session's compile cache")
+    child.add_warm_prime(parser)
     args = parser.parse_args(argv)
     args.extra_batches = [int(b) for b in args.extra_batches.split(",") if b]
     return args

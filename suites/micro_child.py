@@ -32,9 +32,7 @@ def parse(argv):
         parser.add_argument(name, type=int, default=default)
     parser.add_argument("--block-s", type=float, default=0.0,
                         help="grow the block (up to --block calls) until it lasts this long")
-    parser.add_argument("--warm-prime", action="store_true",
-                        help="pay the start-up on the session's compile cache (first calls "
-                             "then are not cold)")
+    child.add_warm_prime(parser)
     args = parser.parse_args(argv)
     args.workloads = [w for w in args.workload.split(",") if w]
     args.arms = [a for a in args.arms.split(",") if a]

@@ -68,10 +68,10 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
         plan = ({"rounds": 1, "warmup": 0, "block": 1, "block_s": 0} if disabled else
                 {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
                  "block": MICRO_BLOCK, "block_s": MICRO_BLOCK_S})
-        together = [workload] if not (disabled or profile.micro_shared_child) else [
+        shared = disabled or profile.micro_shared_child  # one child, the session's cache: not cold
+        together = [workload] if not shared else [
             w for w in _selected(request, micro.NAME) if _arms(micro, w) == arms
             and (micro.NAME, w) not in _groups] or [workload]
-        shared = disabled or profile.micro_shared_child  # the session's cache: not cold
         try:
             children = [run_child(_command(
                 micro.NAME, together, arms, plan, seed, env["threads"],
