@@ -11,10 +11,9 @@ from chainer import static_graph
 from models import spec as S
 
 NAME = "chainer"
-FRAMEWORK = "chainer"
 LOG_SIGNALS = {}  # @static_graph prints (to stdout) instead of logging
 _xp = np
-DTYPES = {"float32": np.float32, "float16": chainer.mixed16}  # NumPy has no bfloat16
+_DTYPES = {"float32": np.float32, "float16": chainer.mixed16}  # NumPy has no bfloat16
 
 
 def version():
@@ -138,11 +137,11 @@ class Runner:
     def __init__(self, spec, params, variant, device="@numpy", precision="float32"):
         if variant not in ("eager", "graph"):
             raise ValueError(f"chainer backend has no variant {variant!r}")
-        if precision not in DTYPES:
+        if precision not in _DTYPES:
             raise ValueError(f"chainer backend has no precision {precision!r}: "
-                             f"choose one of {', '.join(DTYPES)}")
+                             f"choose one of {', '.join(_DTYPES)}")
         self.static = variant == "graph"
-        self.dtype = DTYPES[precision]
+        self.dtype = _DTYPES[precision]
         with self._precision():
             self.model = (_StaticNet if self.static else _Net)(spec, params)
         self.model.to_device(device)

@@ -8,10 +8,9 @@ import keras
 from models import spec as S
 
 NAME = "tf"
-FRAMEWORK = "tensorflow"
 # log records worth counting: name in extra_info -> (logger, text in the message)
 LOG_SIGNALS = {"retrace_warnings": ("tensorflow", "triggered tf.function retracing")}
-POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
+_POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16", "float16": "mixed_float16"}
 
 
 def version():
@@ -179,7 +178,7 @@ class Runner:
     def __init__(self, spec, params, variant, device="/CPU:0", precision="float32"):
         self.device = device
         with tf.device(device):
-            self.model = _Net(spec, POLICIES[precision])
+            self.model = _Net(spec, _POLICIES[precision])
             c, h, w = spec.input_chw
             self.model(tf.zeros((1, h, w, c)))  # create variables eagerly, outside any trace
             for layer in self.model._flatten_layers():

@@ -14,11 +14,10 @@ from torch._dynamo.utils import counters
 from models import spec as S
 
 NAME = "torch"
-FRAMEWORK = "torch"
 # log records worth counting: name in extra_info -> (logger, text in the message)
 LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config.")}
 DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
-AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
+_AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
 def version():
@@ -154,7 +153,7 @@ class Runner:
         self.model = _sequential(spec.layers).to(device)
         _load(self.model, spec, params)
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=S.LEARNING_RATE)
-        self.autocast = AUTOCAST[precision]
+        self.autocast = _AUTOCAST[precision]
         # float16 gradients underflow without loss scaling (a GPU path: untested on hardware)
         self.scaler = torch.amp.GradScaler(device.type) if precision == "float16" else None
         self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")

@@ -9,7 +9,7 @@ LABEL_DTYPE = "int32"  # what Runner.train_step takes
 CHANNELS_LAST = False
 
 
-class Epochs:
+class _Epochs:
     """One epoch of `steps` batches per iteration from a repeating Chainer iterator, reset each time."""
 
     def __init__(self, iterator, steps, convert):
@@ -31,11 +31,11 @@ def loader(name, paths, labels, offsets, side, batch, workers):
     n = steps * batch  # whole batches only, so the repeating iterators never wrap mid-batch
     examples = Examples(paths[:n], labels[:n], offsets[:n], side, cache=name == "cache")
     if name == "vectorized":  # batches of indices; one NumPy crop per batch
-        return Epochs(SerialIterator(range(n), batch, shuffle=False), steps, examples.batch)
+        return _Epochs(SerialIterator(range(n), batch, shuffle=False), steps, examples.batch)
     if name == "parallel":
         iterator = MultiprocessIterator(examples, batch, shuffle=False, n_processes=workers)
     elif name == "prefetch":  # one thread decodes the next batch while the step runs
         iterator = MultithreadIterator(examples, batch, shuffle=False, n_threads=1)
     else:
         iterator = SerialIterator(examples, batch, shuffle=False)
-    return Epochs(iterator, steps, concat_examples)
+    return _Epochs(iterator, steps, concat_examples)

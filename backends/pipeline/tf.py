@@ -6,7 +6,7 @@ from backends.pipeline import check_loader
 NAME = "tf"
 LABEL_DTYPE = "int32"  # what Runner.train_step takes
 CHANNELS_LAST = True
-AUTOTUNE = tf.data.AUTOTUNE
+_AUTOTUNE = tf.data.AUTOTUNE
 
 
 def _decode(path, label, offset):
@@ -41,9 +41,9 @@ def loader(name, paths, labels, offsets, side, batch, workers):
     if name == "naive":
         return files.map(decode_crop).batch(batch, drop_remainder=True)
     if name == "parallel":  # `workers` unused: AUTOTUNE picks the degree, as in seed 003
-        return files.map(decode_crop, num_parallel_calls=AUTOTUNE).batch(batch, drop_remainder=True)
+        return files.map(decode_crop, num_parallel_calls=_AUTOTUNE).batch(batch, drop_remainder=True)
     if name == "prefetch":
-        return files.map(decode_crop).batch(batch, drop_remainder=True).prefetch(AUTOTUNE)
+        return files.map(decode_crop).batch(batch, drop_remainder=True).prefetch(_AUTOTUNE)
     if name == "cache":
         decoded = files.map(_decode).cache()
         for _ in decoded:  # fill the in-memory cache now, while the loader is built

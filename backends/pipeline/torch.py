@@ -7,7 +7,7 @@ from backends.pipeline import Examples, check_loader
 NAME = "torch"
 LABEL_DTYPE = "int64"  # what Runner.train_step takes
 CHANNELS_LAST = False
-PREFETCH_FACTOR = 4  # batches the prefetch loader's one worker prepares ahead
+_PREFETCH_FACTOR = 4  # batches the prefetch loader's one worker prepares ahead
 
 
 def loader(name, paths, labels, offsets, side, batch, workers):
@@ -19,6 +19,6 @@ def loader(name, paths, labels, offsets, side, batch, workers):
         return DataLoader(examples, batch_size=None, sampler=sampler)
     # worker processes persist across epochs: they start once, in the first (untimed) pass
     background = {"parallel": dict(num_workers=workers, persistent_workers=True),
-                  "prefetch": dict(num_workers=1, prefetch_factor=PREFETCH_FACTOR,
+                  "prefetch": dict(num_workers=1, prefetch_factor=_PREFETCH_FACTOR,
                                    persistent_workers=True)}
     return DataLoader(examples, batch_size=batch, drop_last=True, **background.get(name, {}))

@@ -6,7 +6,7 @@ import chainer
 import numpy as np
 from chainer import static_graph
 
-def seed(value=0):
+def _seed(value=0):
     """Seed NumPy (Chainer's initializers draw from it) so every runner has the same weights."""
     np.random.seed(value)
 
@@ -30,7 +30,7 @@ class Runner:
     def __init__(self, user, variant, device="@numpy", example=None):
         if variant not in ("eager", "graph"):
             raise ValueError(f"chainer has no variant {variant!r}")
-        seed()
+        _seed()
         built = user.build("chainer")
         inner, self.loss_fn, self.optimizer = built["model"], built["loss"], built["optimizer"]
         if not isinstance(inner, chainer.Link):

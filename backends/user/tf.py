@@ -5,7 +5,7 @@ import tensorflow as tf
 
 from backends import tf as backend
 
-def seed(value=0):
+def _seed(value=0):
     """Seed Keras, TF and NumPy so the builder makes the same weights in every runner."""
     keras.utils.set_random_seed(value)
 
@@ -22,7 +22,7 @@ class Runner:
     """train_step / infer_step / traces of the user's model, as the suite's tf Runner."""
 
     def __init__(self, user, variant, device="/CPU:0", example=None):
-        seed()
+        _seed()
         self.device = device
         with tf.device(device):
             built = user.build("tf")

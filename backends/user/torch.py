@@ -7,7 +7,7 @@ import torch.utils._pytree
 
 from backends import torch as backend
 
-def seed(value=0):
+def _seed(value=0):
     """Seed torch (and NumPy) so the builder makes the same weights in every runner."""
     torch.manual_seed(value)
     np.random.seed(value)
@@ -22,7 +22,7 @@ class Runner:
         # dynamo caches compiled code on the shared code object of _loss_impl: build every
         # runner of a process before any first call, as the suite's torch Runner does
         torch._dynamo.reset()
-        seed()
+        _seed()
         built = user.build("torch")
         self.model, self.loss_fn, self.optimizer = built["model"], built["loss"], built["optimizer"]
         if not isinstance(self.model, torch.nn.Module):
