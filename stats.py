@@ -39,6 +39,18 @@ def _percentiles(estimate, resampled, level):
     return Ratio(float(estimate), float(low), float(high))
 
 
+def ratio_draws(a, b, resamples=RESAMPLES, seed=0):
+    """Bootstrap draws of median(a) / median(b) of two paired arms (see `ratio`)."""
+    a, b = _paired(a, b)
+    processes, rounds = a.shape
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, processes, (resamples, processes))[:, :, None]
+    within = rng.integers(0, rounds, (resamples, processes, rounds))
+    ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
+    rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
+    return ra / rb
+
+
 def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     """median(a) / median(b) over all rounds of all processes, with a percentile interval.
 
@@ -47,13 +59,15 @@ def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     replacement within each drawn process, the same indices for both arms, so the pairing
     (same process, same round) that cancels drift is kept."""
     a, b = _paired(a, b)
-    processes, rounds = a.shape
-    rng = np.random.default_rng(seed)
-    pick = rng.integers(0, processes, (resamples, processes))[:, :, None]
-    within = rng.integers(0, rounds, (resamples, processes, rounds))
-    ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
-    rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
-    return _percentiles(np.median(a) / np.median(b), ra / rb, level)
+    return _percentiles(np.median(a) / np.median(b), ratio_draws(a, b, resamples, seed), level)
+
+
+def ratio_of_ratios(a1, b1, a2, b2, resamples=RESAMPLES, level=LEVEL):
+    """(median(a2)/median(b2)) ÷ (median(a1)/median(b1)) of two independent paired runs, each
+    run's bootstrap drawn on its own (seeds 0 and 1)."""
+    first, second = ratio_draws(a1, b1, resamples, 0), ratio_draws(a2, b2, resamples, 1)
+    estimate = (np.median(a2) / np.median(b2)) / (np.median(a1) / np.median(b1))
+    return _percentiles(estimate, second / first, level)
 
 
 def ratio_of_medians(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):

@@ -8,18 +8,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from backends import BACKENDS
+from catalog import BACKENDS
 from report.answer import answer_text, break_even_reading, step_time_reading
 from report.compare import compare_runs
-from report.load import SUMMARY, load_dir, load_file, one_profile, unfinished, warn
+from report.load import SUMMARY, load_dir, load_file, unfinished, warn
+from report.memory import advice as memory_advice
+from report.memory import memory_results
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
-from report.memory import memory_results
-from report.memory import advice as memory_reading_of
 from report.records import FIELDS, machine_records
-from report.retrace import retrace_step_reading
 from report.render import details_text, render
-from report.select import from_runs, machines, names, pick
+from report.retrace import retrace_step_reading
+from report.select import names, one_profile, views
+from report.text import from_runs
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, readme_text,
                           rewrite_readme, splice, stage)
 
@@ -49,44 +50,58 @@ def _results(args):
     return results
 
 
-def summary_json(results, wanted=()):
+def per_machine(results, wanted=()):
+    """[(machine, view, records)]: each machine's sections and its records, built once."""
+    return [(machine, view, machine_records(view)) for machine, view in views(results, wanted)]
+
+
+def summary_json(machines):
     """summary.json's text: every published figure of every machine as one record."""
-    records = [rec for machine in machines(results) for rec in machine_records(
-        lambda name, machine=machine: pick([r for r in results if r.machine == machine], name,
-                                           wanted))]
+    records = [rec for _, _, found in machines for rec in found]
     head = json.dumps({"schema": "graphbench.summary/1", "fields": list(FIELDS)})[:-1]
     lines = ",\n".join(json.dumps(r, allow_nan=False) for r in records)  # one record a line
     return f'{head}, "records": [\n{lines}\n]}}\n'
 
 
-def memory_reading(results):
-    """The memory chart's reading: the memory section's advice line."""
-    return memory_reading_of(memory_results(results)) or "No memory results."
+CHARTS = (  # (file stem, title, section, reading of the machine's records and section results)
+    ("speedup_train", "Steady-state speedup, train step", "steady",
+     lambda rec, res: speedup_reading(rec, "train")),
+    ("speedup_infer", "Steady-state speedup, inference step", "steady",
+     lambda rec, res: speedup_reading(rec, "infer")),
+    ("step_times", "Train step time, eager beside the best graph variant", "steady",
+     lambda rec, res: step_time_reading(rec)),
+    ("construction_overhead", "Construction overhead", "steady",
+     lambda rec, res: overhead_reading(rec)),
+    ("break_even", "Break-even", "steady", lambda rec, res: break_even_reading(rec)),
+    ("throughput", "Throughput against the matmul peak", "peak",
+     lambda rec, res: throughput_reading(rec)),
+    ("retrace", "Retracing with changing input sizes", "retrace",
+     lambda rec, res: retrace_reading(rec)),
+    ("retrace_steps", "Retracing: a step at a new input size beside a seen one", "retrace",
+     lambda rec, res: retrace_step_reading(res)),
+    ("memory", "Memory per variant", "memory",
+     lambda rec, res: memory_advice(memory_results(res)) or "No memory results."),
+)
 
 
-def _charts(results, outdir, wanted=()):
+def _charts(machines, outdir):
     """[(machine, title, path in outdir, reading)] of the charts drawn into `outdir`, per machine
     (a suffix per machine when there are several)."""
-    from report.charts import draw_all
-    found = machines(results)
+    from report import charts, cost_charts  # matplotlib: only when charts are drawn
+    draw = {"speedup_train": lambda *a: charts.speedup_chart(*a[:2], "train", a[2]),
+            "speedup_infer": lambda *a: charts.speedup_chart(*a[:2], "infer", a[2]),
+            "step_times": charts.step_time_chart, "construction_overhead": charts.overhead_chart,
+            "break_even": charts.break_even_chart, "throughput": charts.throughput_chart,
+            "retrace": charts.retrace_chart, "retrace_steps": cost_charts.retrace_step_chart,
+            "memory": cost_charts.memory_chart}
+    outdir.mkdir(parents=True, exist_ok=True)
     drawn = []
-    for n, machine in enumerate(found, 1):
-        mine = [r for r in results if r.machine == machine]
-        view = lambda name, mine=mine: pick(mine, name, wanted)
-        readings = {"speedup_train": ("steady", lambda v: speedup_reading(v, "train")),
-                    "speedup_infer": ("steady", lambda v: speedup_reading(v, "infer")),
-                    "step_times": ("steady", step_time_reading),
-                    "construction_overhead": ("steady", overhead_reading),
-                    "break_even": ("steady", break_even_reading),
-                    "throughput": ("peak", throughput_reading),
-                    "retrace": ("retrace", retrace_reading),
-                    "retrace_steps": ("retrace", retrace_step_reading),
-                    "memory": ("memory", memory_reading)}
-        suffix = f"_m{n}" if len(found) > 1 else ""
-        for title, path in draw_all(view, outdir, suffix):
-            section, reading = readings[path.stem.removesuffix(suffix)]
-            drawn.append((machine, title, path,
-                          f"{reading(view(section))} {from_runs(view(section))}"))
+    for n, (machine, view, records) in enumerate(machines, 1):
+        suffix = f"_m{n}" if len(machines) > 1 else ""
+        for stem, title, section, reading in CHARTS:
+            if path := draw[stem](records, view(section), outdir / f"{stem}{suffix}.png"):
+                drawn.append((machine, title, path,
+                              f"{reading(records, view(section))} {from_runs(view(section))}"))
     return drawn
 
 
@@ -182,16 +197,17 @@ def _report(args):
     base = Path(args.readme).parent if args.readme else Path(".")
     details = args.details or (base / "RESULTS.md" if args.readme else None)
     summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
+    machines = per_machine(results, args.run)
     with tempfile.TemporaryDirectory() as tmp:
-        drawn = _charts(results, Path(tmp), args.run) if args.charts else []
+        drawn = _charts(machines, Path(tmp)) if args.charts else []
         final = Path(args.charts or ".")
-        section = render(results, [(m, t, final / p.name, r) for m, t, p, r in drawn], base,
-                         args.run, details)
-        answer, tables = answer_text(results, args.run), details_text(results, args.run)
+        section = render(results, machines, [(m, t, final / p.name, r) for m, t, p, r in drawn],
+                         base, args.run, details)
+        answer, tables = answer_text(machines), details_text(results, machines, args.run)
         files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),
-                 (summary, summary and summary_json(results, args.run))]
+                 (summary, summary and summary_json(machines))]
         staged = _stage_all([(target, new) for target, new in files if target and new])
         if drawn:
             final.mkdir(parents=True, exist_ok=True)

@@ -1,17 +1,16 @@
 """The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
 from collections import defaultdict
 
-from report.figures import break_even_text, label, speedup_text
-from report.records import machine_records
-from report.select import machines, pick
+from report.text import break_even_text, label, speedup_text
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps | first call s, cold | run |")
 
 
-def answer_text(results, wanted=()):
-    """The README's summary block: one table per machine, then one line per backend."""
-    if not results:
+def answer_text(machines):
+    """The README's summary block: one table per machine ([(machine, view, records)]), then one
+    line per backend."""
+    if not machines:
         return "_No results yet: run the main job._"
     parts = ["Each framework against its own eager mode (a large speedup can mean a slow eager "
              "mode, so these rows do not rank frameworks: compare the step times). Speedups "
@@ -20,9 +19,7 @@ def answer_text(results, wanted=()):
              "timed in a fresh process after its start-up (interpreter, framework import), "
              "which each backend's line gives where the run measured it. Generated from "
              "`results/summary.json`'s records; every table is in RESULTS.md.", ""]
-    for machine in machines(results):
-        mine = [r for r in results if r.machine == machine]
-        records = machine_records(lambda name: pick(mine, name, wanted))
+    for machine, _, records in machines:
         parts += [f"**On `{machine}`**", "", HEADER, "|---" * 9 + "|",
                   *rows(records), "", *backend_lines(records), ""]
     return "\n".join(parts)
@@ -168,10 +165,9 @@ def advice(records, mine, penalty):
     return text + "."
 
 
-def step_time_reading(results):
+def step_time_reading(records):
     """Per model: the slowest and fastest eager train step across backends, and each backend's
     step with its best graph variant (absolute times: speedups alone do not rank frameworks)."""
-    records = machine_records(lambda name: results if name == "steady" else [])
     top, parts = best(records), []
     for model in sorted({m for _, m in top}):
         steps = {}
@@ -191,10 +187,10 @@ def step_time_reading(results):
             "speedup.")
 
 
-def break_even_reading(results):
+def break_even_reading(records):
     """The quickest and slowest break-even of one machine's steady runs, and those that never
     pay or gain nothing beyond the interval (from the same records as the tables)."""
-    records = [r for r in machine_records(lambda name: results if name == "steady" else [])
+    records = [r for r in records
                if r["kind"] == "break_even" and not (r["note"] or "").endswith("in this run")]
     if not records:
         return "No construction and steady results of one run to combine."

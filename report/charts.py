@@ -7,9 +7,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from report.tables import STEP_PHASES, VARIANT_ORDER, index, latest  # noqa: E402
-
-from report.records import gflops  # noqa: E402
+from report.answer import best  # noqa: E402
+from report.retrace import by_depth, retrace_results  # noqa: E402
+from report.records import STEP_PHASES  # noqa: E402
+from report.select import index, latest  # noqa: E402
+from report.tables import lookup  # noqa: E402
+from report.text import VARIANT_ORDER, variant_order  # noqa: E402
 
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 
@@ -32,7 +35,7 @@ def subtitle(results):
 def _rows(idx, model, with_eager=False):
     pairs = {(b, v) for (b, m, v, p, _) in idx
              if m == model and p in STEP_PHASES and (with_eager or v != "eager")}
-    return sorted(pairs, key=lambda p: (p[0], VARIANT_ORDER.index(p[1])))
+    return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
 
 
 def _figure(models, title, results, xlabel):
@@ -59,11 +62,9 @@ def _models(idx):
     return [m for m in order if m in found] + sorted(found - set(order))
 
 
-def speedup_chart(results, phase, path):
+def speedup_chart(records, results, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
-    from report.records import lookup, steady_records
-    records = steady_records(results)
     cells, idx = lookup(records), index(results)
     models = _models(idx)
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
@@ -97,12 +98,9 @@ def speedup_chart(results, phase, path):
     return _finish(fig, path)
 
 
-def step_time_chart(results, path):
+def step_time_chart(records, results, path):
     """Absolute train step times, eager beside each backend's best graph variant, per model:
     a large speedup can mean a slow eager mode."""
-    from report.answer import best
-    from report.records import lookup, steady_records
-    records = steady_records(results)
     cells, top = lookup(records), best(records)
     models = [m for m in ("mnist_cnn", "vgg", "resnet") if any(k[1] == m for k in top)]
     models += sorted({m for _, m in top} - set(models))
@@ -142,11 +140,10 @@ def _ratio_axis(ax, low, high):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def overhead_chart(results, path):
+def overhead_chart(records, results, path):
     """First call minus steady train step, cold and (where measured) warm, in seconds, from the
     first_call and step_time records of one run."""
-    from report.records import lookup, steady_records
-    cells, idx = lookup(steady_records(results)), index(results)
+    cells, idx = lookup(records), index(results)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
@@ -183,11 +180,10 @@ def overhead_chart(results, path):
     return _finish(fig, path)
 
 
-def break_even_chart(results, path):
+def break_even_chart(records, results, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
     whiskers span the steps at the two ends of the speedup's interval."""
-    from report.records import lookup, steady_records
-    cells, idx = lookup(steady_records(results)), index(results)
+    cells, idx = lookup(records), index(results)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
@@ -220,10 +216,9 @@ def break_even_chart(results, path):
     return _finish(fig, path)
 
 
-def throughput_chart(results, path):
+def throughput_chart(records, results, path):
     """Train-step GFLOP/s as a share of the same run's matmul peak, from the throughput records."""
-    from report.records import throughput_records
-    records, idx = throughput_records(results), index(results)
+    idx = index(results)
     peaks = {r["backend"]: r["estimate"] for r in records if r["kind"] == "matmul_peak"}
     shares = {(r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
               if r["kind"] == "throughput_share"}
@@ -246,9 +241,8 @@ def throughput_chart(results, path):
     return _finish(fig, path)
 
 
-def retrace_chart(results, path):
+def retrace_chart(records, results, path):
     """Total time of the varying-size training sequence per network depth, traces annotated."""
-    from report.retrace import by_depth, retrace_results
     found = retrace_results(results, "train", "varying")
     if not found:
         return None
@@ -280,27 +274,3 @@ def retrace_chart(results, path):
     fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.055), fontsize=7, ncol=len(labelled),
                title="hatched: cut short by the budget", title_fontsize=7, frameon=False)
     return _finish(fig, path, bottom=0.17)
-
-
-def draw_all(view, outdir, suffix=""):
-    """Every chart one machine's results allow, each from its section's runs (`view(section)`);
-    returns [(title, path)] of those drawn."""
-    from report.cost_charts import memory_chart, retrace_step_chart  # they draw with this module
-    outdir.mkdir(parents=True, exist_ok=True)
-    steady = view("steady")
-    drawn = [("Steady-state speedup, train step",
-              speedup_chart(steady, "train", outdir / f"speedup_train{suffix}.png")),
-             ("Steady-state speedup, inference step",
-              speedup_chart(steady, "infer", outdir / f"speedup_infer{suffix}.png")),
-             ("Train step time, eager beside the best graph variant",
-              step_time_chart(steady, outdir / f"step_times{suffix}.png")),
-             ("Construction overhead", overhead_chart(steady, outdir / f"construction_overhead{suffix}.png")),
-             ("Break-even", break_even_chart(steady, outdir / f"break_even{suffix}.png")),
-             ("Throughput against the matmul peak",
-              throughput_chart(view("peak"), outdir / f"throughput{suffix}.png")),
-             ("Retracing with changing input sizes",
-              retrace_chart(view("retrace"), outdir / f"retrace{suffix}.png")),
-             ("Retracing: a step at a new input size beside a seen one",
-              retrace_step_chart(view("retrace"), outdir / f"retrace_steps{suffix}.png")),
-             ("Memory per variant", memory_chart(view("memory"), outdir / f"memory{suffix}.png"))]
-    return [(title, path) for title, path in drawn if path]

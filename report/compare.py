@@ -1,9 +1,8 @@
 """Two saved runs side by side (two versions, CPU and GPU, two machines): times, and each run's
 speedups with the ratio between them."""
 from report.load import load_file
-from report.tables import _ms, _paired, interval_cell, speedup
-
-RESAMPLES, LEVEL = 2000, 0.95
+from report.ratios import UNPAIRED, ratio, spread_overlaps
+from report.text import interval_cell, ms, speedup_text
 
 
 def compare_runs(path_a, path_b):
@@ -15,9 +14,9 @@ def compare_runs(path_a, path_b):
     lines = [f"| benchmark | {path_a} median ms | {path_b} median ms | b / a |",
              "|---|---|---|---|"]
     for name in shared:
-        ma, mb = a[name].stats["median"], b[name].stats["median"]
-        overlap = a[name].stats["q1"] <= b[name].stats["q3"] and b[name].stats["q1"] <= a[name].stats["q3"]
-        lines.append(f"| {name} | {_ms(ma)} | {_ms(mb)} | {mb / ma:.2f}{' ~' if overlap else ''} |")
+        ma, mb = a[name].median, b[name].median
+        overlap = spread_overlaps(a[name], b[name])
+        lines.append(f"| {name} | {ms(ma)} | {ms(mb)} | {mb / ma:.2f}{' ~' if overlap else ''} |")
     only = sorted(set(a) ^ set(b))
     if only:
         lines += ["", f"In one run only: {', '.join(only)}"]
@@ -40,11 +39,11 @@ def speedup_table(a, b):
             continue
         ea, eb = _eager_of(a, ra), _eager_of(b, rb)
         if ea and eb:
-            rows.append(f"| {name} | {speedup(ea, ra)} | {speedup(eb, rb)} | "
-                        f"{ratio_of_ratios(ea, ra, eb, rb)} |")
-            if _paired(ea, ra) and _paired(eb, rb):
-                overlaps.append(ra.info["ci_low"] <= rb.info["ci_high"]
-                                and rb.info["ci_low"] <= ra.info["ci_high"])
+            sa, sb = (ratio(r.saved("speedup"), e, r, None) for e, r in ((ea, ra), (eb, rb)))
+            rows.append(f"| {name} | {_text(sa)} | {_text(sb)} | "
+                        f"{ratio_of_ratios(sa, sb, ea, ra, eb, rb)} |")
+            if sa.get("interval") and sb.get("interval"):
+                overlaps.append(sa["low"] <= sb["high"] and sb["low"] <= sa["high"])
     if not rows:
         return []
     if overlaps:  # two invocations of the same command should overlap on every ratio
@@ -56,31 +55,16 @@ def speedup_table(a, b):
             "| benchmark | speedup in A | speedup in B | B ÷ A |", "|---|---|---|---|", *rows]
 
 
-def ratio_of_ratios(eager_a, graph_a, eager_b, graph_b):
+def _text(found):
+    return speedup_text({"low": None, "high": None, "interval": None, "note": UNPAIRED, **found})
+
+
+def ratio_of_ratios(sa, sb, eager_a, graph_a, eager_b, graph_b):
     """B's speedup over A's, with an interval when both runs carry paired rounds."""
-    point = _point(eager_b, graph_b) / _point(eager_a, graph_a)
+    point = sb["estimate"] / sa["estimate"]
     rounds = [r.info.get("paired_rounds_s") for r in (eager_a, graph_a, eager_b, graph_b)]
     if not all(rounds):
         return f"{point:.2f}× (unpaired)"
-    import numpy as np  # only paired runs need it: the report itself runs without NumPy
-    draws = _draws(*rounds[2:], seed=1) / _draws(*rounds[:2], seed=0)
-    low, high = np.quantile(draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
-    return interval_cell(point, low, high)
-
-
-def _point(eager, graph):
-    """The speedup the tables show: the saved paired estimate, else the ratio of medians."""
-    return graph.info["speedup"] if _paired(eager, graph) else (
-        eager.stats["median"] / graph.stats["median"])
-
-
-def _draws(eager, graph, seed):
-    """Bootstrap draws of one run's eager ÷ graph: processes, then rounds within each, paired."""
-    import numpy as np
-    eager, graph = np.asarray(eager, dtype=float), np.asarray(graph, dtype=float)
-    processes, rounds = eager.shape
-    rng = np.random.default_rng(seed)
-    pick = rng.integers(0, processes, (RESAMPLES, processes))[:, :, None]
-    within = rng.integers(0, rounds, (RESAMPLES, processes, rounds))
-    flat = lambda x: np.median(x[pick, within].reshape(RESAMPLES, -1), axis=1)
-    return flat(eager) / flat(graph)
+    import stats  # NumPy: only paired runs need it
+    found = stats.ratio_of_ratios(*rounds)
+    return interval_cell(point, found.low, found.high)

@@ -2,16 +2,15 @@
 import matplotlib.ticker
 
 from report.charts import COLORS, _figure, _finish, plt
-from report.records import memory_records
 from report.retrace import by_depth, new_vs_seen_steps, retrace_results
-from report.tables import VARIANT_ORDER
+from report.text import variant_order
 
 MIB = 2 ** 20
 
 
-def memory_chart(results, path):
+def memory_chart(records, results, path):
     """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
-    records = memory_records(results)
+    records = [r for r in records if r["kind"] == "memory_peak"]
     models = sorted({r["model"] for r in records})
     if not models:
         return None
@@ -19,7 +18,7 @@ def memory_chart(results, path):
                         results, "MiB")
     for ax, model in zip(axes, models):
         rows = sorted((r for r in records if r["model"] == model), key=lambda r: (
-            r["backend"], VARIANT_ORDER.index(r["variant"]) if r["variant"] in VARIANT_ORDER else 99))
+            r["backend"], variant_order(r["variant"])))
         for row, r in enumerate(rows):
             mib = r["estimate"] / MIB
             ax.barh(row, mib, color=COLORS.get(r["backend"], "grey"),
@@ -32,7 +31,7 @@ def memory_chart(results, path):
     return _finish(fig, path)
 
 
-def retrace_step_chart(results, path):
+def retrace_step_chart(records, results, path):
     """Per backend: the mean step at a shape not seen before beside one at a seen shape
     (repeating sizes, after the first step), for every variant and network."""
     found = new_vs_seen_steps(results)
@@ -44,7 +43,7 @@ def retrace_step_chart(results, path):
     order = by_depth(retrace_results(results, "train", "repeating"))
     for ax, backend in zip(axes, backends):
         keys = sorted((k for k in found if k[0] == backend), key=lambda k: (
-            order(k[1]), VARIANT_ORDER.index(k[2]) if k[2] in VARIANT_ORDER else 99))
+            order(k[1]), variant_order(k[2])))
         for row, key in enumerate(keys):
             new, seen = found[key]
             color = COLORS.get(backend, "grey")

@@ -2,13 +2,31 @@
 import json
 import math
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
+SAVED_RATIOS = {  # a paired ratio's name -> the extra_info keys its suite saved it under
+    "speedup": ("speedup", "ci_low", "ci_high", "significant"),
+    "aa": ("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
+    "precision": ("precision_speedup", "precision_ci_low", "precision_ci_high",
+                  "precision_significant"),
+    "determinism": ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
+                    "determinism_significant"),
+    "loader": ("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant"),
+}
+BASELINE = ("float32", False)  # (precision, deterministic) of the main tables
+
+
+class Saved(NamedTuple):
+    """A ratio a suite timed in pairs and saved, with its 95% interval."""
+    estimate: float
+    low: float
+    high: float
+    significant: bool
 
 
 @dataclass
@@ -25,6 +43,24 @@ class Result:
     profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
     status: dict = None  # the run's graphbench_run: complete or not, and why
     commit: dict = None  # pytest-benchmark's commit_info: id, dirty, time, branch
+
+    def saved(self, name):
+        """The paired ratio `name` (SAVED_RATIOS) this result carries, or None (saved before its
+        suite timed in pairs)."""
+        keys = SAVED_RATIOS[name]
+        if keys[0] not in self.info:
+            return None
+        estimate, low, high = (self.info[k] for k in keys[:3])
+        return Saved(estimate, low, high, self.info.get(keys[3], not low <= 1 <= high))
+
+    @property
+    def flags(self):
+        """(precision, deterministic); runs saved before these flags existed are the baseline."""
+        return self.info.get("precision", "float32"), bool(self.info.get("deterministic", False))
+
+    @property
+    def median(self):
+        return self.stats["median"]
 
     @property
     def dirty(self):
@@ -140,26 +176,3 @@ def unfinished(result):
     status = result.status or {}
     ran = f", {status['cases_run']} of {status['cases']} cases ran" if "cases" in status else ""
     return f"{status.get('reason', 'stopped early')}{ran}"
-
-
-def one_profile(results, wanted=None):
-    """The results of one profile, so that no ratio mixes two: `wanted`, else `default`, else the
-    profile with most runs. Returns (results, a line on what was left out or None).
-
-    Raises ValueError when `wanted` matches no run."""
-    runs = Counter(p for p, _ in {(r.profile_name, r.file) for r in results})
-    if wanted is not None and wanted not in runs:
-        raise ValueError(f"--profile {wanted!r} matches no run; profiles: "
-                         f"{', '.join(sorted(map(str, runs)))}")
-    chosen = wanted or ("default" if "default" in runs else
-                        min(runs, key=lambda p: (-runs[p], str(p)), default=None))
-    left = sorted({(r.profile_name, r.run) for r in results if r.profile_name != chosen},
-                  key=str)
-    note = None
-    if left:
-        others = sorted({p for p, _ in left}, key=str)
-        runs_of = "; ".join(f"profile {p} ({', '.join(run for q, run in left if q == p)})"
-                            for p in others)
-        note = (f"left out {runs_of}: ratios never mix profiles, this report shows `{chosen}`; "
-                f"{' or '.join(f'--profile {p}' for p in others)} shows the others")
-    return [r for r in results if r.profile_name == chosen], note

@@ -1,23 +1,21 @@
 """The memory suite's tables: train-step peak (× eager's, with its interval), first-call peak,
 cache growth."""
-from report.records import aa_floors, memory_ratio_record
-from report.tables import VARIANT_ORDER, interval_cell, latest
+from report.select import of_phase
+from report.text import interval_cell, variant_order
 
 MIB = 2 ** 20
 
 
 def memory_results(results):
     """{(backend, model, variant): result} of the newest memory runs."""
-    return {(r.info["backend"], r.info["model"], r.info["variant"]): r for r in latest(results)
-            if r.info["phase"] == "memory"}
+    return of_phase(results, "memory", "model", "variant", valid=False)
 
 
 def _rows(found):
     """(model, backend, variant) keys: models by size, then backend, then variant order."""
     params = {m: r.info.get("params", 0) for (_, m, _), r in found.items()}
-    order = lambda v: VARIANT_ORDER.index(v) if v in VARIANT_ORDER else 99
     return sorted(((m, b, v) for b, m, v in found), key=lambda k: (params[k[0]], k[0], k[1],
-                                                                     order(k[2])))
+                                                                     variant_order(k[2])))
 
 
 def _mib(n):
@@ -42,11 +40,10 @@ def ratio_text(rec):
     return interval_cell(rec["estimate"], rec["low"], rec["high"])
 
 
-def memory_ratios(found, results):
-    """{(backend, model, variant): memory_ratio record} of the shown valid variants."""
-    floors = aa_floors(results)
-    return {k: memory_ratio_record(r, results, floors) for k, r in found.items()
-            if r.valid and k[2] != "eager"}
+def memory_ratios(records):
+    """{(backend, model, variant): memory_ratio record}."""
+    return {(r["backend"], r["model"], r["variant"]): r for r in records
+            if r["kind"] == "memory_ratio"}
 
 
 def _cell(r, key):
@@ -165,7 +162,7 @@ def advice(found):
     return line
 
 
-def memory_section(results):
+def memory_section(results, records):
     """The README's memory section: three tables and one line of advice ("" without results)."""
     found = memory_results(results)
     if not found:
@@ -186,7 +183,7 @@ def memory_section(results):
         "**Peak memory of a training step** (× eager's peak: this variant's peak ÷ eager's in "
         "the same run, so above 1 the variant needs more; its 95% interval is a bootstrap over "
         "the child processes, unpaired; `~` marks one that includes 1)", "",
-        peak_table(found, memory_ratios(found, results)), "",
+        peak_table(found, memory_ratios(records)), "",
         "**First call** (build, trace/compile and run the first step): its peak, × eager's "
         "(this ÷ eager's first-call peak, no interval), and what it leaves held", "",
         first_call_table(found), "",

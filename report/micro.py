@@ -1,39 +1,39 @@
-"""Seed 001's claims, one table each, from the micro suite's saved results."""
-from report.tables import interval_cell, latest, spread_overlaps
+"""Seed 001's claims, one table each: ratios from the micro records, counts from the results."""
+from report.ratios import includes_one
+from report.select import of_phase
+from report.text import interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
 GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # seed 001
 
 
-def micro_index(results):
-    """{(backend, workload, variant): result} of the newest micro runs."""
-    return {(r.info["backend"], r.info["workload"], r.info["variant"]): r
-            for r in latest(results) if r.info["phase"] == "micro"}
+class Micro(dict):
+    """{(backend, workload, variant): result} of the newest micro runs, with their speedup
+    records."""
 
-
-def paired(graph):
-    """(speedup, low, high) saved by a graph result timed with its eager in one group, or None
-    (older, unpaired runs)."""
-    i = graph.info
-    return (i["speedup"], i["ci_low"], i["ci_high"]) if "speedup" in i else None
+    def __init__(self, results, records):
+        super().__init__(of_phase(results, "micro", "workload", "variant", valid=False))
+        self.speedups = {(r["backend"], r["case"]): r for r in records
+                         if r["kind"] == "micro_speedup"}
 
 
 def _speedup(idx, backend, workload):
-    """(eager ÷ graph, its cell, (low, high) or None): the paired estimate with its 95% interval,
-    else the ratio of the two results' medians with '~' where their IQRs overlap."""
-    eager, graph = idx.get((backend, workload, "eager")), idx.get((backend, workload, "graph"))
-    if graph and (found := paired(graph)):
-        return found[0], interval_cell(*found), found[1:]
-    if not eager or not graph:
+    """(eager ÷ graph, its cell, (low, high) or None) from the micro_speedup record: paired with
+    its 95% interval, else the ratio of medians with '~' where their IQRs overlap."""
+    rec = idx.speedups.get((backend, workload))
+    if rec is None or rec["estimate"] is None:
         return None, "—", None
-    ratio = eager.stats["median"] / graph.stats["median"]
-    return ratio, f"{ratio:.2f}×" + (" ~" if spread_overlaps(eager, graph) else ""), None
+    if rec["interval"]:
+        found = (rec["estimate"], rec["low"], rec["high"])
+        return found[0], interval_cell(*found), found[1:]
+    return rec["estimate"], f"{rec['estimate']:.2f}×" + (
+        "" if rec["unpaired_significant"] else " ~"), None
 
 
 def _faster(ratio, interval):
     """'holds' (graph faster), 'differs' (slower) or, for a paired ratio whose interval includes
     1, 'no measurable difference'."""
-    if interval and interval[0] <= 1 <= interval[1]:
+    if interval and includes_one(*interval):
         return "no measurable difference"
     return "holds" if ratio > 1 else "differs"
 
@@ -77,19 +77,19 @@ def _gains_more(lstm, conv, lstm_interval, conv_interval):
     return "not shown (the intervals overlap)"
 
 
-def aa_line(idx):
+def aa_line(records):
     """The micro groups' A/A control: how many eager ÷ second-eager intervals contain 1, and the
     widest; '' for older runs without it."""
-    pairs = [(b, w, r.info) for (b, w, v), r in sorted(idx.items())
-             if v == "eager" and "aa_ratio" in r.info]
+    pairs = sorted((r for r in records if r["kind"] == "aa_ratio" and r["phase"] == "micro"),
+                   key=lambda r: (r["backend"], r["case"]))
     if not pairs:
         return ""
-    holding = sum(i["aa_ci_low"] <= 1 <= i["aa_ci_high"] for _, _, i in pairs)
-    b, w, i = max(pairs, key=lambda p: p[2]["aa_ci_high"] / p[2]["aa_ci_low"])
+    holding = sum(includes_one(r["low"], r["high"]) for r in pairs)
+    w = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager ÷ a second eager of the same workload, timed like a real pair): "
             f"{holding} of {len(pairs)} intervals contain 1; the widest, "
-            f"{interval_cell(i['aa_ratio'], i['aa_ci_low'], i['aa_ci_high'])} ({b}/{w}), is "
-            f"these runs' noise floor.")
+            f"{interval_cell(w['estimate'], w['low'], w['high'])} ({w['backend']}/{w['case']}), "
+            f"is these runs' noise floor.")
 
 
 def first_call_table(idx, backends):
@@ -130,9 +130,9 @@ def pair_table(idx, backends, workloads, note):
     return "\n".join(lines) + f"\n\n{note}"
 
 
-def micro_section(results):
-    """The README's micro section: one table per claim, each with its verdicts."""
-    idx = micro_index(results)
+def micro_section(results, records):
+    """The micro section: one table per claim, each with its verdicts."""
+    idx = Micro(results, records)
     if not idx:
         return ""
     backends = sorted({b for b, _, _ in idx})
@@ -141,7 +141,7 @@ def micro_section(results):
     parts += ["Speedups are eager ÷ graph: paired (both timed in interleaved rounds in the same "
               "fresh processes) with their 95% interval, `~` where it includes 1; runs saved "
               "before pairing show the ratio of medians, `~` where the IQRs overlap.", ""]
-    if line := aa_line(idx):
+    if line := aa_line(records):
         parts += [line, ""]
     parts += ["**1. Op granularity** — the guide: a big convolution gains little (1.27×), an "
               "LSTM cell of small ops a lot (1.90×).", "", table, "",

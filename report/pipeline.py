@@ -1,40 +1,43 @@
-"""Seed 003's input-pipeline claim: one table per model and a verdict, from the pipeline suite."""
+"""Seed 003's input-pipeline claim: one table per model and a verdict, from the pipeline records."""
 from collections import Counter, defaultdict
 from statistics import median
 
-from backends.pipeline import LOADERS
-from report.tables import _ms, _order, interval_cell, latest, spread_overlaps
-from suites.pipeline_child import BASELINE
+from catalog import LOADER_BASELINE as BASELINE
+from catalog import LOADERS
+from report.ratios import clear
+from report.text import interval_cell, ms, variant_order
 
-PAIRED = ("loader_ratio", "loader_ci_low", "loader_ci_high")  # baseline ÷ loader, same children
-AA = ("aa_ratio", "aa_ci_low", "aa_ci_high")  # on the baseline: ÷ its A/A twin
 CLAIMED_SLOWER = ("parallel", "cache")  # seed 003: both came out slower than its baseline
+KINDS = ("epoch_time", "examples_per_s", "input_wait_per_step", "loader_step_time",
+         "loader_ratio", "aa_ratio")
 
 
-def pipeline_index(results):
-    """{(backend, model, variant, loader): result} of the newest pipeline runs with a valid loss."""
-    return {(r.info["backend"], r.info["model"], r.info["variant"], r.info["loader"]): r
-            for r in latest(results) if r.info["phase"] == "pipeline" and r.valid}
+class Pipeline(dict):
+    """{(backend, model, variant, loader): {kind: record}} of the pipeline records, and the
+    model's set-up (batch, files) per model."""
+
+    def __init__(self, records, results):
+        super().__init__()
+        for r in records:
+            if r["phase"] == "pipeline" and r["kind"] in KINDS:
+                self.setdefault((r["backend"], r["model"], r["variant"], r["case"]),
+                                {})[r["kind"]] = r
+        self.setup = {r.info["model"]: r.info for r in results if r.info["phase"] == "pipeline"}
 
 
-def paired(r, keys=PAIRED):
-    """(ratio, low, high) that a paired result saved under `keys`, else None (saved before the
-    suite was paired)."""
-    return tuple(r.info[k] for k in keys) if r and keys[0] in r.info else None
-
-
-def _cell(r):
+def _cell(found):
     """Examples/s, input wait per step, the epoch time's median with its interquartile range and,
     when paired, the baseline's epoch ÷ this one's (on the baseline, ÷ its A/A twin's)."""
-    if r is None:
+    if found is None:
         return "—"
-    s = r.stats
-    cell = (f"{r.info['examples_per_s']:,.0f}/s · wait {_ms(r.info['input_wait_s_per_step'])} · "
-            f"epoch {_ms(s['median'])} ({_ms(s['q1'])}–{_ms(s['q3'])})")
-    if found := paired(r):
-        return f"{cell} · {interval_cell(*found)}"
-    if found := paired(r, AA):
-        return f"{cell} · A/A {interval_cell(*found)}"
+    epoch = found["epoch_time"]
+    cell = (f"{found['examples_per_s']['estimate']:,.0f}/s · wait "
+            f"{ms(found['input_wait_per_step']['estimate'])} · "
+            f"epoch {ms(epoch['estimate'])} ({ms(epoch['low'])}–{ms(epoch['high'])})")
+    if (rec := found.get("loader_ratio")) and rec["interval"]:
+        return f"{cell} · {interval_cell(rec['estimate'], rec['low'], rec['high'])}"
+    if rec := found.get("aa_ratio"):
+        return f"{cell} · A/A {interval_cell(rec['estimate'], rec['low'], rec['high'])}"
     return cell
 
 
@@ -44,28 +47,26 @@ def _tables(idx):
         by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):
-        info = next(r.info for k, r in idx.items() if k[1] == model)
+        info = idx.setup[model]
         lines += [f"**{model}** (batch {info['batch']}, {info['examples_per_epoch']} examples "
                   f"per epoch, PNG {info['stored_side']}² cropped to {info['input_shape'][-1]}²)",
                   "", "| backend | variant | " + " | ".join(LOADERS) + " |",
                   "|---|---|" + "---|" * len(LOADERS)]
-        for backend, variant in sorted(by_model[model], key=_order):
+        for backend, variant in sorted(by_model[model], key=lambda bv: (bv[0], variant_order(bv[1]))):
             cells = (_cell(idx.get((backend, model, variant, name))) for name in LOADERS)
             lines.append(f"| {backend} | {variant} | " + " | ".join(cells) + " |")
         lines.append("")
     return lines
 
 
-def _compare(base, other):
-    """('slower', 'faster' or 'n.s.', baseline ÷ other, that ratio as text). Paired: the ratio
-    `other` saved, n.s. when its 95% interval includes 1; saved before the pairing: the ratio of
-    the two results' medians, n.s. when their epoch-time spreads (IQR) overlap, marked unpaired."""
-    if found := paired(other):
-        ratio, low, high = found
-        kind = "faster" if low > 1 else "slower" if high < 1 else "n.s."
-        return kind, ratio, interval_cell(ratio, low, high)
-    ratio = base.stats["median"] / other.stats["median"]
-    kind = "n.s." if spread_overlaps(base, other) else "faster" if ratio > 1 else "slower"
+def _compare(other):
+    """('slower', 'faster' or 'n.s.', baseline ÷ other, that ratio as text) of a loader's
+    loader_ratio record: n.s. unless clear (ratios.clear), unpaired ones marked so."""
+    rec = other["loader_ratio"]
+    ratio = rec["estimate"]
+    kind = "n.s." if not clear(rec) else "faster" if ratio > 1 else "slower"
+    if rec["interval"]:
+        return kind, ratio, interval_cell(ratio, rec["low"], rec["high"])
     return kind, ratio, f"{ratio:.2f}× (unpaired)"
 
 
@@ -73,10 +74,10 @@ def _pairs(idx, backend):
     return sorted({(m, v) for b, m, v, _ in idx if b == backend})
 
 
-def _per_step(r):
+def _per_step(found):
     """(input wait, the rest of the step) in seconds per step."""
-    wait = r.info["input_wait_s_per_step"]
-    return wait, r.info["step_s"] - wait
+    wait = found["input_wait_per_step"]["estimate"]
+    return wait, found["loader_step_time"]["estimate"] - wait
 
 
 def _claim_part(idx, backend, name):
@@ -86,7 +87,7 @@ def _claim_part(idx, backend, name):
     if not keys:
         return None, 0
     pairs = [(idx[(backend, m, v, BASELINE)], idx[(backend, m, v, name)]) for m, v in keys]
-    found = [_compare(base, other) for base, other in pairs]
+    found = [_compare(other) for _, other in pairs]
     counts = Counter(kind for kind, _, _ in found)
     each = ", ".join(f"{m} {v} {text}" for (m, v), (_, _, text) in zip(keys, found))
     wait, rest = ([1e3 * (_per_step(o)[i] - _per_step(b)[i]) for b, o in pairs] for i in (0, 1))
@@ -106,8 +107,8 @@ def claim_verdicts(idx):
             continue
         verdict = ("holds" if min(shares) == 1 else "does not hold" if max(shares) == 0
                    else "holds in part")
-        waits = [_per_step(r)[0] / r.info["step_s"]
-                 for (b, _, _, n), r in idx.items() if b == backend and n == BASELINE]
+        waits = [_per_step(found)[0] / found["loader_step_time"]["estimate"]
+                 for (b, _, _, n), found in idx.items() if b == backend and n == BASELINE]
         lines.append(f"- {backend}: the claim {verdict} — " + "; ".join(parts) + f". `{BASELINE}` "
                      f"waits for input {min(waits):.0%}–{max(waits):.0%} of its epoch: the most "
                      "a loader can save.")
@@ -124,13 +125,13 @@ def advice(idx):
         pairs = _pairs(idx, backend)
         for m, v in pairs:
             runs = {n: idx[(backend, m, v, n)] for n in LOADERS if (backend, m, v, n) in idx}
-            best = min(runs, key=lambda n: runs[n].stats["median"])
+            best = min(runs, key=lambda n: runs[n]["epoch_time"]["estimate"])
             base = runs.get(BASELINE)
-            if base and best != BASELINE and _compare(base, runs[best])[0] != "faster":
+            if base and best != BASELINE and _compare(runs[best])[0] != "faster":
                 best = BASELINE  # not beyond the interval (or spread): keep the simplest loader
             wins[best] += 1
-            if base:
-                gains[best].append(_compare(base, runs[best])[1])
+            if base and best != BASELINE:
+                gains[best].append(_compare(runs[best])[1])
         name, count = wins.most_common(1)[0]
         if count * 2 <= len(pairs):  # no loader best in most pairs: keep the simplest
             picks.append(f"{backend} `{BASELINE}` (no loader best in most of {len(pairs)})")
@@ -143,9 +144,9 @@ def advice(idx):
             f"as `{BASELINE}`: the simplest loader is the default.")
 
 
-def pipeline_section(results):
-    """Markdown for the pipeline suite ('' without pipeline results)."""
-    idx = pipeline_index(results)
+def pipeline_section(results, records):
+    """Markdown for the pipeline suite ('' without pipeline records)."""
+    idx = Pipeline(records, results)
     if not idx:
         return ""
     lines = ["Cells: examples/s · input wait ms per step · epoch ms, median (IQR) · where paired, "

@@ -1,28 +1,10 @@
 """Mixed precision beside float32: step time, first call and the loss after the same steps."""
-from backends import PRECISIONS, precision_skip
-from report.figures import speedup_text
-from report.records import aa_floors, precision_record
-from report.tables import STEP_PHASES, VARIANT_ORDER, _s, flags, latest, spread_overlaps, step_cell
-
-
-def precision_index(results):
-    """{(backend, model, variant, phase, cache, precision): result}, deterministic runs left out."""
-    return {(*r.key, flags(r)[0]): r for r in latest(results)
-            if not flags(r)[1] and r.info["phase"] in STEP_PHASES and r.valid}
-
-
-def precision_records(results):
-    """A precision_speedup record per mixed-precision step (train, infer) of the results."""
-    idx, floors = precision_index(results), aa_floors(results)
-    return [precision_record(idx.get((*key[:5], "float32")), r, floors)
-            for key, r in sorted(idx.items(), key=str)
-            if key[5] != "float32" and key[3] in ("train", "infer")]
-
-
-def _clearly(rec, full, mixed):
-    """Faster or slower beyond chance: the paired interval excludes 1, or (unpaired) the
-    interquartile ranges do not overlap."""
-    return rec["significant"] if rec["interval"] else not spread_overlaps(full, mixed)
+from catalog import PRECISIONS, precision_skip
+from report.ratios import clear
+from report.records import STEP_PHASES, precision_index
+from report.select import latest
+from report.text import s as _s
+from report.text import speedup_text, step_cell, variant_order
 
 
 def _loss_cell(mixed, full):
@@ -35,17 +17,18 @@ def _loss_cell(mixed, full):
 
 def _rows(idx, model, precision):
     found = {(b, v) for (b, m, v, _, _, p) in idx if m == model and p == precision}
-    return sorted(found, key=lambda bv: (bv[0], VARIANT_ORDER.index(bv[1])))
+    return sorted(found, key=lambda bv: (bv[0], variant_order(bv[1])))
 
 
-def precision_section(results):
+def precision_section(results, records):
     """Tables per model and precision, the precisions skipped with their reasons, and advice."""
     idx = precision_index(results)
     mixed = [p for p in PRECISIONS if p != "float32" and any(k[5] == p for k in idx)]
     if not mixed:
         return ""
-    lines, found, floors = [], {}, aa_floors(results)
-    ratio = lambda full, low: precision_record(full, low, floors) if low else None
+    lines, found = [], {}
+    ratios = {(r["backend"], r["model"], r["variant"], r["phase"], r["precision"]): r
+              for r in records if r["kind"] == "precision_speedup"}
     for precision in mixed:
         for model in sorted({k[1] for k in idx if k[5] == precision}):
             lines += [f"**{model}, {precision}** (speedups over the same variant in float32; loss: "
@@ -56,14 +39,14 @@ def precision_section(results):
                 get = lambda phase, p, cache=None: idx.get((backend, model, variant, phase, cache, p))
                 loss, diff = _loss_cell(get("train", precision), get("train", "float32"))
                 full, low = get("train", "float32"), get("train", precision)
-                rec = ratio(full, low)
+                rec = ratios.get((backend, model, variant, "train", precision))
                 if full and low:
                     found.setdefault(backend, []).append(
-                        (rec["estimate"], _clearly(rec, full, low), f"{model}/{variant}", diff))
+                        (rec["estimate"], clear(rec), f"{model}/{variant}", diff))
                 cold = get("construction", precision, "cold")
                 lines.append(f"| {backend} | {variant} | {step_cell(get('train', precision))} | "
                              f"{speedup_text(rec)} | "
-                             f"{speedup_text(ratio(get('infer', 'float32'), get('infer', precision)))} | "
+                             f"{speedup_text(ratios.get((backend, model, variant, 'infer', precision)))} | "
                              f"{_s(cold.stats['median'] if cold else None)} | {loss} |")
             lines.append("")
     lines += ["Clearly faster or slower: the paired 95% interval excludes 1 (for ratios saved "

@@ -1,29 +1,21 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
-from report.records import aa_records, retrace_records, steady_records, throughput_records
-from report.tables import interval_cell
-
-
-def _verdict(rec):
-    """'n.s.' when the interval includes 1, 'slower'/'faster' when it excludes it, 'unpaired'
-    for a figure saved without one."""
-    if rec["interval"] is None:
-        return "unpaired"
-    return "n.s." if not rec["significant"] else "slower" if rec["high"] < 1 else "faster"
+from report.ratios import includes_one, verdict
+from report.text import interval_cell
 
 
 def _speedups(records, phase):
     """(ratio, backend, model, variant, verdict) of each speedup record of `phase`."""
-    return sorted((r["estimate"], r["backend"], r["model"], r["variant"], _verdict(r))
+    return sorted((r["estimate"], r["backend"], r["model"], r["variant"], verdict(r))
                   for r in records
                   if r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None)
 
 
-def aa_reading(results, phase):
+def aa_reading(records, phase):
     """The run's A/A control: how many eager-vs-eager intervals contain 1, and the widest."""
-    pairs = [r for r in aa_records(results) if r["phase"] == phase and r["low"]]
+    pairs = [r for r in records if r["kind"] == "aa_ratio" and r["phase"] == phase and r["low"]]
     if not pairs:
         return "No A/A control in these runs (saved before paired timing)."
-    holding = [r for r in pairs if r["low"] <= 1 <= r["high"]]
+    holding = [r for r in pairs if includes_one(r["low"], r["high"])]
     widest = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager against a second eager runner, timed like a real pair): "
             f"{len(holding)} of {len(pairs)} intervals contain 1; the widest, "
@@ -31,9 +23,9 @@ def aa_reading(results, phase):
             f"({widest['backend']} on {widest['model']}), is this run's noise floor.")
 
 
-def speedup_reading(results, phase):
+def speedup_reading(records, phase):
     """Best, worst, how many graph variants are significantly slower, and the A/A control."""
-    found = _speedups(steady_records(results), phase)
+    found = _speedups(records, phase)
     if not found:
         return "No steady-state results for this phase."
     best, worst = found[-1], found[0]
@@ -49,12 +41,11 @@ def speedup_reading(results, phase):
     text += f"{len(unclear)} have a 95% interval that includes 1 (n.s.)."
     if unpaired:
         text += f" {len(unpaired)} were saved without a paired interval (no verdict)."
-    return text + " " + aa_reading(results, phase)
+    return text + " " + aa_reading(records, phase)
 
 
-def overhead_reading(results):
+def overhead_reading(records):
     """Largest first-call overheads above the same run's steady train step, cold and warm."""
-    records = steady_records(results)
     steps = {(r["run"], r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
              if r["kind"] == "step_time" and r["phase"] == "train" and r["estimate"] is not None}
     over = sorted((r["estimate"] - steps[key], r["backend"], r["model"], r["variant"], r["case"])
@@ -73,9 +64,8 @@ def overhead_reading(results):
             + "; ".join(parts) + ".")
 
 
-def throughput_reading(results):
+def throughput_reading(records):
     """Peak per backend and the best share of it a train step of the same run reaches."""
-    records = throughput_records(results)
     peaks = {r["backend"]: r for r in records if r["kind"] == "matmul_peak"}
     if not peaks:
         return "No matmul peak in these runs."
@@ -90,9 +80,9 @@ def throughput_reading(results):
     return "; ".join(parts) + ". FLOPs count convolutions and linears only (3× forward per train step)."
 
 
-def retrace_reading(results):
+def retrace_reading(records):
     """The slowest and fastest variant on sizes that vary every step, per backend."""
-    found = [r for r in retrace_records(results) if r["case"] == "train-varying"]
+    found = [r for r in records if r["kind"] == "retrace_total" and r["case"] == "train-varying"]
     parts = []
     for backend in sorted({r["backend"] for r in found}):
         runs = {(r["model"], r["variant"]): r["estimate"] for r in found

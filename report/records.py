@@ -1,14 +1,51 @@
-"""One record per published figure: summary.json, the main tables and the summary read these."""
+"""One record per published figure, built once per machine from the selected results: summary.json
+holds them, and every table, chart, reading and verdict reads them."""
 import statistics
-import stats
-from report.tables import BASELINE, _paired, break_even, flags, index, invalid, latest, median
+
+from catalog import LOADER_BASELINE
+from report.load import BASELINE
+from report.ratios import CI, break_even_range, ratio
+from report.select import index, invalid, latest, of_phase
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
           "significant", "processes", "rounds", "aa_floor_low", "aa_floor_high", "known_wrong",
           "note")
-IQR, CI = "interquartile range of rounds", "95% paired bootstrap"
+IQR = "interquartile range of rounds"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
+STEP_PHASES = ("train", "infer", "construction")
+
+
+def record(r, kind, unit, estimate, low=None, high=None, interval=None, significant=None,
+           note=None, **fields):
+    """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
+    i = r.info
+    found = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
+             "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
+             "variant": i["variant"], "phase": i["phase"], "precision": r.flags[0],
+             "case": r.key[4], "kind": kind, "unit": unit, "estimate": estimate,
+             "low": low, "high": high, "interval": interval, "significant": significant,
+             "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
+             "aa_floor_low": None, "aa_floor_high": None,
+             "known_wrong": i.get("known_wrong"), "note": note}
+    return {**found, **fields}
+
+
+def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
+    """base ÷ r as record `kind` by the one ratio rule (ratios.ratio)."""
+    found = ratio(saved, base, r, missing)
+    return record(r, kind, "x", found.pop("estimate"), **found, **fields)
+
+
+def saved_record(r, kind, saved, **fields):
+    """A paired ratio as its suite saved it (load.Saved), with its 95% interval."""
+    return record(r, kind, "x", saved.estimate, saved.low, saved.high, CI, saved.significant,
+                  **fields)
+
+
+def spread_record(r, kind, **fields):
+    """A median time with its interquartile range."""
+    return record(r, kind, "s", r.median, r.stats["q1"], r.stats["q3"], IQR, **fields)
 
 
 def aa_floors(results):
@@ -16,144 +53,90 @@ def aa_floors(results):
     (the micro and pipeline suites' own A/A pairs are shown in their sections)."""
     widest = {}
     for r in results:
-        i = r.info
-        if "aa_ci_low" in i and i["aa_ci_low"] > 0 and i.get("phase") in ("train", "infer"):
-            key, width = (r.machine, r.run), i["aa_ci_high"] / i["aa_ci_low"]
+        aa = r.saved("aa")
+        if aa and aa.low > 0 and r.info.get("phase") in ("train", "infer"):
+            key, width = (r.machine, r.run), aa.high / aa.low
             if key not in widest or width > widest[key][0]:
-                widest[key] = (width, i["aa_ci_low"], i["aa_ci_high"])
+                widest[key] = (width, aa.low, aa.high)
     return {k: (low, high) for k, (_, low, high) in widest.items()}
 
 
-def record(r, kind, unit, estimate, floors, low=None, high=None, interval=None,
-           significant=None, note=None, **fields):
-    """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
-    i, floor = r.info, floors.get((r.machine, r.run), (None, None))
-    found = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
-             "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
-             "variant": i["variant"], "phase": i["phase"], "precision": flags(r)[0],
-             "case": r.key[4], "kind": kind, "unit": unit, "estimate": estimate,
-             "low": low, "high": high, "interval": interval, "significant": significant,
-             "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
-             "aa_floor_low": floor[0], "aa_floor_high": floor[1],
-             "known_wrong": i.get("known_wrong"), "note": note}
-    return {**found, **fields}
-
-
-def step_record(r, floors):
-    """A step time (median) with its interquartile range."""
-    return record(r, "step_time", "s", median(r), floors, r.stats["q1"], r.stats["q3"], IQR)
-
-
-def speedup_record(eager, graph, floors):
-    """Eager ÷ variant of one run: the paired estimate with its interval, else unpaired."""
-    if eager is None:
-        return record(graph, "speedup", "x", None, floors, note="no eager in this run")
-    if _paired(eager, graph):
-        i = graph.info
-        return record(graph, "speedup", "x", i["speedup"], floors, i["ci_low"], i["ci_high"], CI,
-                      i["significant"])
-    return record(graph, "speedup", "x", median(eager) / median(graph), floors,
-                  note="unpaired (saved before paired timing): no interval")
-
-
-def precision_record(full, mixed, floors):
-    """The same variant in float32 ÷ in mixed precision, both from one run: the paired estimate
-    with its interval where the run saved one, else the ratio of medians."""
-    if full is None:
-        return record(mixed, "precision_speedup", "x", None, floors, note="no float32 in this run")
-    i = mixed.info
-    if "precision_speedup" in i:
-        return record(mixed, "precision_speedup", "x", i["precision_speedup"], floors,
-                      i["precision_ci_low"], i["precision_ci_high"], CI, i["precision_significant"])
-    return record(mixed, "precision_speedup", "x", median(full) / median(mixed), floors,
-                  note="unpaired (saved before paired timing): no interval")
-
-
-def break_even_record(parts, floors, variant):
+def break_even_record(parts, variant):
     """Steps until the graph variant's first call is paid back, from one run's four figures."""
     names = ("cold first call", "train step", "eager cold first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
         anchor = next(p for p in parts if p)
-        return record(anchor, "break_even", "steps", None, floors, note=f"no {missing} in this run",
+        return record(anchor, "break_even", "steps", None, note=f"no {missing} in this run",
                       variant=variant, phase="train", case="cold", known_wrong=None)
     cold, train, eager_cold, eager_train = parts
-    if not _paired(eager_train, train):
-        n = break_even(*(median(p) for p in parts))
-        return record(train, "break_even", "steps", n, floors, case="cold",
-                      note="never (graph step not faster)" if n is None else "unpaired")
-    steps = lambda speedup: break_even(median(cold), median(eager_train) / speedup,
-                                       median(eager_cold), median(eager_train))
-    i = train.info
-    if median(cold) > median(eager_cold) and i["ci_low"] <= 1 <= i["ci_high"]:
-        return record(train, "break_even", "steps", None, floors, case="cold",
-                      note="no significant gain (the speedup's interval includes 1)")
-    if i["ci_high"] < 1 and median(cold) > median(eager_cold):
-        return record(train, "break_even", "steps", None, floors, case="cold",
-                      note="never (slower)")
-    return record(train, "break_even", "steps", steps(i["speedup"]), floors,
-                  steps(i["ci_high"]), steps(i["ci_low"]), "from the speedup's 95% interval",
-                  case="cold")
-
-
-def startup_record(r, floors):
-    """A fresh process's start-up (interpreter, framework import and configuration), from the
-    eager cold construction rounds, each a new process: the median with the rounds' range."""
-    seconds = r.info["startup_s"]
-    return record(r, "startup_time", "s", statistics.median(seconds), floors, min(seconds),
-                  max(seconds), "range of rounds")
+    saved = train.saved("speedup")
+    speedup = saved.estimate if saved else eager_train.median / train.median
+    steps, low, high, note = break_even_range(cold.median, eager_cold.median, eager_train.median,
+                                              speedup, *(saved[1:3] if saved else ()))
+    return record(train, "break_even", "steps", steps, low, high,
+                  low and "from the speedup's 95% interval", note=note, case="cold")
 
 
 def steady_records(results):
-    """Records of the main tables (float32, non-deterministic) of one machine's steady runs."""
-    idx, floors = index(results), aa_floors(results)
+    """The main tables (float32, non-deterministic): step times, speedups, first calls, start-up,
+    break-even; each eager step's A/A control; mixed precision against float32."""
+    idx = index(results)
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
         if phase == "construction":
-            out.append(record(r, "first_call", "s", median(r), floors, r.stats["min"],
-                              r.stats["max"], "range of rounds"))
+            out.append(record(r, "first_call", "s", r.median, r.stats["min"], r.stats["max"],
+                              "range of rounds"))
             if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
-                out.append(startup_record(r, floors))
+                seconds = r.info["startup_s"]  # each round a new process: its start-up
+                out.append(record(r, "startup_time", "s", statistics.median(seconds),
+                                  min(seconds), max(seconds), "range of rounds"))
         elif phase in ("train", "infer"):
-            out.append(step_record(r, floors))
+            out.append(spread_record(r, "step_time"))
             if variant != "eager":
-                out.append(speedup_record(idx.get((backend, model, "eager", phase, None)), r,
-                                          floors))
+                out.append(ratio_record(r, "speedup", idx.get((backend, model, "eager", phase,
+                                                               None)), r.saved("speedup")))
     for r in invalid(results):
-        if flags(r) == BASELINE and r.info["phase"] in ("train", "infer"):
-            out.append(record(r, "step_time", "s", None, floors, note="non-finite loss"))
+        if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
+            out.append(record(r, "step_time", "s", None, note="non-finite loss"))
     for backend, model, variant in sorted({k[:3] for k in idx if k[3] in ("train", "construction")
                                            and k[2] != "eager"}):
         get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
-        parts = (get(variant, "construction", "cold"), get(variant, "train"),
-                 get("eager", "construction", "cold"), get("eager", "train"))
-        out.append(break_even_record(parts, floors, variant))
+        out.append(break_even_record((get(variant, "construction", "cold"), get(variant, "train"),
+                                      get("eager", "construction", "cold"), get("eager", "train")),
+                                     variant))
+    out += [saved_record(r, "aa_ratio", r.saved("aa")) for r in idx.values() if r.saved("aa")]
+    return out + precision_records(results)
+
+
+def precision_index(results):
+    """{(backend, model, variant, phase, cache, precision): result}, deterministic runs left out."""
+    return {(*r.key, r.flags[0]): r for r in latest(results)
+            if not r.flags[1] and r.info["phase"] in STEP_PHASES and r.valid}
+
+
+def precision_records(results):
+    """Per mixed-precision train and infer step: the same variant in float32 ÷ in mixed
+    precision, both from one run."""
+    idx, out = precision_index(results), []
+    for key, r in sorted(idx.items(), key=str):
+        if key[5] == "float32":
+            continue
+        if key[3] in ("train", "infer"):
+            out.append(ratio_record(r, "precision_speedup", idx.get((*key[:5], "float32")),
+                                    r.saved("precision"), missing="no float32 in this run"))
     return out
-
-
-def lookup(records):
-    """{(backend, model, variant, kind, phase, case): record} for table cells."""
-    return {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"]): r
-            for r in records}
-
-
-def aa_records(results):
-    """Each eager result's A/A control: eager ÷ a second eager runner, with its interval."""
-    floors = aa_floors(results)
-    return [record(r, "aa_ratio", "x", r.info["aa_ratio"], floors, r.info["aa_ci_low"],
-                   r.info["aa_ci_high"], CI, r.info["aa_significant"])
-            for r in index(results).values() if "aa_ratio" in r.info]
 
 
 def throughput_records(results):
     """The matmul peak of each run, and each train step's share of that same run's peak."""
-    idx, floors = index(results), aa_floors(results)
+    idx = index(results)
     out = []
     for (backend, *_), peak in sorted(idx.items(), key=str):
         if peak.info["phase"] != "peak":
             continue
-        out.append(record(peak, "matmul_peak", "GFLOP/s", gflops(peak), floors))
-        out += [record(r, "throughput_share", "fraction", gflops(r) / gflops(peak), floors)
+        out.append(record(peak, "matmul_peak", "GFLOP/s", gflops(peak)))
+        out += [record(r, "throughput_share", "fraction", gflops(r) / gflops(peak))
                 for (b, *_), r in sorted(idx.items(), key=str)
                 if b == backend and r.info["phase"] == "train" and r.run == peak.run]
     return out
@@ -161,63 +144,121 @@ def throughput_records(results):
 
 def gflops(result):
     """GFLOP/s of a result: its extra_info FLOPs over its median time."""
-    return result.info["flops"] / median(result) / 1e9
+    return result.info["flops"] / result.median / 1e9
+
+
+def micro_records(results):
+    """Per micro workload: each variant's steady time; eager ÷ graph, paired with its interval
+    where the graph result saved one (else the ratio of medians); eager's A/A control."""
+    found = of_phase(results, "micro", "workload", "variant", valid=False)
+    out = []
+    for (backend, workload, variant), r in sorted(found.items()):
+        out.append(spread_record(r, "micro_time", case=workload))
+        if variant == "graph" and (r.saved("speedup") or (backend, workload, "eager") in found):
+            out.append(ratio_record(r, "micro_speedup", found.get((backend, workload, "eager")),
+                                    r.saved("speedup"), case=workload))
+        if aa := r.saved("aa"):
+            out.append(saved_record(r, "aa_ratio", aa, case=workload))
+    return out
+
+
+def determinism_records(results):
+    """Per case: the step with deterministic ops off ÷ on, paired with its interval where the `on`
+    result saved one, else the ratio of the two results' medians."""
+    runs = of_phase(results, "determinism", "model", "variant", "deterministic")
+    return [ratio_record(on, "determinism_ratio", runs.get((*key[:3], False)),
+                         on.saved("determinism"))
+            for key, on in sorted(runs.items()) if key[3]
+            and (on.saved("determinism") or (*key[:3], False) in runs)]
+
+
+def agreement_records(determinism, steady):
+    """The steady suite's float32 train step ÷ the determinism suite's `off` step of the same run
+    and case (separate processes: unpaired interval over their processes' medians)."""
+    step = {(r.machine, r.run, *r.key[:3]): r for r in latest(steady)
+            if r.valid and r.info["phase"] == "train" and r.flags == BASELINE
+            and "paired_rounds_s" in r.info}
+    import stats  # NumPy, imported when a figure needs it: `python -m report --help` needs none
+    medians = lambda r: [statistics.median(rounds) for rounds in r.info["paired_rounds_s"]]
+    out = []
+    for r in latest(determinism):
+        twin = step.get((r.machine, r.run, *r.key[:3]))
+        if (twin and r.valid and r.info["phase"] == "determinism" and not r.info["deterministic"]
+                and "paired_rounds_s" in r.info):
+            found = stats.ratio_of_medians(medians(twin), medians(r))
+            out.append(record(r, "suite_agreement", "x", found.estimate, found.low, found.high,
+                              "95% bootstrap over processes (unpaired)", found.significant))
+    return out
+
+
+def pipeline_records(results):
+    """Per loader: the epoch time (IQR), examples per second, input wait per step and baseline
+    epoch ÷ this loader's (on the baseline: ÷ its A/A twin's)."""
+    found = of_phase(results, "pipeline", "model", "variant", "loader")
+    out = []
+    for (backend, model, variant, loader), r in found.items():
+        i = r.info
+        out += [spread_record(r, "epoch_time"),
+                record(r, "examples_per_s", "1/s", i["examples_per_s"]),
+                record(r, "input_wait_per_step", "s", i["input_wait_s_per_step"]),
+                record(r, "loader_step_time", "s", i["step_s"])]
+        if loader != LOADER_BASELINE:
+            base = found.get((backend, model, variant, LOADER_BASELINE))
+            out.append(ratio_record(r, "loader_ratio", base, r.saved("loader"),
+                                    missing=f"no {LOADER_BASELINE} loader in this run"))
+        elif aa := r.saved("aa"):
+            out.append(saved_record(r, "aa_ratio", aa))
+    return out
 
 
 def retrace_records(results):
     """Total time of each published retrace sequence (case = step-pattern); a cut-short one says
     so."""
-    floors = aa_floors(results)
-    return [record(r, "retrace_total", "s", median(r), floors, traces=r.info.get("traces"),
+    return [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
                    note="cut short by the profile's budget" if r.info.get("cut_short") else None)
             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
             and r.info.get("step") == "train"]  # the tables show train steps only
 
 
 def memory_records(results):
-    """Each memory case's train-step RSS peak above its post-import baseline."""
-    floors = aa_floors(results)
-    return [record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"], floors)
-            for r in latest(results) if r.info["phase"] == "memory" and r.valid]
+    """Each memory case's train-step RSS peak above its post-import baseline, and each variant's
+    peak ÷ the eager peak of the same run (above 1: more), with the unpaired interval over the
+    child processes' peaks where both arms saved two or more."""
+    found = of_phase(results, "memory", "model", "variant", "precision", "deterministic")
+    out = []
+    for (backend, model, variant, *flags), r in found.items():
+        out.append(record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"]))
+    for (backend, model, variant, *flags), r in found.items():
+        if variant != "eager":
+            out.append(memory_ratio_record(r, found.get((backend, model, "eager", *flags))))
+    return out
 
 
-def memory_ratio_record(r, results, floors):
-    """Variant peak ÷ the peak of eager saved in the same run (never another run's), with the
-    unpaired interval over the child processes' peaks where each arm saved two or more."""
-    eager = next((e for e in results if e.machine == r.machine and e.file == r.file
-                  and e.info["phase"] == "memory" and e.info["variant"] == "eager"
-                  and e.info["backend"] == r.info["backend"] and e.info["model"] == r.info["model"]
-                  and flags(e) == flags(r) and e.valid), None)
-    if eager is None:
-        return record(r, "memory_ratio", "x", None, floors, note="no eager in this run")
+def memory_ratio_record(r, eager):
+    """Variant peak ÷ the eager peak saved in the same run (never another run's)."""
+    if eager is None or (eager.machine, eager.file) != (r.machine, r.file):
+        return record(r, "memory_ratio", "x", None, note="no eager in this run")
     rounds = [x.info.get("peak_memory_bytes_rounds") or [] for x in (r, eager)]
     if min(map(len, rounds)) < 2:
         return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
-                      / eager.info["peak_memory_bytes"], floors,
+                      / eager.info["peak_memory_bytes"],
                       note="no interval (one child per case, or saved without each child's peak)")
+    import stats
     found = stats.ratio_of_medians(*rounds)
-    return record(r, "memory_ratio", "x", found.estimate, floors, found.low, found.high,
-                  MEMORY_CI, found.significant)
-
-
-def memory_ratio_records(results):
-    """Each memory variant's peak over its run's eager peak ("× eager's peak": above 1, more)."""
-    floors = aa_floors(results)
-    return [memory_ratio_record(r, results, floors) for r in latest(results)
-            if r.info["phase"] == "memory" and r.valid and r.info["variant"] != "eager"]
+    return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_CI,
+                  found.significant)
 
 
 def machine_records(view):
-    """Every record of one machine, each section from its own runs (`view(section)`)."""
-    from report.precision import precision_records  # it builds its table from these records
-    from report.section_records import determinism_records, micro_records, pipeline_records
+    """Every record of one machine, each section from its own runs (`view(section)`); a run's A/A
+    floor is its steady A/A, whichever section reads it."""
     steady = view("steady")
-    found = (steady_records(steady) + aa_records(steady) + precision_records(steady)
-             + throughput_records(view("peak")) + micro_records(view("micro"))
-             + determinism_records(view("determinism")) + pipeline_records(view("pipeline"))
-             + retrace_records(view("retrace")) + memory_records(view("memory"))
-             + memory_ratio_records(view("memory")))
-    floors = aa_floors(steady)  # a run's floor is its steady A/A, whichever section reads it
+    found = (steady_records(steady) + throughput_records(view("peak"))
+             + micro_records(view("micro")) + determinism_records(view("determinism"))
+             + agreement_records(view("determinism"), steady)
+             + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
+             + memory_records(view("memory")))
+    floors = aa_floors(steady)
     for rec in found:
         rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),
                                                                (None, None))

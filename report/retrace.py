@@ -1,5 +1,6 @@
 """The retrace suite's tables, chart data and advice (seed 000's network x mode x time table)."""
-from report.tables import VARIANT_ORDER, latest
+from report.select import latest
+from report.text import variant_order
 
 SEED_000 = {"eager": 3 * 60 + 36, "graph": 36 * 60 + 10, "graph_dynamic": 4 * 60 + 37}  # ResNet152
 ADVICE = {
@@ -59,7 +60,7 @@ def retrace_tables(results, step="train"):
     for pattern in ("varying", "repeating"):
         found = retrace_results(results, step, pattern)
         for backend in sorted({b for b, _, _ in found}):
-            variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
+            variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
             networks = sorted({n for _, n, _ in found}, key=by_depth(found))
             lines += [f"**{backend}, {step} steps, {pattern} sides**", "",
                       "| network | " + " | ".join(variants) + " |",
@@ -78,35 +79,39 @@ def retrace_tables(results, step="train"):
     return "\n".join(lines)
 
 
-def advice(results, step="train"):
+def totals(records, pattern="varying"):
+    """{(backend, network, variant): retrace_total record} of the train steps."""
+    return {(r["backend"], r["model"], r["variant"]): r for r in records
+            if r["kind"] == "retrace_total" and r["case"] == f"train-{pattern}"}
+
+
+def advice(results, records):
     """Per backend: the fastest variant on the deepest network with varying sides, and what to do."""
-    found = retrace_results(results, step, "varying")
+    found, order = totals(records), by_depth(retrace_results(results))
     lines = []
     for backend in sorted({b for b, _, _ in found}):
-        nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
-        deepest = nets[-1]
+        deepest = sorted({n for b, n, _ in found if b == backend}, key=order)[-1]
         mine = {v: r for (b, n, v), r in found.items() if b == backend and n == deepest}
-        runs = {v: r for v, r in mine.items() if not r.info.get("cut_short")}
-        cut = sorted(set(mine) - set(runs), key=VARIANT_ORDER.index)
+        runs = {v: r["estimate"] for v, r in mine.items() if not r["note"]}
+        cut = sorted(set(mine) - set(runs), key=variant_order)
         left_out = (f" Left out of the ranking, cut short by the budget: "
                     f"{', '.join(f'`{v}`' for v in cut)}." if cut else "")
         if not runs:
             lines.append(f"- **{backend}** ({deepest}): every run was cut short; no ranking."
                          + left_out)
             continue
-        best = min(runs, key=lambda v: runs[v].stats["median"])
-        plain = runs.get("graph")
-        versus = (f" against {plain.stats['median']:.1f} s for plain `graph`"
-                  if plain and best != "graph" else "")
+        best = min(runs, key=runs.get)
+        versus = (f" against {runs['graph']:.1f} s for plain `graph`"
+                  if "graph" in runs and best != "graph" else "")
         line = (f"- **{backend}** ({deepest}, sides changing every batch): fastest is "
-                f"`{best}` at {runs[best].stats['median']:.1f} s{versus} — "
+                f"`{best}` at {runs[best]:.1f} s{versus} — "
                 f"{ADVICE.get((backend, best), DEFAULT_ADVICE)}.")
-        graphs = {v: r for v, r in runs.items() if v not in ("eager", best)}
+        graphs = {v: t for v, t in runs.items() if v not in ("eager", best)}
         if best == "eager" and graphs:
-            g = min(graphs, key=lambda v: graphs[v].stats["median"])
+            g = min(graphs, key=graphs.get)
             if (backend, g) in ADVICE:
                 line += (f" If you keep graph mode, the fastest graph variant is `{g}` at "
-                         f"{graphs[g].stats['median']:.1f} s: {ADVICE[(backend, g)]}.")
+                         f"{graphs[g]:.1f} s: {ADVICE[(backend, g)]}.")
         lines.append(line + left_out)
     return "\n".join(lines)
 

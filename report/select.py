@@ -1,9 +1,36 @@
-"""Which saved run each table comes from: per (machine, backend, section, model) one run only."""
-from collections import defaultdict
+"""The only place that picks: which profile, machine and run each figure comes from, and the
+newest result of each case (per (machine, backend, section, model) one run only)."""
+from collections import Counter, defaultdict
 from pathlib import Path
+
+from report.load import BASELINE
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
 WHOLE = ("micro", "peak")  # sections whose figures compare models: one run per backend
+SECTIONS = ("steady", "peak", "retrace", "micro", "memory", "determinism", "pipeline")
+
+
+def one_profile(results, wanted=None):
+    """The results of one profile, so that no ratio mixes two: `wanted`, else `default`, else the
+    profile with most runs. Returns (results, a line on what was left out or None).
+
+    Raises ValueError when `wanted` matches no run."""
+    runs = Counter(p for p, _ in {(r.profile_name, r.file) for r in results})
+    if wanted is not None and wanted not in runs:
+        raise ValueError(f"--profile {wanted!r} matches no run; profiles: "
+                         f"{', '.join(sorted(map(str, runs)))}")
+    chosen_ = wanted or ("default" if "default" in runs else
+                         min(runs, key=lambda p: (-runs[p], str(p)), default=None))
+    left = sorted({(r.profile_name, r.run) for r in results if r.profile_name != chosen_},
+                  key=str)
+    note = None
+    if left:
+        others = sorted({p for p, _ in left}, key=str)
+        runs_of = "; ".join(f"profile {p} ({', '.join(run for q, run in left if q == p)})"
+                            for p in others)
+        note = (f"left out {runs_of}: ratios never mix profiles, this report shows `{chosen_}`; "
+                f"{' or '.join(f'--profile {p}' for p in others)} shows the others")
+    return [r for r in results if r.profile_name == chosen_], note
 
 
 def section(r):
@@ -53,22 +80,45 @@ def machines(results):
     return sorted({r.machine for r in results})
 
 
-def from_runs(picked):
-    """One line naming the run every backend's figures of this section come from."""
-    per_backend = defaultdict(lambda: defaultdict(set))
-    for r in picked:
-        per_backend[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
-    parts = []
-    for backend, runs in sorted(per_backend.items()):
-        if len(runs) == 1:
-            parts.append(f"{backend} {next(iter(runs))}")
-        else:
-            parts.append(f"{backend} " + ", ".join(f"{run} ({', '.join(sorted(models))})"
-                                                   for run, models in sorted(runs.items())))
-    return "From run " + "; ".join(parts) + "." if parts else ""
+def views(results, wanted=()):
+    """[(machine, view)]: per machine, view(section) gives that section's chosen results."""
+    out = []
+    for machine in machines(results):
+        mine = [r for r in results if r.machine == machine]
+        picked = {name: pick(mine, name, wanted) for name in SECTIONS}
+        out.append((machine, picked.__getitem__))
+    return out
 
 
 def shown_runs(results, wanted=()):
     """{(machine, run)} of the runs some section of the report shows."""
     runs = chosen(results, wanted)
     return {(r.machine, r.run) for r in results if runs[unit(r)] == r.file}
+
+
+def latest(results):
+    """Per (machine, backend, model, variant, phase, cache, flags): the newest run's result."""
+    best = {}
+    for r in results:
+        k = (r.machine, *r.key, *r.flags)
+        if k not in best or r.datetime > best[k].datetime:
+            best[k] = r
+    return list(best.values())
+
+
+def index(results):
+    """{(backend, model, variant, phase, cache): result} of the newest float32, non-deterministic
+    results with a valid time."""
+    return {r.key: r for r in latest(results) if r.valid and r.flags == BASELINE}
+
+
+def invalid(results):
+    """The newest results that produced a non-finite loss (shown, but never as a time)."""
+    return [r for r in latest(results) if not r.valid]
+
+
+def of_phase(results, phase, *fields, valid=True):
+    """{(backend, *fields): result} of the newest `phase` results (with a finite loss when
+    `valid`)."""
+    return {(r.info["backend"], *(r.info.get(f) for f in fields)): r for r in latest(results)
+            if r.info["phase"] == phase and (r.valid or not valid)}

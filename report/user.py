@@ -2,9 +2,8 @@
 call, break-even, retrace, memory, accuracy, as records in summary.json's schema."""
 import statistics
 
-import stats
-from report.tables import break_even
-from suites.paired import AA
+from catalog import STEADY_AA as AA
+from report.ratios import CI, break_even_range as ratio_break_even
 
 MIB = 2 ** 20
 
@@ -25,6 +24,7 @@ def step_s(m, phase, arm):
 
 def speedup(m, phase, arm):
     """eager ÷ arm (AA: eager ÷ the second eager), with its paired bootstrap interval."""
+    import stats  # NumPy, imported when a figure needs it
     return stats.ratio(_times(m, phase, "eager"), _times(m, phase, arm))
 
 
@@ -41,16 +41,9 @@ def peak_mib(m, arm):
 
 def break_even_range(m, arm):
     """(steps, low, high, note): steps until the cold first call is paid back by the train gain."""
-    ratio, eager_step = speedup(m, "train", arm), step_s(m, "train", "eager")
-    cold, eager_cold = first_call(m, arm), first_call(m, "eager")
-    steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
-    if cold <= eager_cold:
-        return 1, 1, 1, "pays off at once"
-    if ratio.high < 1:
-        return None, None, None, "never (slower)"
-    if ratio.low <= 1:
-        return None, None, None, "no significant gain"
-    return steps(ratio.estimate), steps(ratio.high), steps(ratio.low), None
+    found = speedup(m, "train", arm)
+    return ratio_break_even(first_call(m, arm), first_call(m, "eager"), step_s(m, "train", "eager"),
+                            found.estimate, found.low, found.high)
 
 
 def retrace(m, arm):
@@ -102,14 +95,13 @@ def records(m, machine, run, commit=None, dirty=None):
         out.append({**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
                     "unit": unit, "estimate": estimate, "low": low, "high": high,
                     "interval": interval, "significant": significant, "note": note})
-    ci = "95% paired bootstrap"
     for phase in ("train", "infer"):
         for arm in ["eager", *ran(m)]:
             add(arm, phase, "step_time", "s", step_s(m, phase, arm))
         for arm in [AA, *ran(m)]:
             r = speedup(m, phase, arm)
             add(arm, phase, "aa_ratio" if arm == AA else "speedup", "x", r.estimate, r.low, r.high,
-                ci, r.significant)
+                CI, r.significant)
     for arm in ["eager", *ran(m)]:
         for cache in ("cold", "warm"):
             for phase in ("train", "infer"):
@@ -119,7 +111,7 @@ def records(m, machine, run, commit=None, dirty=None):
         add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold")
     for arm in ran(m):
         n, low, high, note = break_even_range(m, arm)
-        add(arm, "train", "break_even", "steps", n, low, high, ci if low else None, note=note,
+        add(arm, "train", "break_even", "steps", n, low, high, CI if low else None, note=note,
             case="cold")
         if (check := accuracy(m, arm)) is not None:
             add(arm, "train", "accuracy_loss_diff", "abs", check["loss_max_abs_diff"],

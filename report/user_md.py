@@ -2,7 +2,7 @@
 import math
 
 from report import user as U
-from suites.paired import AA
+from catalog import STEADY_AA as AA
 
 CALLS = {"graph": "`tf.function`", "graph_dynamic": "`tf.function` with a None-dim input_signature",
          "graph_relaxed": "`tf.function(reduce_retracing=True)`",

@@ -98,7 +98,7 @@ def test_a_failing_chart_writes_nothing(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
     from report import charts
 
-    def broken(results, path):
+    def broken(records, results, path):
         raise RuntimeError("chart broke")
     _run(tmp_path)
     monkeypatch.setattr(charts, "retrace_chart", broken)

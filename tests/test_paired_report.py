@@ -5,9 +5,12 @@ from pathlib import Path
 import pytest
 
 import stats
+from report.ratios import UNPAIRED
 from report.load import load_file
 from report.readings import aa_reading, speedup_reading
-from report.tables import interval_cell, summary_table
+from report.tables import summary_table
+from report.text import interval_cell
+from tests.reporting import machines_of, records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
 
@@ -27,8 +30,8 @@ def test_every_aa_interval_contains_one_or_the_report_counts_it(results, phase):
     holding = sum(i["aa_ci_low"] <= 1 <= i["aa_ci_high"] for i in pairs)
     assert pairs and all(i["aa_significant"] == (not i["aa_ci_low"] <= 1 <= i["aa_ci_high"])
                          for i in pairs)
-    assert f"{holding} of {len(pairs)} intervals contain 1" in aa_reading(results, phase)
-    assert aa_reading(results, phase) in speedup_reading(results, phase)
+    assert f"{holding} of {len(pairs)} intervals contain 1" in aa_reading(records_of(results), phase)
+    assert aa_reading(records_of(results), phase) in speedup_reading(records_of(results), phase)
 
 
 def test_saved_intervals_are_recomputable_from_the_saved_rounds(results):
@@ -49,7 +52,7 @@ def test_saved_intervals_are_recomputable_from_the_saved_rounds(results):
 
 
 def test_table_shows_the_interval_and_marks_it_when_it_includes_one(results):
-    table = summary_table(results)
+    table = summary_table(records_of(results))
     for r in results:
         i = r.info
         if i["variant"] == "eager":
@@ -66,7 +69,7 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
     from report.determinism import determinism_section
     from report.load import load_dir
     from report.records import CI
-    from report.section_records import determinism_records
+    from report.records import determinism_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"graph": (0.9, 0.85, 0.95, True), "graph_dynamic": (0.86, 0.7, 1.05, False)}
@@ -78,7 +81,7 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
                                        paired[variant]))
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    section, records = determinism_section(results), determinism_records(results)
+    section, records = determinism_section(results, records_of(results)), determinism_records(results)
     assert _row(section, "| tf | mnist_cnn | graph |")[5] == "0.90× [0.85, 0.95]"
     assert _row(section, "| tf | mnist_cnn | graph_dynamic |")[5] == "0.86× [0.70, 1.05] ~"
     assert _row(section, "| tf | mnist_cnn | graph_relaxed |")[5].endswith("× (unpaired)")
@@ -91,7 +94,7 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
             "estimate": ratio, "low": low, "high": high, "interval": CI,
             "significant": significant, "kind": "determinism_ratio"}
     assert found["graph_relaxed"]["interval"] is None
-    assert found["graph_relaxed"]["note"] == "unpaired: no interval"
+    assert found["graph_relaxed"]["note"] == UNPAIRED
 
 
 def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(tmp_path):
@@ -102,7 +105,7 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     from report.load import load_dir
     from report.micro import micro_section
     from report.records import CI
-    from report.section_records import micro_records
+    from report.records import micro_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"conv": (1.05, 0.98, 1.12, False), "lstm_cell": (1.9, 1.7, 2.1, True),
@@ -125,7 +128,7 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     data["benchmarks"] = benchmarks
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    section, records = micro_section(results), micro_records(results)
+    section, records = micro_section(results, records_of(results)), micro_records(results)
     assert _row(section, "| conv speedup |")[2] == "1.05× [0.98, 1.12] ~"
     assert _row(section, "| lstm_cell speedup |")[2] == "1.90× [1.70, 2.10]"
     assert "tf: holds (LSTM cell 1.90× vs conv 1.05×)" in section
@@ -139,13 +142,14 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
             "estimate": ratio, "low": low, "high": high, "interval": CI,
             "significant": significant}
     assert found["train_loop"]["interval"] is None
-    assert found["train_loop"]["note"] == "unpaired: no interval"
+    assert found["train_loop"]["note"] == UNPAIRED
     assert sum(r["kind"] == "aa_ratio" for r in records) == 3
 
 
 def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each_other():
     from report.determinism import agreement_line
     from report.load import Result
+    from report.records import agreement_records
 
     def result(phase, rounds, variant="graph", run="0001", deterministic=False):
         info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": phase,
@@ -156,9 +160,9 @@ def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each
     steady = [result("train", same), result("train", same, "eager")]
     det = [result("determinism", same), result("determinism", slow, "eager"),
            result("determinism", slow, deterministic=True)]
-    line = agreement_line(det, steady)
+    line = agreement_line(agreement_records(det, steady))
     assert "agree in 1 of 2 cases" in line and "tf/vgg/eager 0.6" in line
-    assert agreement_line(det, [result("train", same, run="0002")]) == ""  # never across runs
+    assert agreement_line(agreement_records(det, [result("train", same, run="0002")])) == ""
 
 
 def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
@@ -169,7 +173,9 @@ def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
         info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": "retrace",
                 "step": "train", "pattern": "varying", "traces": 3, "cut_short": cut}
         return Result("f", "m", "0001", "2026-01-01", variant, info, {"median": seconds}, {})
-    text = advice([run("eager", 5.0), run("graph", 9.0, "stopped after 2 of 4 steps"),
-                   run("graph_dynamic", 4.0)])
+    runs = [run("eager", 5.0), run("graph", 9.0, "stopped after 2 of 4 steps"),
+            run("graph_dynamic", 4.0)]
+    text = advice(runs, records_of(runs))
     assert "fastest is `graph_dynamic`" in text and "cut short by the budget: `graph`" in text
-    assert "every run was cut short" in advice([run("graph", 9.0, "stopped")])
+    cut = [run("graph", 9.0, "stopped")]
+    assert "every run was cut short" in advice(cut, records_of(cut))

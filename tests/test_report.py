@@ -8,7 +8,10 @@ import pytest
 from report import __main__ as cli
 from report.write import SUMMARY_END, SUMMARY_START
 from report.load import load_dir, load_file
-from report.tables import break_even, index, summary_table
+from report.ratios import break_even
+from report.select import index
+from report.tables import summary_table
+from tests.reporting import machines_of, records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_quick.json"
 
@@ -25,7 +28,7 @@ def test_speedup_and_break_even_from_the_fixture():
     cold_g = m["test_construction[chainer-mnist_cnn-graph-cold]"]
     # by hand: the graph total first drops below eager's after 1 + ceil(extra / gain) steps
     expected_n = 1 if cold_g <= cold_e else 1 + -(-(cold_g - cold_e) // (eager - graph))
-    table = summary_table(load_file(FIXTURE))
+    table = summary_table(records_of(load_file(FIXTURE)))
     row = next(line for line in table.splitlines() if line.startswith("| chainer | graph |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[3].startswith(f"{eager / graph:.2f}×")
@@ -149,10 +152,10 @@ def test_non_finite_runs_never_show_a_time(tmp_path):
     bad["extra_info"].update(loss=float("nan"), loss_finite=False)
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    row = next(line for line in summary_table(results).splitlines()
+    row = next(line for line in summary_table(records_of(results)).splitlines()
                if line.startswith("| chainer | graph |"))
     assert row.split("|")[3].strip() == "non-finite ✗" and row.split("|")[4].strip() == "—"
-    assert "non-finite loss (nan); its figure is left out" in cli.details_text(results)
+    assert "non-finite loss (nan); its figure is left out" in cli.details_text(results, machines_of(results))
 
 
 def test_compile_per_shape_from_step_times(tmp_path):

@@ -4,7 +4,9 @@ from pathlib import Path
 from report.determinism import determinism_section
 from report.load import load_file
 from report.precision import precision_section
-from report.tables import index, summary_table
+from report.select import index
+from report.tables import summary_table
+from tests.reporting import machines_of, records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tf_flags_quick.json"
 
@@ -21,25 +23,25 @@ def _row(section, start):
 def test_main_tables_keep_float32_without_determinism():
     runs, idx = _by_name(), index(load_file(FIXTURE))
     assert idx[("tf", "mnist_cnn", "graph", "train", None)].name == "test_steady[tf-mnist_cnn-graph-train]"
-    graph = _row(summary_table(load_file(FIXTURE)), "| tf | graph |")
+    graph = _row(summary_table(records_of(load_file(FIXTURE))), "| tf | graph |")
     assert graph[2].startswith(f"{runs['test_steady[tf-mnist_cnn-graph-train]'].stats['median'] * 1e3:.2f}")
 
 
 def test_precision_speedup_and_loss_are_against_float32():
     runs = _by_name()
     full, low = (runs[f"test_steady[tf-mnist_cnn-graph{p}-train]"] for p in ("", "-bfloat16"))
-    row = _row(precision_section(load_file(FIXTURE)), "| tf | graph |")
+    row = _row(precision_section(load_file(FIXTURE), records_of(load_file(FIXTURE))), "| tf | graph |")
     assert row[3].startswith(f"{full.stats['median'] / low.stats['median']:.2f}×")
     assert row[6].startswith(f"{low.info['loss']:.4f} vs {full.info['loss']:.4f}")
 
 
 def test_float16_on_cpu_is_listed_as_skipped_with_its_reason():
     assert "tf float16 on cpu: skipped: float16 mixed precision is measured on a GPU only" in \
-        precision_section(load_file(FIXTURE))
+        precision_section(load_file(FIXTURE), records_of(load_file(FIXTURE)))
 
 
 def test_determinism_rows_and_refusals():
-    runs, section = _by_name(), determinism_section(load_file(FIXTURE))
+    runs, section = _by_name(), determinism_section(load_file(FIXTURE), records_of(load_file(FIXTURE)))
     off, on = (runs[f"test_determinism[tf-mnist_cnn-graph-{f}]"] for f in ("off", "on"))
     row = _row(section, "| tf | mnist_cnn | graph |")
     assert row[5].startswith(f"{off.stats['median'] / on.stats['median']:.2f}×")
@@ -60,7 +62,7 @@ def test_a_paired_precision_speedup_shows_its_interval_and_is_a_record(tmp_path)
                              precision_ci_high=1.7, precision_significant=False)
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    assert _row(precision_section(results), "| tf | graph |")[3] == "1.30× [0.90, 1.70] ~"
+    assert _row(precision_section(results, records_of(results)), "| tf | graph |")[3] == "1.30× [0.90, 1.70] ~"
     records = machine_records(lambda name: pick(results, name))
     rec = next(r for r in records if r["kind"] == "precision_speedup" and r["variant"] == "graph"
                and r["phase"] == "train" and r["model"] == "mnist_cnn")

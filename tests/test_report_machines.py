@@ -8,6 +8,7 @@ from report import __main__ as cli
 from report.answer import answer_text
 from report.load import load_dir
 from report.write import SUMMARY_END, SUMMARY_START
+from tests.reporting import machines_of, records_of
 from tests.test_report_runs import QUICK, save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
@@ -39,7 +40,7 @@ def _rows(text, start):
 
 
 def test_both_machines_shown_each_with_its_own_ratio(tmp_path):
-    out = cli.details_text(load_dir(two_machines(tmp_path)))
+    out = cli.details_text(load_dir(two_machines(tmp_path)), machines_of(load_dir(two_machines(tmp_path))))
     assert "### Machine `ci-a (" in out and "### Machine `ci-b (" in out
     rows = _rows(out, "| chainer | graph |")
     assert len(rows) == 4  # mnist_cnn and vgg on each machine
@@ -50,10 +51,10 @@ def test_both_machines_shown_each_with_its_own_ratio(tmp_path):
 
 def test_no_ratio_across_machines(tmp_path):
     results = load_dir(two_machines(tmp_path, keep_b=lambda b: b["extra_info"]["variant"] != "eager"))
-    machine_b = cli.details_text(results).split("### Machine `ci-b (")[1]
+    machine_b = cli.details_text(results, machines_of(results)).split("### Machine `ci-b (")[1]
     rows = _rows(machine_b, "| chainer | graph |")
     assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
-    answer = answer_text(results).split("**On `ci-b (")
+    answer = answer_text(machines_of(results)).split("**On `ci-b (")
     assert "| chainer | mnist_cnn | `graph` |" in answer[0]
     assert "| chainer | mnist_cnn | — (no eager in this run) | — |" in answer[1]
     assert "×" not in answer[1].split("\n\n- ")[0]  # machine B's table: no ratio at all
@@ -104,6 +105,6 @@ def test_same_description_and_run_name_are_still_two_runs(tmp_path):
     save(tmp_path / "a", base, "0001_default", "2026-01-01T00:00:00")
     save(tmp_path / "b", base, "0001_default", "2026-01-02T00:00:00", 10.0,
          lambda b: b["extra_info"]["variant"] != "eager")
-    table = cli.details_text(load_dir(tmp_path))
+    table = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path)))
     rows = _rows(table.split("### Retracing")[0], "| chainer | graph |")
     assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)

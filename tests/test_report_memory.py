@@ -2,7 +2,8 @@
 from report.answer import memory_cost, memory_cost_text
 from report.load import Result
 from report.memory import MIB, growth_per_shape, memory_results, memory_section
-from report.records import MEMORY_CI, machine_records, memory_ratio_records
+from report.records import MEMORY_CI, machine_records, memory_records
+from tests.reporting import machines_of, records_of
 
 PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,
          ("torch", "eager"): 40, ("torch", "graph"): 60}
@@ -40,14 +41,14 @@ def _row(text, start):
 
 
 def test_no_memory_results_no_section():
-    assert memory_section([]) == ""
+    assert memory_section([], records_of([])) == ""
     steady = _result("tf", "eager", 10)
     steady.info["phase"] = "train"
-    assert memory_section([steady]) == ""
+    assert memory_section([steady], records_of([steady])) == ""
 
 
 def test_peak_table_shows_this_over_eager():
-    text = memory_section(_results())
+    text = memory_section(_results(), records_of(_results()))
     assert "| peak MiB (range) | × eager's peak (95% interval) |" in text
     assert _row(text, "| resnet | tf | graph |")[3:5] == ["50.0", "0.50× (no interval)"]
     assert _row(text, "| resnet | tf | eager |")[3:5] == ["100.0", "1"]
@@ -65,11 +66,11 @@ def _children(backend, variant, peaks, **extra):
 def test_ratio_interval_over_child_processes():
     results = [_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [50, 52, 49]),
                _children("tf", "graph_dynamic", [101, 97, 103])]
-    text = memory_section(results)
+    text = memory_section(results, records_of(results))
     assert _row(text, "| resnet | tf | graph |")[4] == "0.50× [0.47, 0.53]"
     assert _row(text, "| resnet | tf | graph_dynamic |")[4].endswith(" ~")  # includes 1
     assert "(no interval)" not in text
-    ratios = {r["variant"]: r for r in memory_ratio_records(results)}
+    ratios = {r["variant"]: r for r in (lambda found: [r for r in memory_records(found) if r['kind'] == 'memory_ratio'])(results)}
     assert ratios["graph"]["interval"] == MEMORY_CI and ratios["graph"]["significant"]
     assert ratios["graph"]["estimate"] == 0.5 and ratios["graph"]["processes"] == 1
     assert ratios["graph_dynamic"]["low"] < 1 < ratios["graph_dynamic"]["high"]
@@ -83,9 +84,9 @@ def test_ratio_never_pairs_a_variant_with_another_runs_eager():
     elsewhere = _result("tf", "eager", 100)
     elsewhere.machine = "other"
     elsewhere.file = "g.json"
-    [rec] = memory_ratio_records([eager, graph, elsewhere])
+    [rec] = (lambda found: [r for r in memory_records(found) if r['kind'] == 'memory_ratio'])([eager, graph, elsewhere])
     assert rec["estimate"] is None and rec["note"] == "no eager in this run"
-    assert _row(memory_section([eager, graph]), "| resnet | tf | graph |")[4] == "—"
+    assert _row((lambda found: memory_section(found, records_of(found)))([eager, graph]), "| resnet | tf | graph |")[4] == "—"
 
 
 def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
@@ -103,7 +104,7 @@ def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
 
 
 def test_first_call_and_growth_tables():
-    text = memory_section(_results())
+    text = memory_section(_results(), records_of(_results()))
     first = text.split("**First call**")[1]
     assert "| first-call peak MiB (range) | × eager's |" in first
     assert _row(first, "| resnet | tf | graph |")[3:6] == ["100.0", "0.50×", "25.0"]
@@ -115,7 +116,7 @@ def test_first_call_and_growth_tables():
 
 
 def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
-    line = memory_section(_results()).splitlines()[-1]
+    line = memory_section(_results(), records_of(_results())).splitlines()[-1]
     assert line.startswith("What to do: for the smallest training-step memory on resnet, use "
                            "tf `graph` (0.50× eager's peak), torch `eager`.")
     assert "tf `graph` keeps 8.0 MiB more per new shape (eager: 0.5): use `graph_dynamic`" in line
@@ -126,13 +127,13 @@ def test_non_finite_run_shows_no_figure_and_newest_run_wins():
     bad = _result("tf", "graph", 50, loss=float("nan"), known_wrong="drifts")
     found = memory_results([old, *_results()[:1], bad])
     assert found[("tf", "resnet", "graph")] is bad
-    text = memory_section([old, *_results()[:1], bad])
+    text = (lambda found: memory_section(found, records_of(found)))([old, *_results()[:1], bad])
     assert _row(text, "| resnet | tf | graph ⚠ |")[3:5] == ["non-finite ✗", "—"]
     assert "tf `eager`" in text.splitlines()[-1]  # the invalid run is never advised
 
 
 def test_repeated_children_show_the_median_and_range():
     r = _result("tf", "eager", 100, peak_memory_bytes_rounds=[90 * MIB, 100 * MIB, 130 * MIB])
-    text = memory_section([r, _result("tf", "graph", 50)])
+    text = (lambda found: memory_section(found, records_of(found)))([r, _result("tf", "graph", 50)])
     assert _row(text, "| resnet | tf | eager |")[3] == "100.0 (90.0–130.0)"
     assert _row(text, "| resnet | tf | graph |")[3] == "50.0"  # one child: no range

@@ -5,10 +5,11 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.load import load_dir, one_profile
+from report.load import load_dir
 from report.readings import throughput_reading
-from report.select import pick
+from report.select import one_profile, pick
 from report.tables import summary_table
+from tests.reporting import machines_of, records_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 QUICK = FIXTURES / "chainer_quick.json"  # steady, construction, peak, retrace
@@ -46,7 +47,7 @@ def partial(tmp_path):
 
 
 def test_a_partial_rerun_never_divides_by_the_older_runs_eager(partial):
-    table = summary_table(pick(partial, "steady"))
+    table = summary_table(records_of(pick(partial, "steady")))
     graph = _row(table, "| chainer | graph |")
     assert graph[3] == "— (no eager in this run)"
     assert graph[8].startswith("— (no ") and graph[9] == "`0002_default`"
@@ -54,7 +55,7 @@ def test_a_partial_rerun_never_divides_by_the_older_runs_eager(partial):
 
 
 def test_run_selects_the_older_run(partial):
-    table = summary_table(pick(partial, "steady", wanted=["0001"]))
+    table = summary_table(records_of(pick(partial, "steady", wanted=["0001"])))
     graph = _row(table, "| chainer | graph |")
     assert graph[3].endswith("(unpaired)") and graph[9] == "`0001_default`"
 
@@ -75,13 +76,13 @@ def test_throughput_uses_the_peak_runs_own_train_steps(tmp_path):
     trains = [b for b in first["benchmarks"] if b["extra_info"]["phase"] == "train"]
     share = max(t["extra_info"]["flops"] / t["stats"]["median"] for t in trains) / (
         peak["extra_info"]["flops"] / peak["stats"]["median"])
-    assert f"best train step {100 * share:.0f}% of it" in throughput_reading(pick(results, "peak"))
+    assert f"best train step {100 * share:.0f}% of it" in throughput_reading(records_of(pick(results, "peak")))
     assert {r.run for r in pick(results, "peak")} == {"0001_default"}
     assert {r.run for r in pick(results, "steady")} == {"0002_default"}
 
 
 def test_every_section_names_its_run(partial):
-    text = cli.details_text(partial)
+    text = cli.details_text(partial, machines_of(partial))
     assert "From run chainer `0002_default`." in text  # the steady table
     assert "From run chainer `0001_default`." in text  # retrace: only the older run has it
 
@@ -95,7 +96,7 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     clean["machine_info"]["graphbench"]["cpu"] = {"vector_isa": "avx2",
                                                   "env": {"ATEN_CPU_CAPABILITY": "avx2"}}
     save(tmp_path, clean, "0003_default", "2026-01-03T00:00:00")
-    text = cli.details_text(load_dir(tmp_path))
+    text = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path)))
     lines = text.splitlines()
     clean_line = next(line for line in lines if line.startswith("- `0003_default` on `vm ("))
     assert (", 2026-01-03 00:00 UTC, commit `01234567`: profile `quick`, device `cpu`, 2 threads, "
@@ -107,8 +108,8 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     other["machine_info"]["graphbench"]["profile"] = "paper"
     save(tmp_path, other, "0002_paper", "2026-01-02T00:00:00")  # saved, in a profile left out
     shown, note = one_profile(load_dir(tmp_path), "quick")
-    assert "0002_paper" in note and "No run 0002" not in cli.details_text(shown)
-    old = cli.details_text(load_dir(tmp_path), wanted=["0001"])
+    assert "0002_paper" in note and "No run 0002" not in cli.details_text(shown, machines_of(shown))
+    old = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path), ["0001"]), wanted=["0001"])
     assert ("- `0001_default`† on `vm (" in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)
     assert "| `0001_default`† |" in old and "From run chainer `0001_default`†." in old

@@ -3,7 +3,7 @@ import json
 from pathlib import Path
 
 from report import __main__ as cli
-from report.tables import interval_cell
+from report.text import interval_cell
 from report.write import SUMMARY_END, SUMMARY_START
 from tests.test_report_runs import save
 

@@ -4,6 +4,7 @@ import json
 from report import __main__ as cli
 from report.load import load_dir
 from report.write import SUMMARY_END, SUMMARY_START
+from tests.reporting import machines_of, records_of
 from tests.test_report_machines import PAIRED, on_machine
 from tests.test_report_runs import QUICK, save
 
@@ -61,7 +62,7 @@ COLUMN = {("step_time", "train"): 2, ("speedup", "train"): 3, ("step_time", "inf
 
 def test_every_table_figure_is_a_record_and_agrees(tmp_path):
     records, folder = publish(tmp_path)
-    rows = table_rows(cli.details_text(load_dir(folder / "results")))
+    rows = table_rows(cli.details_text(load_dir(folder / "results"), machines_of(load_dir(folder / "results"))))
     checked = 0
     for rec in records:
         column = COLUMN.get((rec["kind"], rec["phase"] if rec["kind"] in ("step_time", "speedup")
@@ -163,12 +164,12 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
     from report.load import load_file
     from report.pipeline import pipeline_section
     from report.precision import precision_section
-    from report.section_records import determinism_records, pipeline_records
-    from report.precision import precision_records
+    from report.records import determinism_records, pipeline_records
+    from report.records import precision_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     from tests.test_report_pipeline import _results
     flags = load_file(FLAGS)
-    det, prec = determinism_section(flags), precision_section(flags)
+    det, prec = determinism_section(flags, records_of(flags)), precision_section(flags, records_of(flags))
     for rec in determinism_records(flags):
         row = _row(det, f"| tf | {rec['model']} | {rec['variant']} |")
         assert row[5] == f"{rec['estimate']:.2f}× (unpaired)"
@@ -177,9 +178,9 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
             row = _row(prec.split(f"**mnist_cnn, {rec['precision']}**")[1],
                        f"| tf | {rec['variant']} |")
             assert row[3] == f"{rec['estimate']:.2f}× (unpaired)"
-    pipeline = pipeline_section(_results())
+    pipeline = pipeline_section(_results(), records_of(_results()))
     records = pipeline_records(_results())
-    assert len(records) == 3 * len(_results())
+    assert sum(r["kind"] == "epoch_time" for r in records) == len(_results())
     for rec in records:
         if rec["kind"] == "examples_per_s":
             assert f"{rec['estimate']:,.0f}/s · " in pipeline
@@ -190,9 +191,9 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
 
 def test_the_break_even_reading_says_what_the_table_says(tmp_path):
     from report.answer import break_even_reading
-    from report.figures import summary_table
+    from report.tables import summary_table
     results = paired_with_construction(tmp_path)
-    table, reading = summary_table(results), break_even_reading(results)
+    table, reading = summary_table(records_of(results)), break_even_reading(records_of(results))
     vgg = next(line for line in table.splitlines() if line.startswith("| chainer | graph |")
                and "1.25×" in line).split("|")[9].strip()
     assert f"chainer/graph on vgg after {vgg} steps" in reading
@@ -209,8 +210,8 @@ def test_retrace_and_memory_records_match_their_tables():
     tables = retrace_tables(results)
     records = retrace_records(results)
     assert records and all(f"{r['estimate']:.3g} s ({r['traces']} tr)" in tables for r in records)
-    section = memory_section(memory_results())
-    assert all(f"{r['estimate'] / 2 ** 20:.1f}" in section for r in memory_records(memory_results()))
+    section = memory_section(memory_results(), records_of(memory_results()))
+    assert all(f"{r['estimate'] / 2 ** 20:.1f}" in section for r in memory_records(memory_results()) if r['kind'] == 'memory_peak')
 
 
 def test_a_summary_that_cannot_be_written_leaves_nothing_staged(tmp_path, capsys):
@@ -235,19 +236,19 @@ def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend
     assert {m: (r["variant"], r["case"], r["estimate"], r["low"], r["high"], r["unit"])
             for m, r in found.items()} == {"mnist_cnn": ("eager", "cold", 0.375, 0.25, 0.5, "s"),
                                           "vgg": ("eager", "cold", 0.625, 0.5, 0.75, "s")}
-    line = next(line for line in answer_text(results).splitlines()
+    line = next(line for line in answer_text(machines_of(results)).splitlines()
                 if line.startswith("- **chainer**"))
     assert line.count("start") == 1
     assert "a fresh process takes 0.4–0.6 s to start (import, set-up) before its cold first" in line
 
 
 def test_noise_floor_is_the_widest_steady_step_aa_pair_of_its_run():
-    from types import SimpleNamespace
+    from report.load import Result
     from report.records import aa_floors
 
     def aa(phase, low, high, run="0001"):
-        return SimpleNamespace(machine="m", run=run, info={
-            "phase": phase, "aa_ratio": 1.0, "aa_ci_low": low, "aa_ci_high": high})
+        return Result("f", "m", run, "2026-01-01", "n", {
+            "phase": phase, "aa_ratio": 1.0, "aa_ci_low": low, "aa_ci_high": high}, {}, {})
     results = [aa("train", 0.95, 1.05), aa("infer", 0.9, 1.1), aa("micro", 0.2, 5.0),
                aa("pipeline", 0.5, 2.0), aa("train", 0.99, 1.01, run="0002")]
     assert aa_floors(results) == {("m", "0001"): (0.9, 1.1), ("m", "0002"): (0.99, 1.01)}
@@ -270,13 +271,13 @@ def _check_readings(results, mine):
                        if r["kind"] == "speedup" and r["phase"] == phase
                        and r["estimate"] is not None)
         top, bottom = found[-1][1], found[0][1]
-        reading = speedup_reading(results, phase)
+        reading = speedup_reading(records_of(results), phase)
         assert (f"largest {phase} speedup is {top['estimate']:.2f}× ({top['backend']}/"
                 f"{top['variant']} on {top['model']})") in reading
         assert f"smallest {bottom['estimate']:.2f}× ({bottom['backend']}/" in reading
         assert f"{sum(1 for _, r in found if r['significant'] is False)} have a 95% interval" in reading
     peaks = [r for r in mine if r["kind"] == "matmul_peak"]
-    assert all(f"matmul peak {r['estimate']:.1f} GFLOP/s" in throughput_reading(results)
+    assert all(f"matmul peak {r['estimate']:.1f} GFLOP/s" in throughput_reading(records_of(results))
                for r in peaks)
 
 

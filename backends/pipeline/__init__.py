@@ -5,14 +5,8 @@ import numpy as np
 from PIL import Image
 
 from backends import check_choice, load
+from catalog import LOADERS  # noqa: F401  (the loaders' names and what each does)
 
-LOADERS = {
-    "naive": "read, decode, crop and scale one example at a time, then batch",
-    "parallel": "the same per-example work on parallel workers (tf.data AUTOTUNE, processes)",
-    "cache": "decoded images kept in memory (filled when the loader is built); crop per example",
-    "prefetch": "naive, with one background producer preparing batches while the step runs",
-    "vectorized": "decode per example, then crop and scale the whole batch in one op",
-}
 UNSUPPORTED = {}  # (backend, loader) -> why it is a skip; every backend has all five today
 PARALLEL_WORKERS = {"tf": "AUTOTUNE"}  # a backend that picks its own degree of parallelism
 

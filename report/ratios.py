@@ -1,0 +1,67 @@
+"""The one rule for every ratio, verdict and break-even the report prints (statistics: stats.py)."""
+import math
+
+CI = "95% paired bootstrap"
+UNPAIRED = "unpaired (saved before paired timing): no interval"
+
+
+def includes_one(low, high):
+    """True when an interval cannot tell the ratio from 1 (no measurable difference)."""
+    return low <= 1 <= high
+
+
+def spread_overlaps(a, b):
+    """True when two results' interquartile ranges overlap: for an unpaired ratio, no verdict."""
+    return a.stats["q1"] <= b.stats["q3"] and b.stats["q1"] <= a.stats["q3"]
+
+
+def ratio(saved, base, other, missing):
+    """base ÷ other as record fields: the paired ratio `saved` with its interval, else the ratio
+    of the two results' medians (unpaired: no interval), else no figure with `missing`."""
+    if saved is not None:
+        return {"estimate": saved.estimate, "low": saved.low, "high": saved.high,
+                "interval": CI, "significant": saved.significant}
+    if base is None or other is None:
+        return {"estimate": None, "note": missing}
+    return {"estimate": base.median / other.median, "note": UNPAIRED,
+            "unpaired_significant": not spread_overlaps(base, other)}
+
+
+def clear(rec):
+    """True when a ratio record differs from 1 beyond chance: its paired interval excludes 1, or
+    (unpaired) the two interquartile ranges do not overlap."""
+    return rec["significant"] if rec["interval"] else rec.get("unpaired_significant", False)
+
+
+def verdict(rec):
+    """'faster', 'slower' or 'n.s.' of a ratio record (above 1: faster), 'unpaired' without an
+    interval."""
+    if rec["interval"] is None:
+        return "unpaired"
+    return "n.s." if not rec["significant"] else "slower" if rec["high"] < 1 else "faster"
+
+
+def break_even(graph_first, graph_step, eager_first, eager_step):
+    """Fewest steps n with graph_first + (n-1) graph_step <= eager_first + (n-1) eager_step.
+
+    None when the graph step is not faster (it never catches up)."""
+    extra = graph_first - eager_first
+    if extra <= 0:
+        return 1
+    gain = eager_step - graph_step
+    return None if gain <= 0 else 1 + math.ceil(extra / gain)
+
+
+def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None):
+    """(steps, fewest, most, note) until a first call of `cold` s is paid back by a train step
+    `speedup`× eager's; the range from the speedup's 95% interval (low, high) where there is one.
+    No steps where the interval includes 1 ('no significant gain') or lies below it ('never')."""
+    steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
+    if low is None:
+        n = steps(speedup)
+        return n, None, None, "never (graph step not faster)" if n is None else "unpaired"
+    if cold > eager_cold and includes_one(low, high):
+        return None, None, None, "no significant gain (the speedup's interval includes 1)"
+    if cold > eager_cold and high < 1:
+        return None, None, None, "never (slower)"
+    return steps(speedup), steps(high), steps(low), None

@@ -1,0 +1,79 @@
+"""How the renderers write a figure: cells, intervals, run labels (formatting only, no figures)."""
+from collections import defaultdict
+
+from catalog import VARIANTS
+
+VARIANT_ORDER = tuple(VARIANTS)
+
+
+def variant_order(variant):
+    return VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else 99
+
+
+def ms(seconds):
+    return "—" if seconds is None else f"{seconds * 1e3:.2f}"
+
+
+def s(seconds):
+    return "—" if seconds is None else f"{seconds:.2f}"
+
+
+def interval_cell(ratio, low, high):
+    """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
+    return f"{ratio:.2f}× [{low:.2f}, {high:.2f}]" + (" ~" if low <= 1 <= high else "")
+
+
+def step_cell(r):
+    """A result's median step time in ms with its interquartile range."""
+    return "—" if r is None else f"{ms(r.median)} ({ms(r.stats['q1'])}–{ms(r.stats['q3'])})"
+
+
+def label(rec):
+    """A record's run as the tables show it; † marks a dirty tree."""
+    return f"`{rec['run']}`" + ("†" if rec["dirty"] else "")
+
+
+def step_text(rec):
+    """A step time in ms with its interquartile range, as the tables show it."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return "non-finite ✗"
+    return f"{ms(rec['estimate'])} ({ms(rec['low'])}–{ms(rec['high'])})"
+
+
+def speedup_text(rec):
+    """A speedup: paired with its interval, unpaired said so, or "—" with the reason."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return f"— ({rec['note']})"
+    if rec["interval"]:
+        return interval_cell(rec["estimate"], rec["low"], rec["high"])
+    return f"{rec['estimate']:.2f}× (unpaired)"
+
+
+def break_even_text(rec):
+    """Steps, with the range the speedup's interval gives; 'never', or '—' with the reason."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
+    if rec["interval"]:
+        return f"{rec['estimate']:,} ({rec['low']:,}–{rec['high']:,})"
+    return str(rec["estimate"])
+
+
+def from_runs(picked):
+    """One line naming the run every backend's figures of this section come from."""
+    per_backend = defaultdict(lambda: defaultdict(set))
+    for r in picked:
+        per_backend[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
+    parts = []
+    for backend, runs in sorted(per_backend.items()):
+        if len(runs) == 1:
+            parts.append(f"{backend} {next(iter(runs))}")
+        else:
+            parts.append(f"{backend} " + ", ".join(f"{run} ({', '.join(sorted(models))})"
+                                                   for run, models in sorted(runs.items())))
+    return "From run " + "; ".join(parts) + "." if parts else ""
