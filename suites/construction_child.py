@@ -7,7 +7,6 @@ python -m suites.construction_child --backend B --model M --config JSON --batch 
 runs from it to the framework imported and configured (what every fresh process pays).
 `--cache-dir` is the compile cache the process uses (empty: cold; populated: warm); it is set in
 the environment before the framework loads. Everything but the JSON line goes to stderr."""
-import argparse
 import json
 import math
 import os
@@ -18,17 +17,11 @@ from suites import child
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m suites.construction_child",
-                                     description=__doc__)
-    for name in ("--backend", "--model", "--variant"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
-    parser.add_argument("--batch", type=int, required=True)
+    parser = child.parser("construction_child", __doc__)
+    parser.add_argument("--variant", required=True)
     parser.add_argument("--precision", default="float32")
     parser.add_argument("--cache-dir", default=None,
                         help="the on-disk compile cache (default: the inherited environment's)")
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--spawned-at", type=float, required=True,
                         help="the parent's time.time() just before it started this process")
     return parser.parse_args(argv)
@@ -64,7 +57,7 @@ def measure(args):
     the first train step (trace + compile + run) and the second."""
     import models
     backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
-                                        json.loads(args.config), prime=False)
+                                        json.loads(args.config))
     startup_s = time.time() - args.spawned_at
     with backend.compile_cache(args.cache_dir):
         runner = backend.Runner(spec, models.init_params(spec), args.variant, device,

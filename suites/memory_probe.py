@@ -5,31 +5,19 @@ python -m suites.memory_probe --backend B --model M --config JSON --batch N --va
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout).
 Bytes are above the baseline: this process's RSS after the framework's imports and start-up."""
-import argparse
-import contextlib
 import json
 import math
-import os
 import sys
-import traceback
 
-from backends import BackendUnavailable
 from suites import child, rss
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m suites.memory_probe", description=__doc__)
-    parser.add_argument("--backend", required=True)
-    parser.add_argument("--model", required=True)
-    parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
-    parser.add_argument("--batch", type=int, required=True)
+    parser = child.parser("memory_probe", __doc__, warm_prime=True)
     parser.add_argument("--variant", required=True)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--steps", type=int, default=3, help="train steps measured for the peak")
     parser.add_argument("--extra-batches", default="", help="comma list of batch sizes traced "
                                                             "one after another after the steps")
-    child.add_warm_prime(parser)
     args = parser.parse_args(argv)
     args.extra_batches = [int(b) for b in args.extra_batches.split(",") if b]
     return args
@@ -51,12 +39,9 @@ def check(args):
 def measure(args):
     """Baseline, first call, steady peak and cache growth of one case: a JSON-ready dict."""
     import models
-    from backends import load
     from suites.logs import count_log_signals
-    backend = load(args.backend)
-    device = backend.configure(args.threads, args.device)
-    backend.prime(cold=not args.warm_prime)
-    spec = models.build(args.model, **json.loads(args.config))
+    backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
+                                        json.loads(args.config), cold=not args.warm_prime)
     baseline = rss.current()  # "after imports": framework loaded, configured and started up
     method = rss.reset_peak()
     backend.reset_peak_memory(device)
@@ -94,27 +79,13 @@ def measure(args):
 def main(argv=None):
     """Run one case; the JSON line goes to the real stdout, everything else to stderr."""
     args = parse(argv)
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(args.threads)  # read once, when NumPy / the framework loads
-    sys.stdout.flush()
-    real_stdout = os.dup(1)
-    os.dup2(2, 1)  # C-level and Python writes to stdout land on stderr until the result
-    with contextlib.redirect_stdout(sys.stderr):
-        try:
-            check(args)
-        except (ValueError, BackendUnavailable) as error:
-            print(f"memory_probe: {error}", file=sys.stderr)
-            return 2
-        try:
-            out = measure(args)
-        except Exception as error:  # one last line the parent shows, the traceback above it
-            traceback.print_exc()
-            print(f"memory_probe: {type(error).__name__}: {error}", file=sys.stderr)
-            return 1
-    losses = out["losses"] + [g["loss"] for g in out["cache_growth"]]
-    out["loss_finite"] = all(math.isfinite(v) for v in losses)
-    os.write(real_stdout, (json.dumps(out) + "\n").encode())
-    return 0
+
+    def result():
+        out = measure(args)
+        losses = out["losses"] + [g["loss"] for g in out["cache_growth"]]
+        out["loss_finite"] = all(math.isfinite(v) for v in losses)
+        return out
+    return child.run("memory_probe", args.threads, lambda: check(args), result)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ runs give each workload its own children. The line: {"workloads": {W: {"times": 
 call, one per round]}, "first_call_s", "second_call_s", "traces" (each {arm: ...}),
 "graph_breaks", "compile_cache_hits", "settings"}}, "framework_version"}. Everything else goes
 to stderr."""
-import argparse
 import math
 import os
 import sys
@@ -24,15 +23,12 @@ from suites.paired import AA, interleave
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m suites.micro_child", description=__doc__)
-    for name in ("--backend", "--workload", "--arms", "--cache-dir"):
+    parser = child.parser("micro_child", __doc__, model=False, device=False, warm_prime=True)
+    for name in ("--workload", "--arms", "--cache-dir"):
         parser.add_argument(name, required=True)
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    for name, default in (("--rounds", 10), ("--warmup", 3), ("--block", 1), ("--seed", 0)):
-        parser.add_argument(name, type=int, default=default)
+    child.add_rounds(parser, rounds=10, warmup=3)
     parser.add_argument("--block-s", type=float, default=0.0,
                         help="grow the block (up to --block calls) until it lasts this long")
-    child.add_warm_prime(parser)
     args = parser.parse_args(argv)
     args.workloads = [w for w in args.workload.split(",") if w]
     args.arms = [a for a in args.arms.split(",") if a]

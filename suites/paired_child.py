@@ -5,11 +5,9 @@ python -m suites.paired_child --backend B --model M --config JSON --batch N --ph
     --block K --seed S --device D --threads T
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
-import argparse
 import contextlib
 import json
 import math
-import os
 import sys
 import time
 
@@ -18,16 +16,10 @@ from suites.paired import arm_spec, interleave
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m suites.paired_child", description=__doc__)
-    for name in ("--backend", "--model", "--arms"):
-        parser.add_argument(name, required=True)
-    parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
-    parser.add_argument("--batch", type=int, required=True)
+    parser = child.parser("paired_child", __doc__)
+    parser.add_argument("--arms", required=True)
     parser.add_argument("--phase", choices=("train", "infer"), required=True)
-    parser.add_argument("--device", default="cpu")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    for name, default in (("--rounds", 10), ("--warmup", 3), ("--block", 1), ("--seed", 0)):
-        parser.add_argument(name, type=int, default=default)
+    child.add_rounds(parser, rounds=10, warmup=3)
     args = parser.parse_args(argv)
     args.arms = [a for a in args.arms.split(",") if a]
     return args
@@ -58,7 +50,7 @@ def measure(args):
     # no prime(): nothing is timed before the first calls, which pay the start-up (torch's
     # prime compiles in an empty cache, about 10 s per child)
     backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
-                                        json.loads(args.config), prime=False)
+                                        json.loads(args.config))
     batch = models.synthetic_batch(spec, args.batch)
     # every runner is built before any first call: a torch Runner resets dynamo, which would
     # drop the compiled code of runners built before it

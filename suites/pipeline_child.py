@@ -9,7 +9,6 @@ Each loader is an arm with a runner of its own; when the baseline loader is one 
 instance of it with its own runner (`naive_aa`) is the A/A control. The seeded PNG files are read
 from DIR, or written there first when it holds no finished set. Everything but the JSON line goes
 to stderr."""
-import argparse
 import contextlib
 import json
 import math
@@ -29,15 +28,12 @@ SETTLE_S = 2.0  # the longest wait for a loader's background work after an epoch
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m suites.pipeline_child", description=__doc__)
-    for name in ("--backend", "--model", "--variant", "--loaders", "--folder"):
+    parser = child.parser("pipeline_child", __doc__, device=False)
+    for name in ("--variant", "--loaders", "--folder"):
         parser.add_argument(name, required=True)
-    parser.add_argument("--config", default="{}", help="the model's spec config as JSON")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
-    for name in ("--batch", "--examples", "--pad", "--workers"):
+    for name in ("--examples", "--pad", "--workers"):
         parser.add_argument(name, type=int, required=True)
-    for name, default in (("--rounds", 3), ("--warmup", 1), ("--seed", 0)):
-        parser.add_argument(name, type=int, default=default)
+    child.add_rounds(parser, rounds=3, warmup=1, block=False)
     parser.add_argument("--case-seed", type=int, default=0,
                         help="the case's seed: images, crops and weights (--seed: the order)")
     args = parser.parse_args(argv)
@@ -57,12 +53,11 @@ def loader_of(arm):
 def command(backend, model, config, batch, variant, loaders, folder, plan, rounds, warmup,
             seed=0, threads=1, case_seed=0):
     """The command line of one child timing `loaders` (a profile's Pipeline `plan`)."""
-    return [sys.executable, "-m", "suites.pipeline_child", "--backend", backend, "--model", model,
-            "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
-            "--loaders", ",".join(loaders), "--folder", str(folder),
-            "--examples", str(plan.examples), "--pad", str(plan.pad),
-            "--workers", str(plan.workers), "--rounds", str(rounds), "--warmup", str(warmup),
-            "--seed", str(seed), "--threads", str(threads), "--case-seed", str(case_seed)]
+    return child.command("pipeline_child", backend=backend, model=model, config=config,
+                         batch=batch, variant=variant, loaders=loaders, folder=folder,
+                         examples=plan.examples, pad=plan.pad, workers=plan.workers,
+                         rounds=rounds, warmup=warmup, seed=seed, threads=threads,
+                         case_seed=case_seed)
 
 
 def check(args):
@@ -158,7 +153,7 @@ def measure(args):
     import models
     from backends.pipeline import close, crop_offsets, load_pipeline, workers_used
     backend, device, spec = child.start(args.backend, args.threads, "cpu", args.model,
-                                        json.loads(args.config), prime=False)
+                                        json.loads(args.config))
     channels, side, _ = spec.input_chw
     stored = side + args.pad
     paths, labels = image_files(args.folder, args.examples, stored, channels, args.case_seed,
