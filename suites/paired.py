@@ -1,18 +1,13 @@
 """Paired timing: several arms interleaved in one process, repeated in fresh child processes."""
 import contextlib
 import gc
-import json
 import random
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from backends import PRECISIONS, VARIANTS
+from suites import child
 
-ROOT = Path(__file__).resolve().parents[1]  # the child runs `-m suites.paired_child` from here
-
-CHILD_TIMEOUT_S = 1800  # a group's cold compiles of the default ResNet take minutes
+run_child = child.result  # the name user/measure.py imports
 AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
 GC_SETTING = ("collected before, disabled during each block; the heap older than the rounds "
               "frozen (gc.freeze), so each collection scans only what the rounds made")
@@ -85,33 +80,16 @@ def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
 def child_command(backend, model, config, batch, phase, arms, plan, seed=0, device="cpu",
                   threads=1):
     """The command line of one child process timing `arms` of one comparison group."""
-    return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model", model,
-            "--config", json.dumps(config), "--batch", str(batch), "--phase", phase,
-            "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
-            "--warmup", str(plan["warmup"]), "--block", str(plan["block"]), "--seed", str(seed),
-            "--device", device, "--threads", str(threads)]
-
-
-def run_child(command, timeout=CHILD_TIMEOUT_S):
-    """The child's JSON result (it inherits this environment); RuntimeError with its last line."""
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        raise RuntimeError(f"paired child passed its {timeout} s limit") from None
-    last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
-    if done.returncode != 0:
-        raise RuntimeError(f"paired child exited {done.returncode}: {last}")
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        raise RuntimeError(f"paired child printed no JSON result: {last}") from None
+    return child.command("paired_child", backend=backend, model=model, config=config,
+                         batch=batch, phase=phase, arms=arms, rounds=plan["rounds"],
+                         warmup=plan["warmup"], block=plan["block"], seed=seed, device=device,
+                         threads=threads)
 
 
 def measure_group(case, phase, arms, plan, env, processes):
     """Run the group in `processes` fresh children: {"times": {arm: [[s per round] per
     process]}, "children": [each child's result]}."""
-    children = [run_child(child_command(
+    children = [child.result(child_command(
         case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan, seed,
         env["device"], env["threads"])) for seed in range(processes)]
     return {"times": {arm: [c["times"][arm] for c in children] for arm in arms},

@@ -1,32 +1,30 @@
 """Graph construction overhead: the first train step of a fresh variant (trace + compile + run),
 each round in a fresh child process (suites/construction_child.py), so that nothing the pytest
 process or an earlier round paid (imports, compiler workers, in-memory caches) is shared."""
-import json
 import math
-import sys
 import time
 
 import pytest
 
+from suites import child
 from suites.cases import extra_info
-from suites.paired import record, run_child
+from suites.paired import record
 
 _populated = {}  # case id -> a compile cache dir a cold round's child left populated
 
 
 def child_command(case, env, cache_dir):
     """The command line of one construction round; `--spawned-at` is stamped by run_round."""
-    return [sys.executable, "-m", "suites.construction_child", "--backend", case.backend.NAME,
-            "--model", case.spec.name, "--config", json.dumps(case.spec.config),
-            "--batch", str(case.batch), "--variant", case.variant,
-            "--precision", case.precision, "--cache-dir", str(cache_dir),
-            "--device", env["device"], "--threads", str(env["threads"])]
+    return child.command("construction_child", backend=case.backend.NAME, model=case.spec.name,
+                         config=case.spec.config, batch=case.batch, variant=case.variant,
+                         precision=case.precision, cache_dir=cache_dir, device=env["device"],
+                         threads=env["threads"])
 
 
 def run_round(case, env, cache_dir):
     """One fresh child on `cache_dir`: its JSON result (RuntimeError with its last line)."""
     command = child_command(case, env, cache_dir)
-    return run_child(command + ["--spawned-at", repr(time.time())])
+    return child.result(command + ["--spawned-at", repr(time.time())])
 
 
 @pytest.mark.precisions

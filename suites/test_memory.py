@@ -1,16 +1,13 @@
 """Memory: peak RSS of a train step per case, each in a child process of its own, and the memory
 held by the graph cache as the number of traced shapes grows."""
-import json
 import math
 import statistics
-import subprocess
-import sys
 
 import pytest
 
+from suites import child
 from suites.cases import extra_info
 
-CHILD_TIMEOUT_S = 1800  # a cold torch.compile per shape of the default ResNet takes minutes
 TIMED = "child process wall time (imports, build, steps): not a step time"
 KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
         "held_after_steady_bytes", "baseline_bytes", "cache_growth", "peak_method", "peak_source",
@@ -21,26 +18,19 @@ KEYS = ("peak_memory_bytes", "first_call_peak_bytes", "held_after_first_bytes",
 
 def probe_command(backend, model, config, batch, variant, plan, device="cpu", threads=1):
     """The child's command line for one case under a profile's memory plan."""
-    return [sys.executable, "-m", "suites.memory_probe", "--backend", backend, "--model", model,
-            "--config", json.dumps(config), "--batch", str(batch), "--variant", variant,
-            "--device", device, "--threads", str(threads), "--steps", str(plan.steps),
-            "--extra-batches", ",".join(str(b) for b in plan.extra_batches)] + (
-                ["--warm-prime"] if plan.warm_prime else [])
+    return child.command("memory_probe", backend=backend, model=model, config=config,
+                         batch=batch, variant=variant, device=device, threads=threads,
+                         steps=plan.steps, extra_batches=plan.extra_batches,
+                         warm_prime=plan.warm_prime)
 
 
-def run_probe(command, timeout=CHILD_TIMEOUT_S):
+def run_probe(command, timeout=child.TIMEOUT_S):
     """Run the child (inheriting this environment); its JSON result, or a one-line failure."""
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"memory probe passed its {timeout} s limit")
-    last = (done.stderr.strip().splitlines() or ["(no stderr)"])[-1]
-    if done.returncode != 0:
-        pytest.fail(f"memory probe exited {done.returncode}: {last}")
-    try:
-        return json.loads(done.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        pytest.fail(f"memory probe printed no JSON result: {last}")
+        return child.result(command, timeout, "memory probe")
+    except RuntimeError as error:
+        failure = str(error)
+    pytest.fail(failure)
 
 
 def median_child(peaks):
@@ -50,8 +40,8 @@ def median_child(peaks):
 
 def from_median_child(rounds):
     """Every field of the median child's result, with each child's peaks and the child's index."""
-    child = median_child([r["peak_memory_bytes"] for r in rounds])
-    found = dict(rounds[child], median_child=child, processes=len(rounds))
+    median = median_child([r["peak_memory_bytes"] for r in rounds])
+    found = dict(rounds[median], median_child=median, processes=len(rounds))
     for key in ("peak_memory_bytes", "first_call_peak_bytes"):
         found[f"{key}_rounds"] = [r[key] for r in rounds]
     return found

@@ -1,12 +1,12 @@
 """Seed 001's micro workloads (the tf.function / AutoGraph guide) in every backend, eager vs graph."""
 import importlib
-import sys
 
 import pytest
 
 import stats
 from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS
-from suites.paired import AA, record, run_child
+from suites import child
+from suites.paired import AA, record
 from suites.test_steady import CI_METHOD
 
 # A micro call lasts from about 4 µs (a 10x10 matmul) to a third of a second (the large
@@ -35,11 +35,10 @@ def _arms(micro, workload):
 
 
 def _command(backend, workloads, arms, plan, seed, threads, cache_dir, warm_prime=False):
-    return [sys.executable, "-m", "suites.micro_child", "--backend", backend, "--workload",
-            ",".join(workloads), "--arms", ",".join(arms), "--rounds", str(plan["rounds"]),
-            "--warmup", str(plan["warmup"]), "--block", str(plan["block"]), "--block-s",
-            str(plan["block_s"]), "--seed", str(seed), "--threads", str(threads), "--cache-dir",
-            str(cache_dir)] + (["--warm-prime"] if warm_prime else [])
+    return child.command("micro_child", backend=backend, workload=workloads, arms=arms,
+                         rounds=plan["rounds"], warmup=plan["warmup"], block=plan["block"],
+                         block_s=plan["block_s"], seed=seed, threads=threads,
+                         cache_dir=cache_dir, warm_prime=warm_prime)
 
 
 def _selected(request, backend):
@@ -73,7 +72,7 @@ def _measure(request, micro, workload, env, disabled, tmp_path_factory):
             w for w in _selected(request, micro.NAME) if _arms(micro, w) == arms
             and (micro.NAME, w) not in _groups] or [workload]
         try:
-            children = [run_child(_command(
+            children = [child.result(_command(
                 micro.NAME, together, arms, plan, seed, env["threads"],
                 "" if shared else tmp_path_factory.mktemp(f"micro-{micro.NAME}-{seed}"), shared))
                 for seed in range(1 if disabled else profile.steady_processes)]

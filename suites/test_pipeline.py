@@ -8,8 +8,9 @@ import pytest
 
 import stats
 from backends.pipeline import LOADERS, UNSUPPORTED
+from suites import child
 from suites.cases import extra_info
-from suites.paired import measured_once, record, run_child
+from suites.paired import measured_once, record
 from suites.pipeline_child import (AA, BASELINE, VARIANTS, command,
                                    image_files as write_image_files)
 
@@ -54,7 +55,7 @@ def _measure(request, case, env, tmp_path_factory, disabled):
 
     def measure():
         folder = image_files(tmp_path_factory, case, plan)
-        children = [run_child(command(
+        children = [child.result(command(
             case.backend.NAME, case.spec.name, case.spec.config, case.batch, case.variant,
             _loaders(request, key), folder, plan, rounds, warmup, seed, env["threads"],
             case.seed)) for seed in range(processes)]

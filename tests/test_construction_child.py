@@ -4,7 +4,7 @@ import time
 
 from backends import VARIANTS
 from suites.construction_child import parse
-from suites.paired import ROOT, run_child
+from suites.child import ROOT, result
 from suites.profiles import PROFILES
 from suites.test_construction import child_command
 
@@ -49,7 +49,7 @@ def test_child_refuses_an_unsupported_variant_in_one_line(tmp_path):
 
 
 def test_an_eager_child_returns_every_key(backend, backend_name, tmp_path):
-    found = run_child(_command(backend_name, "eager", tmp_path), timeout=300)
+    found = result(_command(backend_name, "eager", tmp_path), timeout=300)
     assert set(found) == KEYS and found["loss_finite"]
     assert found["traces"] == found["second_traces"] == 0
     assert found["cache_hits"] == (0 if backend_name == "torch" else None)

@@ -2,14 +2,14 @@
 and its one-line refusals."""
 import json
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from backends.micro import WORKLOADS
+from suites.child import ROOT, command
 from suites.micro_child import parse
-from suites.paired import AA, GC_SETTING, ROOT
+from suites.paired import AA, GC_SETTING
 from suites.test_micro import MICRO_BLOCK, MICRO_BLOCK_S, _command, micro_module
 
 
@@ -28,9 +28,9 @@ def test_graph_matches_eager(backend, workload):
 
 def _child(backend_name, workload, arms, tmp_path, *extra):
     """Run the micro child: (exit code, stdout, stderr lines)."""
-    command = [sys.executable, "-m", "suites.micro_child", "--backend", backend_name, "--workload",
-               workload, "--arms", arms, "--cache-dir", str(tmp_path), "--threads", "1", *extra]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=ROOT)
+    argv = command("micro_child", backend=backend_name, workload=workload, arms=arms,
+                   cache_dir=tmp_path, threads=1) + list(extra)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=ROOT)
     return done.returncode, done.stdout, done.stderr.strip().splitlines()
 
 

@@ -10,8 +10,9 @@ import textwrap
 import pytest
 
 from backends import VARIANTS
-from suites.paired import (AA, GC_SETTING, ROOT, arm_name, arm_spec, child_command, group_arms, interleave,
-                           run_child)
+from suites.child import ROOT, result
+from suites.paired import (AA, GC_SETTING, arm_name, arm_spec, child_command, group_arms,
+                           interleave)
 from suites.profiles import PROFILES
 
 
@@ -41,7 +42,7 @@ def _command(backend, arms, rounds=2, phase="train"):
 
 @pytest.mark.parametrize("phase", ["train", "infer"])  # quick's steady suite times train only
 def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name, phase):
-    found = run_child(_command(backend_name, ["eager", AA], phase=phase), timeout=300)
+    found = result(_command(backend_name, ["eager", AA], phase=phase), timeout=300)
     assert {arm: len(t) for arm, t in found["times"].items()} == {"eager": 2, AA: 2}
     assert found["loss"]["eager"] == found["loss"][AA] and found["loss_finite"]
     assert found["settings"]["warmup_rounds"] == 1 and found["traces"] == {"eager": 0, AA: 0}
@@ -105,7 +106,7 @@ def test_group_arms_bring_their_references_along():
 
 
 def test_child_times_a_deterministic_arm(backend, backend_name):
-    found = run_child(_command(backend_name, ["eager", "eager+det"]), timeout=300)
+    found = result(_command(backend_name, ["eager", "eager+det"]), timeout=300)
     assert found["loss"]["eager+det"] == pytest.approx(found["loss"]["eager"], rel=1e-5)
     assert found["loss_finite"] and set(found["times"]) == {"eager", "eager+det"}
 

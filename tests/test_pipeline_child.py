@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 from backends.pipeline import LOADERS
-from suites.paired import ROOT, run_child
+from suites.child import ROOT, result
 from suites.pipeline_child import AA, BASELINE, MANIFEST, command, image_files, parse
 from suites.profiles import PROFILES
 
@@ -53,7 +53,7 @@ def test_child_refuses_in_one_line(backend_name, tmp_path, loaders, variant, lin
 def test_a_child_times_each_loader_and_the_aa_twin_on_the_same_examples(backend_name, tmp_path):
     if backend_name != "chainer":  # the suite runs this child for every backend anyway
         pytest.skip("the child's JSON is checked on chainer, the quickest to start")
-    found = run_child(_command(backend_name, tmp_path, ["prefetch", BASELINE]), timeout=300)
+    found = result(_command(backend_name, tmp_path, ["prefetch", BASELINE]), timeout=300)
     arms = ["prefetch", BASELINE, AA]
     assert found["arms"] == arms and found["loss_finite"]
     assert {a: len(t) for a, t in found["times"].items()} == dict.fromkeys(arms, 2)
