@@ -69,7 +69,7 @@ def test_bad_argument_is_one_line_naming_the_choices(backend_name, flag, value, 
     command = probe(backend_name)
     command[command.index(flag) + 1] = value
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    assert done.returncode != 0 and done.stdout == ""
+    assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and f"{value!r}" in lines[0]
     assert all(choice in lines[0] for choice in choices)
