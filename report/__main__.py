@@ -13,7 +13,7 @@ from report.answer import answer_text, break_even_reading, step_time_reading
 from report.compare import compare_runs
 from report.load import SUMMARY, load_dir, load_file, unfinished, warn
 from report.memory import advice as memory_advice
-from report.memory import memory_results
+from report.memory import memory_peaks
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
 from report.records import FIELDS, machine_records
@@ -78,9 +78,9 @@ CHARTS = (  # (file stem, title, section, reading of the machine's records and s
     ("retrace", "Retracing with changing input sizes", "retrace",
      lambda rec, res: retrace_reading(rec)),
     ("retrace_steps", "Retracing: a step at a new input size beside a seen one", "retrace",
-     lambda rec, res: retrace_step_reading(res)),
+     lambda rec, res: retrace_step_reading(rec)),
     ("memory", "Memory per variant", "memory",
-     lambda rec, res: memory_advice(memory_results(res)) or "No memory results."),
+     lambda rec, res: memory_advice(memory_peaks(rec)) or "No memory results."),
 )
 
 

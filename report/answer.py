@@ -51,6 +51,7 @@ def _overlap(a, b):
 def _get(records, rec, kind, phase=None, variant=None, case=None):
     """The record of `kind` for `rec`'s backend and model (and its variant unless one is named)."""
     return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
+                 and r["precision"] == rec["precision"]
                  and r["model"] == rec["model"] and r["variant"] == (variant or rec["variant"])
                  and (phase is None or r["phase"] == phase) and r["case"] == case), None)
 
@@ -93,7 +94,7 @@ def memory_cost(records, backend, variants):
     """The memory_ratio record (variant peak ÷ eager peak) of a named variant on the model with
     the largest eager peak, or None."""
     eager = {r["model"]: r["estimate"] for r in records if r["kind"] == "memory_peak"
-             and r["backend"] == backend and r["variant"] == "eager"}
+             and r["backend"] == backend and r["variant"] == "eager" and r["estimate"] is not None}
     found = [r for r in records if r["kind"] == "memory_ratio" and r["backend"] == backend
              and r["estimate"] is not None and r["variant"] in variants.get(r["model"], ())
              and r["model"] in eager]

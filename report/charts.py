@@ -8,9 +8,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 from report.answer import best  # noqa: E402
-from report.retrace import by_depth, retrace_results  # noqa: E402
+from report.retrace import by_depth, totals  # noqa: E402
 from report.records import STEP_PHASES  # noqa: E402
-from report.select import index, latest  # noqa: E402
+from report.select import latest  # noqa: E402
 from report.tables import lookup  # noqa: E402
 from report.text import VARIANT_ORDER, variant_order  # noqa: E402
 
@@ -30,6 +30,12 @@ def subtitle(results):
     runs = sorted({f"{r.info['backend']} {r.run}{'†' if r.dirty else ''}" for r in results})
     return (" | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
             + "\nruns: " + ", ".join(runs) + (" († uncommitted changes)" if "†" in str(runs) else ""))
+
+
+def _index(records, kinds=("step_time", "first_call")):
+    """{(backend, model, variant, phase, case): record} of the float32 figures of `kinds`."""
+    return {(r["backend"], r["model"], r["variant"], r["phase"], r["case"]): r for r in records
+            if r["kind"] in kinds and r["precision"] == "float32" and r["estimate"] is not None}
 
 
 def _rows(idx, model, with_eager=False):
@@ -65,7 +71,7 @@ def _models(idx):
 def speedup_chart(records, results, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
-    cells, idx = lookup(records), index(results)
+    cells, idx = lookup(records), _index(records)
     models = _models(idx)
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
@@ -143,7 +149,7 @@ def _ratio_axis(ax, low, high):
 def overhead_chart(records, results, path):
     """First call minus steady train step, cold and (where measured) warm, in seconds, from the
     first_call and step_time records of one run."""
-    cells, idx = lookup(records), index(results)
+    cells, idx = lookup(records), _index(records)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
@@ -183,7 +189,7 @@ def overhead_chart(records, results, path):
 def break_even_chart(records, results, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
     whiskers span the steps at the two ends of the speedup's interval."""
-    cells, idx = lookup(records), index(results)
+    cells, idx = lookup(records), _index(records)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
@@ -218,7 +224,7 @@ def break_even_chart(records, results, path):
 
 def throughput_chart(records, results, path):
     """Train-step GFLOP/s as a share of the same run's matmul peak, from the throughput records."""
-    idx = index(results)
+    idx = _index(records, ("throughput_share",))
     peaks = {r["backend"]: r["estimate"] for r in records if r["kind"] == "matmul_peak"}
     shares = {(r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
               if r["kind"] == "throughput_share"}
@@ -243,7 +249,7 @@ def throughput_chart(records, results, path):
 
 def retrace_chart(records, results, path):
     """Total time of the varying-size training sequence per network depth, traces annotated."""
-    found = retrace_results(results, "train", "varying")
+    found = totals(records)
     if not found:
         return None
     backends = sorted({b for b, _, _ in found})
@@ -260,12 +266,12 @@ def retrace_chart(records, results, path):
                 if r is None:
                     continue
                 y = i + (j - (len(variants) - 1) / 2) * height
-                ax.barh(y, r.stats["median"], height=height,
+                ax.barh(y, r["estimate"], height=height,
                         color=plt.cm.tab10(VARIANT_ORDER.index(variant)),
                         label=variant if variant not in labelled else None,
-                        hatch="xx" if r.info.get("cut_short") else None)
+                        hatch="xx" if r.get("cut_short") else None)
                 labelled.add(variant)
-                ax.text(r.stats["median"], y, f" {r.info['traces']} tr", va="center", fontsize=6)
+                ax.text(r["estimate"], y, f" {r['traces']} tr", va="center", fontsize=6)
         ax.set_xscale("log")
         ax.set_yticks(range(len(nets)), nets, fontsize=8)
         ax.set_title(backend)

@@ -2,7 +2,7 @@
 import matplotlib.ticker
 
 from report.charts import COLORS, _figure, _finish, plt
-from report.retrace import by_depth, new_vs_seen_steps, retrace_results
+from report.retrace import by_depth, new_vs_seen_steps, totals
 from report.text import variant_order
 
 MIB = 2 ** 20
@@ -10,7 +10,7 @@ MIB = 2 ** 20
 
 def memory_chart(records, results, path):
     """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
-    records = [r for r in records if r["kind"] == "memory_peak"]
+    records = [r for r in records if r["kind"] == "memory_peak" and r["estimate"] is not None]
     models = sorted({r["model"] for r in records})
     if not models:
         return None
@@ -34,13 +34,13 @@ def memory_chart(records, results, path):
 def retrace_step_chart(records, results, path):
     """Per backend: the mean step at a shape not seen before beside one at a seen shape
     (repeating sizes, after the first step), for every variant and network."""
-    found = new_vs_seen_steps(results)
+    found = new_vs_seen_steps(records)
     backends = sorted({b for b, _, _ in found})
     if not backends:
         return None
     fig, axes = _figure(backends, "Retracing: a step at a new input size (dark) beside one at a "
                         "size seen before (light)", results, "seconds per step (log scale)")
-    order = by_depth(retrace_results(results, "train", "repeating"))
+    order = by_depth(totals(records, "repeating"))
     for ax, backend in zip(axes, backends):
         keys = sorted((k for k in found if k[0] == backend), key=lambda k: (
             order(k[1]), variant_order(k[2])))

@@ -3,8 +3,7 @@ import math
 
 from catalog import DETERMINISM_UNSUPPORTED
 from report.ratios import clear
-from report.select import of_phase
-from report.text import interval_cell, speedup_text, step_cell, variant_order
+from report.text import interval_cell, speedup_text, step_text, variant_order
 
 
 def agreement_line(records):
@@ -27,21 +26,22 @@ def _yes(flag):
 
 
 def _vs_eager(r):
-    if not r or r.info["variant"] == "eager":
+    if not r or r["variant"] == "eager":
         return "—"
-    if r.info["identical_to_eager"]:
+    if r["identical_to_eager"]:
         return "bitwise"
-    return f"to {r.info['max_rel_diff_to_eager']:.1e} rel."
+    return f"to {r['max_rel_diff_to_eager']:.1e} rel."
 
 
-def determinism_section(results, records):
+def determinism_section(records):
     """One table: cost of deterministic ops and the bitwise answers, per backend/model/variant."""
-    runs = of_phase(results, "determinism", "model", "variant", "deterministic")
+    runs = {(r["backend"], r["model"], r["variant"], r["deterministic"]): r for r in records
+            if r["kind"] == "determinism_step"}
     if not runs:
         return ""
     ratios = {(r["backend"], r["model"], r["variant"]): r for r in records
               if r["kind"] == "determinism_ratio"}
-    steps = next(iter(runs.values())).info["compared_steps"]
+    steps = next(iter(runs.values()))["compared_steps"]
     lines = [f"Train step with the deterministic-ops switch off and on; same-seed runs compare the "
              f"losses of {steps} steps bit for bit, and each variant's against eager's.", "",
              "| backend | model | variant | step ms off (IQR) | step ms on (IQR) | off ÷ on | "
@@ -52,22 +52,22 @@ def determinism_section(results, records):
     for backend, model, variant in keys:
         off, on = runs.get((backend, model, variant, False)), runs.get((backend, model, variant, True))
         why = DETERMINISM_UNSUPPORTED.get((backend, variant))
-        repeat_off = _yes(off and off.info["repeat_identical"])
+        repeat_off = _yes(off and off["repeat_identical"])
         if on is None and why:
             reasons += [why] if why not in reasons else []
             cells = [f"refused [{reasons.index(why) + 1}]", "—", repeat_off, "—", "—"]
         else:
             rec = ratios.get((backend, model, variant))
-            cells = [step_cell(on), speedup_text(rec),
-                     repeat_off, _yes(on and on.info["repeat_identical"]), _vs_eager(on)]
+            cells = [step_text(on), speedup_text(rec),
+                     repeat_off, _yes(on and on["repeat_identical"]), _vs_eager(on)]
             if rec and rec["estimate"] is not None:
                 basis.add("the interval" if rec["interval"] else "the spread")
                 if clear(rec):  # on ÷ off, above 1: the switch makes the step slower
                     cost = 1 / rec["estimate"]
                     (slower if cost > 1 else faster).append(f"{backend}/{model}/{variant} "
                                                             f"{cost:.2f}×")
-        lines.append("| " + " | ".join([backend, model, variant, step_cell(off), *cells]) + " |")
-    repeat_off = all(r.info["repeat_identical"] for (_, _, _, d), r in runs.items() if not d)
+        lines.append("| " + " | ".join([backend, model, variant, step_text(off), *cells]) + " |")
+    repeat_off = all(r["repeat_identical"] for (_, _, _, d), r in runs.items() if not d)
     lines += [""] + [f"[{i}] {why}" for i, why in enumerate(reasons, 1)]
     lines += ["", "What to do, from these runs: " + (
         "on this CPU every run repeated bit for bit even with the switch off, so the switch buys "
@@ -79,7 +79,7 @@ def determinism_section(results, records):
     return "\n".join(lines)
 
 
-def determinism_text(results, records):
+def determinism_text(records):
     """The section's table followed by the check against the steady suite's figure."""
-    table = determinism_section(results, records)
+    table = determinism_section(records)
     return table and "\n\n".join(filter(None, [table, agreement_line(records)]))

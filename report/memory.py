@@ -1,19 +1,23 @@
 """The memory suite's tables: train-step peak (× eager's, with its interval), first-call peak,
 cache growth."""
-from report.select import of_phase
 from report.text import interval_cell, variant_order
 
 MIB = 2 ** 20
 
 
-def memory_results(results):
-    """{(backend, model, variant): result} of the newest memory runs."""
-    return of_phase(results, "memory", "model", "variant", valid=False)
+def memory_peaks(records):
+    """{(backend, model, variant): memory_peak record} (estimate None: a non-finite loss)."""
+    return {(r["backend"], r["model"], r["variant"]): r for r in records
+            if r["kind"] == "memory_peak"}
+
+
+def _value(r, key):
+    return r["estimate"] if key == "peak_memory_bytes" else r[key]
 
 
 def _rows(found):
     """(model, backend, variant) keys: models by size, then backend, then variant order."""
-    params = {m: r.info.get("params", 0) for (_, m, _), r in found.items()}
+    params = {m: r.get("params", 0) for (_, m, _), r in found.items()}
     return sorted(((m, b, v) for b, m, v in found), key=lambda k: (params[k[0]], k[0], k[1],
                                                                      variant_order(k[2])))
 
@@ -48,23 +52,23 @@ def memory_ratios(records):
 
 def _cell(r, key):
     """Median MiB with the range over the repeated child processes, when there were several."""
-    if not r.valid:
+    if r["estimate"] is None:
         return "non-finite ✗"
-    rounds = r.info.get(f"{key}_rounds") or []
+    rounds = r.get(f"{key}_rounds") or []
     spread = f" ({_mib(min(rounds))}–{_mib(max(rounds))})" if len(rounds) > 1 else ""
-    return _mib(r.info[key]) + spread
+    return _mib(_value(r, key)) + spread
 
 
 def _label(r, variant):
-    return variant + (" ⚠" if r.info.get("known_wrong") else "")
+    return variant + (" ⚠" if r.get("known_wrong") else "")
 
 
 def _figures(found, figure):
     """Per row: (result, its figure or None when its loss was not finite, eager's figure)."""
     for model, backend, variant in _rows(found):
         r, eager = found[(backend, model, variant)], found.get((backend, model, "eager"))
-        value = figure(r) if r.valid else None
-        yield model, backend, variant, r, value, figure(eager) if eager and eager.valid else None
+        value = figure(r) if r["estimate"] is not None else None
+        yield model, backend, variant, r, value, figure(eager) if eager and eager["estimate"] is not None else None
 
 
 def peak_table(found, ratios):
@@ -87,8 +91,8 @@ def first_call_table(found):
     lines = ["| model | backend | variant | first-call peak MiB (range) | × eager's | "
              "held after first call MiB |", "|---|---|---|---|---|---|"]
     for model, backend, variant, r, peak, eager in _figures(
-            found, lambda r: r.info["first_call_peak_bytes"]):
-        held = _mib(r.info["held_after_first_bytes"]) if r.valid else "non-finite ✗"
+            found, lambda r: r["first_call_peak_bytes"]):
+        held = _mib(r["held_after_first_bytes"]) if r["estimate"] is not None else "non-finite ✗"
         lines.append(f"| {model} | {backend} | {_label(r, variant)} | "
                      f"{_cell(r, 'first_call_peak_bytes')} | "
                      f"{_ratio(eager, peak, variant)} | {held} |")
@@ -97,30 +101,30 @@ def first_call_table(found):
 
 def growth_per_shape(r):
     """MiB more held per extra batch size (a new shape) than after the steady steps, or None."""
-    growth = r.info.get("cache_growth") or []
-    if not r.valid or not growth or r.info.get("held_after_steady_bytes") is None:
+    growth = r.get("cache_growth") or []
+    if r["estimate"] is None or not growth or r.get("held_after_steady_bytes") is None:
         return None
-    return (growth[-1]["held_bytes"] - r.info["held_after_steady_bytes"]) / len(growth) / MIB
+    return (growth[-1]["held_bytes"] - r["held_after_steady_bytes"]) / len(growth) / MIB
 
 
 def growth_table(found):
     """Table 3: memory held after each new batch size, with the traces so far."""
     batches = []
     for r in found.values():
-        batches += [g["batch"] for g in r.info.get("cache_growth") or [] if g["batch"] not in batches]
+        batches += [g["batch"] for g in r.get("cache_growth") or [] if g["batch"] not in batches]
     lines = ["| model | backend | variant | after the steps | "
              + " | ".join(f"batch {b}" for b in batches) + " | MiB per new shape |",
              "|---|---|---|---|" + "---|" * len(batches) + "---|"]
     for model, backend, variant in _rows(found):
         r = found[(backend, model, variant)]
-        if not r.valid:
+        if r["estimate"] is None:
             cells = ["non-finite ✗"] * (len(batches) + 2)
         else:
             held = {g["batch"]: f"{_mib(g['held_bytes'])} ({g['traces']} tr)"
-                    for g in r.info.get("cache_growth") or []}
-            steady = r.info.get("held_after_steady_bytes")
+                    for g in r.get("cache_growth") or []}
+            steady = r.get("held_after_steady_bytes")
             per_shape = growth_per_shape(r)
-            cells = [f"{_mib(steady)} ({r.info['traces']} tr)",
+            cells = [f"{_mib(steady)} ({r['traces']} tr)",
                      *(held.get(b, "—") for b in batches),
                      "—" if per_shape is None else f"{per_shape:.2f}"]
         lines.append(f"| {model} | {backend} | {_label(r, variant)} | " + " | ".join(cells) + " |")
@@ -130,16 +134,16 @@ def growth_table(found):
 def advice(found):
     """One line: the variant with the smallest peak per backend, and the one to avoid when
     shapes vary, on the largest model measured."""
-    valid = {k: r for k, r in found.items() if r.valid}
+    valid = {k: r for k, r in found.items() if r["estimate"] is not None}
     if not valid:
         return ""
-    largest = max(valid.values(), key=lambda r: r.info.get("params", 0)).info["model"]
+    largest = max(valid.values(), key=lambda r: r.get("params", 0))["model"]
     picks, growth = [], {}
     for backend in sorted({b for b, m, _ in valid if m == largest}):
         mine = {v: r for (b, m, v), r in valid.items() if b == backend and m == largest}
-        best = min(mine, key=lambda v: mine[v].info["peak_memory_bytes"])
+        best = min(mine, key=lambda v: mine[v]["estimate"])
         eager = mine.get("eager")
-        ratio = (f" ({_ratio(eager.info['peak_memory_bytes'], mine[best].info['peak_memory_bytes'], best)}"
+        ratio = (f" ({_ratio(eager['estimate'], mine[best]['estimate'], best)}"
                  " eager's peak)" if eager and best != "eager" else "")
         picks.append(f"{backend} `{best}`{ratio}")
         growth.update({(backend, v): g for v, r in mine.items()
@@ -162,14 +166,14 @@ def advice(found):
     return line
 
 
-def memory_section(results, records):
-    """The README's memory section: three tables and one line of advice ("" without results)."""
-    found = memory_results(results)
+def memory_section(records):
+    """The memory section: three tables and one line of advice ("" without records)."""
+    found = memory_peaks(records)
     if not found:
         return ""
-    steps = sorted({r.info.get("steps") for r in found.values()} - {None})
-    devices = sorted({str(r.info.get("device")) for r in found.values()})
-    sources = sorted({r.info.get("peak_source", "rss") for r in found.values()})
+    steps = sorted({r.get("steps") for r in found.values()} - {None})
+    devices = sorted({str(r.get("device")) for r in found.values()})
+    sources = sorted({r.get("peak_source", "rss") for r in found.values()})
     gpu = "" if sources == ["rss"] else (" On a GPU the peak is the framework's peak-allocation "
                                          "counter (" + ", ".join(s for s in sources if s != "rss")
                                          + ").")

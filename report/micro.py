@@ -1,6 +1,5 @@
-"""Seed 001's claims, one table each: ratios from the micro records, counts from the results."""
+"""Seed 001's claims, one table each, from the micro records."""
 from report.ratios import includes_one
-from report.select import of_phase
 from report.text import interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
@@ -8,11 +7,11 @@ GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.0036654
 
 
 class Micro(dict):
-    """{(backend, workload, variant): result} of the newest micro runs, with their speedup
-    records."""
+    """{(backend, workload, variant): micro_time record}, with the speedup records."""
 
-    def __init__(self, results, records):
-        super().__init__(of_phase(results, "micro", "workload", "variant", valid=False))
+    def __init__(self, records):
+        super().__init__({(r["backend"], r["case"], r["variant"]): r for r in records
+                          if r["kind"] == "micro_time"})
         self.speedups = {(r["backend"], r["case"]): r for r in records
                          if r["kind"] == "micro_speedup"}
 
@@ -54,7 +53,7 @@ def granularity_table(idx, backends):
     per_op = []
     for b in backends:
         eager, graph = idx.get((b, "dispatch", "eager")), idx.get((b, "dispatch", "graph"))
-        per_op.append(" / ".join(_us(r.stats["median"] / r.info["ops_per_call"]) if r else "—"
+        per_op.append(" / ".join(_us(r["estimate"] / r["ops_per_call"]) if r else "—"
                                  for r in (eager, graph)))
     lines.append("| dispatch µs per op (eager / graph) | — | " + " | ".join(per_op) + " |")
     for b in backends:
@@ -101,14 +100,14 @@ def first_call_table(idx, backends):
         for v in ("eager", "graph"):
             r = idx.get((b, "matmul10", v))
             if r:
-                first, second = r.info["first_call_s"], r.info["second_call_s"]
+                first, second = r["first_call_s"], r["second_call_s"]
                 lines.append(f"| {b} | {v} | {first * 1e3:.2f} | {second * 1e3:.3f} | "
-                             f"{r.stats['median'] * 1e3:.3f} | {first / second:,.0f} |")
+                             f"{r['estimate'] * 1e3:.3f} | {first / second:,.0f} |")
         g = idx.get((b, "matmul10", "graph"))
         if g:
-            ratio = g.info["first_call_s"] / g.info["second_call_s"]
+            ratio = g["first_call_s"] / g["second_call_s"]
             verdict = "holds" if ratio >= FIRST_CALL_FACTOR else "differs"
-            verdicts.append(f"{b}: {verdict} (graph first call {g.info['first_call_s'] * 1e3:.1f} "
+            verdicts.append(f"{b}: {verdict} (graph first call {g['first_call_s'] * 1e3:.1f} "
                             f"ms, {ratio:,.0f}× the second)")
     return "\n".join(lines), verdicts
 
@@ -121,18 +120,18 @@ def pair_table(idx, backends, workloads, note):
         cells = []
         for b in backends:
             e, g = idx.get((b, w, "eager")), idx.get((b, w, "graph"))
-            cells.append(_us(e.stats["median"]) if e else "—")
-            breaks = g.info.get("graph_breaks") if g else None
+            cells.append(_us(e["estimate"]) if e else "—")
+            breaks = g.get("graph_breaks") if g else None
             extra = ("" if not breaks else ", no graph captured" if breaks < 0  # explain's -1
                      else f", {breaks} breaks")
-            cells.append(f"{_us(g.stats['median'])} ({g.info['traces']}{extra})" if g else "skipped")
+            cells.append(f"{_us(g['estimate'])} ({g['traces']}{extra})" if g else "skipped")
         lines.append(f"| {w} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + f"\n\n{note}"
 
 
-def micro_section(results, records):
+def micro_section(records):
     """The micro section: one table per claim, each with its verdicts."""
-    idx = Micro(results, records)
+    idx = Micro(records)
     if not idx:
         return ""
     backends = sorted({b for b, _, _ in idx})
@@ -191,7 +190,7 @@ def pitfall_table(idx, backends):
         for b in backends:
             for v in ("naive", "fixed"):
                 r = idx.get((b, f"pitfall:{name}", v))
-                cells.append(f"{r.info['traces']} ({r.stats['median'] * 1e3:.1f} ms)" if r
+                cells.append(f"{r['traces']} ({r['estimate'] * 1e3:.1f} ms)" if r
                              else "refused / —")
         lines.append(f"| {name} ({PITFALL_FIXES.get(name, '')}) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -204,7 +203,7 @@ def pitfall_verdicts(idx, backends):
         for name in sorted({w.split(":", 1)[1] for bb, w, _ in idx if bb == b and w.startswith("pitfall:")}):
             naive, fixed = (idx.get((b, f"pitfall:{name}", v)) for v in ("naive", "fixed"))
             if naive and fixed:
-                n, f = naive.info["traces"], fixed.info["traces"]
+                n, f = naive["traces"], fixed["traces"]
                 out.append(f"{b}/{name}: {'holds' if n > f else 'does not hold'} ({n} vs {f})")
             elif fixed:
                 out.append(f"{b}/{name}: differs (the naive form is refused)")
@@ -221,7 +220,7 @@ def control_verdicts(idx, backends):
                 continue
             if not g:
                 out.append(f"{b}/{w}: does not hold (not capturable)")
-            elif g.info["traces"] == 0:
+            elif g["traces"] == 0:
                 out.append(f"{b}/{w}: does not hold (nothing captured, runs eagerly)")
             else:
                 ratio, cell, interval = _speedup(idx, b, w)
@@ -236,5 +235,5 @@ def _vector_verdict(idx, b):
 
 
 def _best(idx, backend, workload):
-    times = [r.stats["median"] for (b, w, _), r in idx.items() if b == backend and w == workload]
+    times = [r["estimate"] for (b, w, _), r in idx.items() if b == backend and w == workload]
     return min(times) if times else None

@@ -13,16 +13,14 @@ KINDS = ("epoch_time", "examples_per_s", "input_wait_per_step", "loader_step_tim
 
 
 class Pipeline(dict):
-    """{(backend, model, variant, loader): {kind: record}} of the pipeline records, and the
-    model's set-up (batch, files) per model."""
+    """{(backend, model, variant, loader): {kind: record}} of the pipeline records."""
 
-    def __init__(self, records, results):
+    def __init__(self, records):
         super().__init__()
         for r in records:
             if r["phase"] == "pipeline" and r["kind"] in KINDS:
                 self.setdefault((r["backend"], r["model"], r["variant"], r["case"]),
                                 {})[r["kind"]] = r
-        self.setup = {r.info["model"]: r.info for r in results if r.info["phase"] == "pipeline"}
 
 
 def _cell(found):
@@ -47,7 +45,7 @@ def _tables(idx):
         by_model[model].add((backend, variant))
     lines = []
     for model in sorted(by_model):
-        info = idx.setup[model]
+        info = next(found["epoch_time"] for k, found in idx.items() if k[1] == model)
         lines += [f"**{model}** (batch {info['batch']}, {info['examples_per_epoch']} examples "
                   f"per epoch, PNG {info['stored_side']}² cropped to {info['input_shape'][-1]}²)",
                   "", "| backend | variant | " + " | ".join(LOADERS) + " |",
@@ -144,9 +142,9 @@ def advice(idx):
             f"as `{BASELINE}`: the simplest loader is the default.")
 
 
-def pipeline_section(results, records):
+def pipeline_section(records):
     """Markdown for the pipeline suite ('' without pipeline records)."""
-    idx = Pipeline(records, results)
+    idx = Pipeline(records)
     if not idx:
         return ""
     lines = ["Cells: examples/s · input wait ms per step · epoch ms, median (IQR) · where paired, "

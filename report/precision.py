@@ -1,53 +1,49 @@
 """Mixed precision beside float32: step time, first call and the loss after the same steps."""
 from catalog import PRECISIONS, precision_skip
 from report.ratios import clear
-from report.records import STEP_PHASES, precision_index
+from report.records import STEP_PHASES
 from report.select import latest
 from report.text import s as _s
-from report.text import speedup_text, step_cell, variant_order
+from report.text import speedup_text, step_text, variant_order
 
 
-def _loss_cell(mixed, full):
-    if not mixed or not full or mixed.info.get("steps_taken") != full.info.get("steps_taken"):
+def _loss_cell(rec):
+    if rec is None or "loss" not in rec:
         return "—", None
-    a, b = mixed.info["loss"], full.info["loss"]
+    a, b = rec["loss"], rec["float32_loss"]
     diff = abs(a - b) / abs(b)
-    return f"{a:.4f} vs {b:.4f} ({diff:.1%}) after {mixed.info['steps_taken']}", diff
-
-
-def _rows(idx, model, precision):
-    found = {(b, v) for (b, m, v, _, _, p) in idx if m == model and p == precision}
-    return sorted(found, key=lambda bv: (bv[0], variant_order(bv[1])))
+    return f"{a:.4f} vs {b:.4f} ({diff:.1%}) after {rec['loss_steps']}", diff
 
 
 def precision_section(results, records):
     """Tables per model and precision, the precisions skipped with their reasons, and advice."""
-    idx = precision_index(results)
-    mixed = [p for p in PRECISIONS if p != "float32" and any(k[5] == p for k in idx)]
+    cells = {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"],
+              r["precision"]): r for r in records if r["precision"] != "float32"
+             and r["kind"] in ("step_time", "first_call", "precision_speedup")}
+    mixed = [p for p in PRECISIONS if p != "float32" and any(k[6] == p for k in cells)]
     if not mixed:
         return ""
     lines, found = [], {}
-    ratios = {(r["backend"], r["model"], r["variant"], r["phase"], r["precision"]): r
-              for r in records if r["kind"] == "precision_speedup"}
     for precision in mixed:
-        for model in sorted({k[1] for k in idx if k[5] == precision}):
+        for model in sorted({k[1] for k in cells if k[6] == precision}):
             lines += [f"**{model}, {precision}** (speedups over the same variant in float32; loss: "
                       f"{precision} vs float32 on the same batch after the same steps)", "",
                       f"| backend | variant | train step ms (IQR) | train speedup | infer speedup "
                       f"| first call s, cold | loss {precision} vs float32 |", "|---|---|---|---|---|---|---|"]
-            for backend, variant in _rows(idx, model, precision):
-                get = lambda phase, p, cache=None: idx.get((backend, model, variant, phase, cache, p))
-                loss, diff = _loss_cell(get("train", precision), get("train", "float32"))
-                full, low = get("train", "float32"), get("train", precision)
-                rec = ratios.get((backend, model, variant, "train", precision))
-                if full and low:
+            rows = {(b, v) for (b, m, v, *_, p) in cells if m == model and p == precision}
+            for backend, variant in sorted(rows, key=lambda bv: (bv[0], variant_order(bv[1]))):
+                get = lambda kind, phase, case=None: cells.get((backend, model, variant, kind,
+                                                                phase, case, precision))
+                rec = get("precision_speedup", "train")
+                loss, diff = _loss_cell(rec)
+                if rec and rec["estimate"] is not None:
                     found.setdefault(backend, []).append(
                         (rec["estimate"], clear(rec), f"{model}/{variant}", diff))
-                cold = get("construction", precision, "cold")
-                lines.append(f"| {backend} | {variant} | {step_cell(get('train', precision))} | "
+                cold = get("first_call", "construction", "cold")
+                lines.append(f"| {backend} | {variant} | {step_text(get('step_time', 'train'))} | "
                              f"{speedup_text(rec)} | "
-                             f"{speedup_text(ratios.get((backend, model, variant, 'infer', precision)))} | "
-                             f"{_s(cold.stats['median'] if cold else None)} | {loss} |")
+                             f"{speedup_text(get('precision_speedup', 'infer'))} | "
+                             f"{_s(cold and cold['estimate'])} | {loss} |")
             lines.append("")
     lines += ["Clearly faster or slower: the paired 95% interval excludes 1 (for ratios saved "
               "before paired timing, marked unpaired: the interquartile ranges do not overlap). "

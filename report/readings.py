@@ -46,6 +46,7 @@ def speedup_reading(records, phase):
 
 def overhead_reading(records):
     """Largest first-call overheads above the same run's steady train step, cold and warm."""
+    records = [r for r in records if r["precision"] == "float32"]
     steps = {(r["run"], r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
              if r["kind"] == "step_time" and r["phase"] == "train" and r["estimate"] is not None}
     over = sorted((r["estimate"] - steps[key], r["backend"], r["model"], r["variant"], r["case"])

@@ -14,6 +14,14 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
 IQR = "interquartile range of rounds"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
+MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
+RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
+DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
+                     "compared_steps")
+PIPELINE_FACTS = ("batch", "examples_per_epoch", "stored_side", "input_shape")
+MEMORY_FACTS = ("params", "steps", "device", "peak_source", "traces", "peak_memory_bytes_rounds",
+                "first_call_peak_bytes", "first_call_peak_bytes_rounds", "held_after_first_bytes",
+                "held_after_steady_bytes", "cache_growth")
 
 
 def record(r, kind, unit, estimate, low=None, high=None, interval=None, significant=None,
@@ -46,6 +54,13 @@ def saved_record(r, kind, saved, **fields):
 def spread_record(r, kind, **fields):
     """A median time with its interquartile range."""
     return record(r, kind, "s", r.median, r.stats["q1"], r.stats["q3"], IQR, **fields)
+
+
+def facts(r, names):
+    """The counts and seconds of `names` that result `r` (or a dict) saved, for a record's extra
+    fields."""
+    info = r if isinstance(r, dict) else r.info
+    return {name: info[name] for name in names if name in info}
 
 
 def aa_floors(results):
@@ -116,16 +131,30 @@ def precision_index(results):
 
 
 def precision_records(results):
-    """Per mixed-precision train and infer step: the same variant in float32 ÷ in mixed
-    precision, both from one run."""
+    """Per mixed-precision result: its step time or cold first call and, for train and infer
+    steps, the same variant in float32 ÷ in mixed precision, both from one run; a train step also
+    carries both precisions' loss after the same steps."""
     idx, out = precision_index(results), []
     for key, r in sorted(idx.items(), key=str):
         if key[5] == "float32":
             continue
+        if key[3] == "construction" and key[4] == "cold":
+            out.append(record(r, "first_call", "s", r.median, r.stats["min"], r.stats["max"],
+                              "range of rounds"))
         if key[3] in ("train", "infer"):
-            out.append(ratio_record(r, "precision_speedup", idx.get((*key[:5], "float32")),
-                                    r.saved("precision"), missing="no float32 in this run"))
+            full = idx.get((*key[:5], "float32"))
+            out += [spread_record(r, "step_time"),
+                    ratio_record(r, "precision_speedup", full, r.saved("precision"),
+                                 missing="no float32 in this run", **losses(r, full))]
     return out
+
+
+def losses(mixed, full):
+    """{loss, float32_loss, loss_steps}: both precisions' loss after the same number of steps."""
+    steps = mixed.info.get("steps_taken")
+    if full is None or "loss" not in mixed.info or steps != full.info.get("steps_taken"):
+        return {}
+    return {"loss": mixed.info["loss"], "float32_loss": full.info["loss"], "loss_steps": steps}
 
 
 def throughput_records(results):
@@ -153,7 +182,7 @@ def micro_records(results):
     found = of_phase(results, "micro", "workload", "variant", valid=False)
     out = []
     for (backend, workload, variant), r in sorted(found.items()):
-        out.append(spread_record(r, "micro_time", case=workload))
+        out.append(spread_record(r, "micro_time", case=workload, **facts(r, MICRO_FACTS)))
         if variant == "graph" and (r.saved("speedup") or (backend, workload, "eager") in found):
             out.append(ratio_record(r, "micro_speedup", found.get((backend, workload, "eager")),
                                     r.saved("speedup"), case=workload))
@@ -163,13 +192,16 @@ def micro_records(results):
 
 
 def determinism_records(results):
-    """Per case: the step with deterministic ops off ÷ on, paired with its interval where the `on`
-    result saved one, else the ratio of the two results' medians."""
+    """Per case: the step with deterministic ops off and on, whether same-seed runs repeated, and
+    off ÷ on, paired with its interval where the `on` result saved one, else the ratio of the two
+    results' medians."""
     runs = of_phase(results, "determinism", "model", "variant", "deterministic")
-    return [ratio_record(on, "determinism_ratio", runs.get((*key[:3], False)),
-                         on.saved("determinism"))
-            for key, on in sorted(runs.items()) if key[3]
-            and (on.saved("determinism") or (*key[:3], False) in runs)]
+    out = [spread_record(r, "determinism_step", deterministic=key[3],
+                         **facts(r, DETERMINISM_FACTS)) for key, r in runs.items()]
+    return out + [ratio_record(on, "determinism_ratio", runs.get((*key[:3], False)),
+                               on.saved("determinism"))
+                  for key, on in sorted(runs.items()) if key[3]
+                  and (on.saved("determinism") or (*key[:3], False) in runs)]
 
 
 def agreement_records(determinism, steady):
@@ -198,7 +230,7 @@ def pipeline_records(results):
     out = []
     for (backend, model, variant, loader), r in found.items():
         i = r.info
-        out += [spread_record(r, "epoch_time"),
+        out += [spread_record(r, "epoch_time", **facts(r, PIPELINE_FACTS)),
                 record(r, "examples_per_s", "1/s", i["examples_per_s"]),
                 record(r, "input_wait_per_step", "s", i["input_wait_s_per_step"]),
                 record(r, "loader_step_time", "s", i["step_s"])]
@@ -212,25 +244,41 @@ def pipeline_records(results):
 
 
 def retrace_records(results):
-    """Total time of each published retrace sequence (case = step-pattern); a cut-short one says
-    so."""
+    """Total time of each published retrace sequence (case = step-pattern), its counts, and the
+    mean step at a new shape and at a seen one; a cut-short one says so."""
     return [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
-                   note="cut short by the profile's budget" if r.info.get("cut_short") else None)
+                   note="cut short by the profile's budget" if r.info.get("cut_short") else None,
+                   **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
+                   **new_and_seen(r))
             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
             and r.info.get("step") == "train"]  # the tables show train steps only
 
 
+def new_and_seen(r):
+    """{new_shape_s, seen_shape_s}: the mean step at a shape not seen before and at a seen one,
+    after the first step (which also traces); {} without both kinds of step."""
+    seen, new, old = set(), [], []
+    for i, (side, t) in enumerate(zip(r.info.get("sides") or (), r.info.get("step_times") or ())):
+        if i:
+            (old if tuple(side) in seen else new).append(t)
+        seen.add(tuple(side))
+    return {"new_shape_s": sum(new) / len(new), "seen_shape_s": sum(old) / len(old)} if new and old else {}
+
+
 def memory_records(results):
-    """Each memory case's train-step RSS peak above its post-import baseline, and each variant's
-    peak ÷ the eager peak of the same run (above 1: more), with the unpaired interval over the
-    child processes' peaks where both arms saved two or more."""
-    found = of_phase(results, "memory", "model", "variant", "precision", "deterministic")
-    out = []
+    """Each memory case's train-step RSS peak above its post-import baseline (none where the loss
+    was not finite) with its first call and growth, and each variant's peak ÷ the eager peak of
+    the same run (above 1: more), with the unpaired interval over the child processes' peaks
+    where both arms saved two or more."""
+    found = of_phase(results, "memory", "model", "variant", "precision", "deterministic",
+                     valid=False)
+    out = [record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"] if r.valid else None,
+                  note=None if r.valid else "non-finite loss", **facts(r, MEMORY_FACTS))
+           for r in found.values()]
     for (backend, model, variant, *flags), r in found.items():
-        out.append(record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"]))
-    for (backend, model, variant, *flags), r in found.items():
-        if variant != "eager":
-            out.append(memory_ratio_record(r, found.get((backend, model, "eager", *flags))))
+        eager = found.get((backend, model, "eager", *flags))
+        if variant != "eager" and r.valid:
+            out.append(memory_ratio_record(r, eager if eager and eager.valid else None))
     return out
 
 

@@ -61,25 +61,28 @@ def tables(view, records, h):
     """One machine's tables, each section from its runs (`view(section)`) and its records."""
     steady, retrace = view("steady"), view("retrace")
     parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
-    if text := retrace_tables(retrace):
+    if text := retrace_tables(records, retrace):
         parts += [f"{h} Retracing (seed 000)", "", from_runs(retrace), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end: a single sample per cell (one process; the profiles' time "
-                  "budgets allow no repeats), so no interval — read only large differences.", "", text, seed_comparison(retrace), "",
-                  compile_per_shape(retrace), "",
-                  "What to do, from these runs:", "", advice(retrace, records), ""]
-    if text := micro_section(view("micro"), records):
+                  "budgets allow no repeats), so no interval — read only large differences.", "", text,
+                  seed_comparison(records), "", compile_per_shape(records), "",
+                  "What to do, from these runs:", "", advice(records), ""]
+    if text := micro_section(records):
         parts += [f"{h} Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
                   from_runs(view("micro")), "",
                   "Steady medians; `~` marks a ratio whose 95% interval includes 1 (results "
                   "saved before pairing: overlapping interquartile spreads).", "",
                   text]
+    if text := memory_section(records):
+        parts += [f"{h} Memory: peak per train step and what cached graphs hold", "",
+                  from_runs(view("memory")), "", text, ""]
     for title, section, name in (
-            ("Memory: peak per train step and what cached graphs hold", memory_section, "memory"),
-            ("Mixed precision (seed 002)", precision_section, "steady"),
-            ("Deterministic ops (seed 002)", determinism_text, "determinism"),
-            ("Input pipeline (seed 003)", pipeline_section, "pipeline")):
-        if text := section(view(name), records):
+            ("Mixed precision (seed 002)", lambda found: precision_section(found, records),
+             "steady"),
+            ("Deterministic ops (seed 002)", lambda found: determinism_text(records), "determinism"),
+            ("Input pipeline (seed 003)", lambda found: pipeline_section(records), "pipeline")):
+        if text := section(view(name)):
             parts += [f"{h} {title}", "", from_runs(view(name)), "", text, ""]
     if notes := known_wrong_notes([r for name in SECTIONS for r in view(name)]):
         parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]

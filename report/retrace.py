@@ -14,11 +14,10 @@ ADVICE = {
 DEFAULT_ADVICE = "bucket input sizes so that each shape repeats, or stay eager"
 
 
-def retrace_results(results, step="train", pattern="varying"):
-    """{(backend, network, variant): result} of the newest retrace runs."""
-    return {(r.info["backend"], r.info["model"], r.info["variant"]): r for r in latest(results)
-            if r.valid and r.info["phase"] == "retrace" and r.info.get("step") == step
-            and r.info.get("pattern") == pattern}
+def totals(records, pattern="varying"):
+    """{(backend, network, variant): retrace_total record} of the train steps."""
+    return {(r["backend"], r["model"], r["variant"]): r for r in records
+            if r["kind"] == "retrace_total" and r["case"] == f"train-{pattern}"}
 
 
 VGG_DEPTH = 16  # 13 convolutions + the classifier, counted as VGG16 is
@@ -26,8 +25,7 @@ VGG_DEPTH = 16  # 13 convolutions + the classifier, counted as VGG16 is
 
 def by_depth(found):
     """Sort key for network labels: their layer depth (VGG16 = 16, ResNet-N = N)."""
-    depths = {r.info["model"]: r.info.get("model_config", {}).get("depth", VGG_DEPTH)
-              for r in found.values()}
+    depths = {r["model"]: r.get("depth", VGG_DEPTH) for r in found.values()}
     return lambda label: (depths.get(label, 0), label)
 
 
@@ -35,9 +33,9 @@ def cell(r):
     """Total seconds with the trace count; a cut-short run says so."""
     if r is None:
         return "—"
-    text = f"{r.stats['median']:.3g} s ({r.info['traces']} tr)"
-    if r.info.get("cut_short"):
-        text += f" cut at {r.info['steps_done']}/{r.info['steps_planned']}"
+    text = f"{r['estimate']:.3g} s ({r['traces']} tr)"
+    if r.get("cut_short"):
+        text += f" cut at {r['steps_done']}/{r['steps_planned']}"
     return text
 
 
@@ -54,11 +52,12 @@ def skip_note(results, backend, network, variant, step):
     return None
 
 
-def retrace_tables(results, step="train"):
-    """Per backend: network x variant, varying sides then the repeated-shape control."""
+def retrace_tables(records, results, step="train"):
+    """Per backend: network x variant, varying sides then the repeated-shape control; a missing
+    cell gives the profile's reason for skipping it (from the runs' plans in `results`)."""
     lines, reasons = [], []
     for pattern in ("varying", "repeating"):
-        found = retrace_results(results, step, pattern)
+        found = totals(records, pattern)
         for backend in sorted({b for b, _, _ in found}):
             variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
             networks = sorted({n for _, n, _ in found}, key=by_depth(found))
@@ -79,15 +78,10 @@ def retrace_tables(results, step="train"):
     return "\n".join(lines)
 
 
-def totals(records, pattern="varying"):
-    """{(backend, network, variant): retrace_total record} of the train steps."""
-    return {(r["backend"], r["model"], r["variant"]): r for r in records
-            if r["kind"] == "retrace_total" and r["case"] == f"train-{pattern}"}
-
-
-def advice(results, records):
+def advice(records):
     """Per backend: the fastest variant on the deepest network with varying sides, and what to do."""
-    found, order = totals(records), by_depth(retrace_results(results))
+    found = totals(records)
+    order = by_depth(found)
     lines = []
     for backend in sorted({b for b, _, _ in found}):
         deepest = sorted({n for b, n, _ in found if b == backend}, key=order)[-1]
@@ -116,9 +110,9 @@ def advice(results, records):
     return "\n".join(lines)
 
 
-def seed_comparison(results):
+def seed_comparison(records):
     """Plain graph over signature on the deepest ResNet, next to seed 000's 36:10 / 4:37."""
-    found = retrace_results(results, "train", "varying")
+    found = totals(records)
     tf_nets = sorted({n for b, n, _ in found if b == "tf" and n.startswith("resnet")},
                      key=by_depth(found))
     seed_ratio = SEED_000["graph"] / SEED_000["graph_dynamic"]
@@ -128,39 +122,27 @@ def seed_comparison(results):
     plain, sig, eager = (found.get(("tf", net, v)) for v in ("graph", "graph_dynamic", "eager"))
     if not plain or not sig:
         return f"No plain/signature pair for {net}."
-    ratio = plain.stats["median"] / sig.stats["median"]
-    steps = plain.info["steps_done"]
-    text = (f"On {net} (TF, {steps} training steps, {plain.info['distinct_shapes']} distinct sides), "
-            f"plain `tf.function` ÷ `input_signature` = {ratio:.2f}, against the seed's "
-            f"{seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
+    ratio = plain["estimate"] / sig["estimate"]
+    text = (f"On {net} (TF, {plain['steps_done']} training steps, {plain['distinct_shapes']} "
+            f"distinct sides), plain `tf.function` ÷ `input_signature` = {ratio:.2f}, against the "
+            f"seed's {seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
     if eager:
-        text += (f" Eager ÷ signature here is {eager.stats['median'] / sig.stats['median']:.2f} "
+        text += (f" Eager ÷ signature here is {eager['estimate'] / sig['estimate']:.2f} "
                  f"(seed: {SEED_000['eager'] / SEED_000['graph_dynamic']:.2f}).")
-    if plain.info.get("cut_short"):
+    if plain.get("cut_short"):
         text += " The plain run was cut short by the budget, so its ratio is a lower bound."
     return text
 
 
-def new_and_seen(r):
-    """(mean step s at a shape not seen before, at a seen one), after the first step (which
-    also traces); None without both kinds of step."""
-    seen, new, old = set(), [], []
-    for i, (side, t) in enumerate(zip(r.info.get("sides") or (), r.info.get("step_times") or ())):
-        if i:
-            (old if tuple(side) in seen else new).append(t)
-        seen.add(tuple(side))
-    return (sum(new) / len(new), sum(old) / len(old)) if new and old else None
-
-
-def new_vs_seen_steps(results):
+def new_vs_seen_steps(records):
     """{(backend, network, variant): (new-shape step s, seen-shape step s)}, repeating sizes."""
-    return {k: steps for k, r in retrace_results(results, "train", "repeating").items()
-            if (steps := new_and_seen(r))}
+    return {k: (r["new_shape_s"], r["seen_shape_s"]) for k, r in totals(records, "repeating").items()
+            if "new_shape_s" in r}
 
 
-def retrace_step_reading(results):
+def retrace_step_reading(records):
     """Per backend: the largest cost of a new input size over a seen one, eager as control."""
-    found, parts = new_vs_seen_steps(results), []
+    found, parts = new_vs_seen_steps(records), []
     for backend in sorted({b for b, _, _ in found}):
         mine = {k: new / seen for k, (new, seen) in found.items() if k[0] == backend}
         worst = max((k for k in mine if k[2] != "eager"), key=mine.get, default=None)
@@ -174,15 +156,13 @@ def retrace_step_reading(results):
             if parts else "No retrace runs with repeating sizes.")
 
 
-def compile_per_shape(results):
+def compile_per_shape(records):
     """Evidence from per-step times that a variant tracing once still compiles per shape (XLA)."""
     lines = []
-    for (backend, net, variant), r in sorted(retrace_results(results, "train", "repeating").items()):
-        if r.info["traces"] != 1 or variant == "eager":
-            continue
-        if steps := new_and_seen(r):
-            lines.append(f"{backend}/{variant} on {net}: new shape {steps[0]:.3f} s, "
-                         f"seen shape {steps[1]:.3f} s")
+    for (backend, net, variant), (new, seen) in sorted(new_vs_seen_steps(records).items()):
+        if totals(records, "repeating")[backend, net, variant]["traces"] == 1 and variant != "eager":
+            lines.append(f"{backend}/{variant} on {net}: new shape {new:.3f} s, "
+                         f"seen shape {seen:.3f} s")
     return ("Variants that trace once, step time after the first step (repeating sides): a new "
             "shape that costs far more than a seen one is being compiled again (XLA compiles per "
             "concrete shape though it traces once): " + "; ".join(lines) + "." if lines else "")

@@ -23,11 +23,6 @@ def interval_cell(ratio, low, high):
     return f"{ratio:.2f}× [{low:.2f}, {high:.2f}]" + (" ~" if low <= 1 <= high else "")
 
 
-def step_cell(r):
-    """A result's median step time in ms with its interquartile range."""
-    return "—" if r is None else f"{ms(r.median)} ({ms(r.stats['q1'])}–{ms(r.stats['q3'])})"
-
-
 def label(rec):
     """A record's run as the tables show it; † marks a dirty tree."""
     return f"`{rec['run']}`" + ("†" if rec["dirty"] else "")

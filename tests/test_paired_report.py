@@ -81,7 +81,7 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
                                        paired[variant]))
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    section, records = determinism_section(results, records_of(results)), determinism_records(results)
+    section, records = determinism_section(records_of(results)), determinism_records(results)
     assert _row(section, "| tf | mnist_cnn | graph |")[5] == "0.90× [0.85, 0.95]"
     assert _row(section, "| tf | mnist_cnn | graph_dynamic |")[5] == "0.86× [0.70, 1.05] ~"
     assert _row(section, "| tf | mnist_cnn | graph_relaxed |")[5].endswith("× (unpaired)")
@@ -128,7 +128,7 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     data["benchmarks"] = benchmarks
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    section, records = micro_section(results, records_of(results)), micro_records(results)
+    section, records = micro_section(records_of(results)), micro_records(results)
     assert _row(section, "| conv speedup |")[2] == "1.05× [0.98, 1.12] ~"
     assert _row(section, "| lstm_cell speedup |")[2] == "1.90× [1.70, 2.10]"
     assert "tf: holds (LSTM cell 1.90× vs conv 1.05×)" in section
@@ -175,7 +175,7 @@ def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
         return Result("f", "m", "0001", "2026-01-01", variant, info, {"median": seconds}, {})
     runs = [run("eager", 5.0), run("graph", 9.0, "stopped after 2 of 4 steps"),
             run("graph_dynamic", 4.0)]
-    text = advice(runs, records_of(runs))
+    text = advice(records_of(runs))
     assert "fastest is `graph_dynamic`" in text and "cut short by the budget: `graph`" in text
     cut = [run("graph", 9.0, "stopped")]
-    assert "every run was cut short" in advice(cut, records_of(cut))
+    assert "every run was cut short" in advice(records_of(cut))

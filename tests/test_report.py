@@ -139,7 +139,7 @@ def test_retrace_table_from_the_fixture():
                and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
                and b["extra_info"]["pattern"] == "varying")
     expected = f"{run['stats']['median']:.3g} s ({run['extra_info']['traces']} tr)"
-    table = retrace_tables(load_file(FIXTURE))
+    table = retrace_tables(records_of(load_file(FIXTURE)), load_file(FIXTURE))
     rows = table.split("**chainer, train steps, repeating sides**")[0].splitlines()
     vgg = next(line for line in rows if line.startswith("| vgg |"))
     assert vgg.split("|")[3].strip() == expected
@@ -168,7 +168,7 @@ def test_compile_per_shape_from_step_times(tmp_path):
                              step_times=[5.0, 4.0, 0.01])
     (tmp_path / "run.json").write_text(json.dumps(data))
     assert "chainer/graph on vgg: new shape 4.000 s, seen shape 0.010 s" in \
-        compile_per_shape(load_dir(tmp_path))
+        compile_per_shape(records_of(load_dir(tmp_path)))
 
 
 def test_new_shape_step_against_a_seen_one(tmp_path):
@@ -180,7 +180,7 @@ def test_new_shape_step_against_a_seen_one(tmp_path):
     run["extra_info"].update(sides=[[40, 40], [48, 48], [40, 40]], step_times=[5.0, 4.0, 0.01])
     (tmp_path / "run.json").write_text(json.dumps(data))
     assert "chainer: a step at a new size costs up to 400.0× one at a seen size (graph on vgg)" \
-        in retrace_step_reading(load_dir(tmp_path))
+        in retrace_step_reading(records_of(load_dir(tmp_path)))
 
 
 def test_compare_counts_the_paired_speedups_whose_intervals_overlap(tmp_path, capsys):

@@ -41,7 +41,7 @@ def test_float16_on_cpu_is_listed_as_skipped_with_its_reason():
 
 
 def test_determinism_rows_and_refusals():
-    runs, section = _by_name(), determinism_section(load_file(FIXTURE), records_of(load_file(FIXTURE)))
+    runs, section = _by_name(), determinism_section(records_of(load_file(FIXTURE)))
     off, on = (runs[f"test_determinism[tf-mnist_cnn-graph-{f}]"] for f in ("off", "on"))
     row = _row(section, "| tf | mnist_cnn | graph |")
     assert row[5].startswith(f"{off.stats['median'] / on.stats['median']:.2f}×")

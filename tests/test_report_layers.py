@@ -88,3 +88,39 @@ def test_every_ratio_in_results_md_is_a_summary_record():
 
 def test_the_ratio_check_sees_a_ratio_no_record_holds():
     assert intervals("a 1.23× [1.10, 1.40] ~ b") == {("1.23", "1.10", "1.40")}
+
+
+DATA = ("load", "select", "ratios", "records", "compare", "user")  # the steps before rendering
+RUNS = ("provenance",)  # names the runs and the results they left out (a non-finite loss): no figure
+LABELS = ("backend", "phase", "model")  # what a renderer may read of a result: names, no figure
+
+
+def raw_reads(path):
+    """Figures a module reads from results directly: `.stats`, or `.info` keys beyond LABELS."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr == "stats":
+            found.append(f"line {node.lineno}: .stats")
+        key = None
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                and node.value.attr == "info":
+            key = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "get" and isinstance(node.func.value, ast.Attribute) \
+                and node.func.value.attr == "info":
+            key = node.args[0]
+        if key is not None and not (isinstance(key, ast.Constant) and key.value in LABELS):
+            found.append(f"line {node.lineno}: .info[{ast.unparse(key)}]")
+    return found
+
+
+def test_renderers_print_figures_from_records_only():
+    found = {path.stem: reads for path in REPORT.glob("*.py")
+             if path.stem not in DATA + RUNS and (reads := raw_reads(path))}
+    assert not found, f"renderers reading figures from results, not records: {found}"
+
+
+def test_the_raw_read_check_finds_one(tmp_path):
+    path = tmp_path / "renderer.py"
+    path.write_text("def f(r):\n    return r.stats['median'], r.info['traces'], r.info['backend']\n")
+    assert sorted(raw_reads(path)) == ["line 2: .info['traces']", "line 2: .stats"]

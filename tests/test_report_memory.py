@@ -1,7 +1,7 @@
 """The memory section over synthetic results: the three tables, the ratio and the advice."""
 from report.answer import memory_cost, memory_cost_text
 from report.load import Result
-from report.memory import MIB, growth_per_shape, memory_results, memory_section
+from report.memory import MIB, growth_per_shape, memory_peaks, memory_section
 from report.records import MEMORY_CI, machine_records, memory_records
 from tests.reporting import machines_of, records_of
 
@@ -41,14 +41,14 @@ def _row(text, start):
 
 
 def test_no_memory_results_no_section():
-    assert memory_section([], records_of([])) == ""
+    assert memory_section(records_of([])) == ""
     steady = _result("tf", "eager", 10)
     steady.info["phase"] = "train"
-    assert memory_section([steady], records_of([steady])) == ""
+    assert memory_section(records_of([steady])) == ""
 
 
 def test_peak_table_shows_this_over_eager():
-    text = memory_section(_results(), records_of(_results()))
+    text = memory_section(records_of(_results()))
     assert "| peak MiB (range) | × eager's peak (95% interval) |" in text
     assert _row(text, "| resnet | tf | graph |")[3:5] == ["50.0", "0.50× (no interval)"]
     assert _row(text, "| resnet | tf | eager |")[3:5] == ["100.0", "1"]
@@ -66,7 +66,7 @@ def _children(backend, variant, peaks, **extra):
 def test_ratio_interval_over_child_processes():
     results = [_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [50, 52, 49]),
                _children("tf", "graph_dynamic", [101, 97, 103])]
-    text = memory_section(results, records_of(results))
+    text = memory_section(records_of(results))
     assert _row(text, "| resnet | tf | graph |")[4] == "0.50× [0.47, 0.53]"
     assert _row(text, "| resnet | tf | graph_dynamic |")[4].endswith(" ~")  # includes 1
     assert "(no interval)" not in text
@@ -86,7 +86,7 @@ def test_ratio_never_pairs_a_variant_with_another_runs_eager():
     elsewhere.file = "g.json"
     [rec] = (lambda found: [r for r in memory_records(found) if r['kind'] == 'memory_ratio'])([eager, graph, elsewhere])
     assert rec["estimate"] is None and rec["note"] == "no eager in this run"
-    assert _row((lambda found: memory_section(found, records_of(found)))([eager, graph]), "| resnet | tf | graph |")[4] == "—"
+    assert _row((lambda found: memory_section(records_of(found)))([eager, graph]), "| resnet | tf | graph |")[4] == "—"
 
 
 def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
@@ -104,7 +104,7 @@ def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
 
 
 def test_first_call_and_growth_tables():
-    text = memory_section(_results(), records_of(_results()))
+    text = memory_section(records_of(_results()))
     first = text.split("**First call**")[1]
     assert "| first-call peak MiB (range) | × eager's |" in first
     assert _row(first, "| resnet | tf | graph |")[3:6] == ["100.0", "0.50×", "25.0"]
@@ -112,11 +112,12 @@ def test_first_call_and_growth_tables():
     assert "| model | backend | variant | after the steps | batch 9 | batch 10 |" in growth
     assert _row(growth, "| resnet | tf | graph |")[3:] == ["25.0 (1 tr)", "33.0 (2 tr)",
                                                            "41.0 (3 tr)", "8.00"]
-    assert growth_per_shape(_result("tf", "graph_dynamic", 80)) == 1
+    [peak] = memory_peaks(records_of([_result("tf", "graph_dynamic", 80)])).values()
+    assert growth_per_shape(peak) == 1
 
 
 def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
-    line = memory_section(_results(), records_of(_results())).splitlines()[-1]
+    line = memory_section(records_of(_results())).splitlines()[-1]
     assert line.startswith("What to do: for the smallest training-step memory on resnet, use "
                            "tf `graph` (0.50× eager's peak), torch `eager`.")
     assert "tf `graph` keeps 8.0 MiB more per new shape (eager: 0.5): use `graph_dynamic`" in line
@@ -125,15 +126,15 @@ def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
 def test_non_finite_run_shows_no_figure_and_newest_run_wins():
     old = _result("tf", "graph", 10, when="2000-01-01T00:00:00")
     bad = _result("tf", "graph", 50, loss=float("nan"), known_wrong="drifts")
-    found = memory_results([old, *_results()[:1], bad])
-    assert found[("tf", "resnet", "graph")] is bad
-    text = (lambda found: memory_section(found, records_of(found)))([old, *_results()[:1], bad])
+    found = memory_peaks(records_of([old, *_results()[:1], bad]))
+    assert found[("tf", "resnet", "graph")]["estimate"] is None
+    text = (lambda found: memory_section(records_of(found)))([old, *_results()[:1], bad])
     assert _row(text, "| resnet | tf | graph ⚠ |")[3:5] == ["non-finite ✗", "—"]
     assert "tf `eager`" in text.splitlines()[-1]  # the invalid run is never advised
 
 
 def test_repeated_children_show_the_median_and_range():
     r = _result("tf", "eager", 100, peak_memory_bytes_rounds=[90 * MIB, 100 * MIB, 130 * MIB])
-    text = (lambda found: memory_section(found, records_of(found)))([r, _result("tf", "graph", 50)])
+    text = (lambda found: memory_section(records_of(found)))([r, _result("tf", "graph", 50)])
     assert _row(text, "| resnet | tf | eager |")[3] == "100.0 (90.0–130.0)"
     assert _row(text, "| resnet | tf | graph |")[3] == "50.0"  # one child: no range

@@ -22,11 +22,11 @@ def _results(backend="tf"):
 
 
 def test_no_pipeline_results_no_section():
-    assert pipeline_section([], records_of([])) == ""
+    assert pipeline_section(records_of([])) == ""
 
 
 def test_table_cells_come_from_the_results():
-    text = pipeline_section(_results(), records_of(_results()))
+    text = pipeline_section(records_of(_results()))
     row = next(line for line in text.splitlines() if line.startswith("| tf | graph |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[2] == "512/s · wait 15.62 · epoch 1000.00 (970.00–1030.00)"  # naive
@@ -35,7 +35,7 @@ def test_table_cells_come_from_the_results():
 
 
 def test_verdict_separates_slower_from_not_significant():
-    line = claim_verdicts((lambda found: Pipeline(records_of(found), found))(_results()))[0]
+    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(_results()))[0]
     assert line.startswith("- tf: the claim holds in part")
     assert "`parallel` slower in 2 of 2, faster in 0, n.s. in 0" in line
     # wait is 1/64 and the rest 3/64 of the epoch: 0.5 s more epoch -> +7.81 and +23.44 ms
@@ -45,9 +45,9 @@ def test_verdict_separates_slower_from_not_significant():
 
 
 def test_advice_names_the_fastest_loader_beyond_the_spread():
-    text = pipeline_section(_results("torch") + [_result("chainer", "eager", n, 1.0) for n in EPOCH
-                                                if n != "prefetch"], records_of(_results("torch") + [_result("chainer", "eager", n, 1.0) for n in EPOCH
-                                                if n != "prefetch"]))
+    runs = _results("torch") + [_result("chainer", "eager", n, 1.0) for n in EPOCH
+                                if n != "prefetch"]
+    text = pipeline_section(records_of(runs))
     assert "torch `prefetch` (best in 2 of 2, 2.00× `naive` at best)" in text
     assert "chainer `naive` (best in 1 of 1)" in text  # 0.98 s is within naive's spread
 
@@ -55,13 +55,13 @@ def test_advice_names_the_fastest_loader_beyond_the_spread():
 def test_advice_keeps_naive_without_a_majority():
     runs = [_result("tf", "eager", n, 1.0 if n != "prefetch" else 0.5) for n in EPOCH]
     runs += [_result("tf", "graph", n, 1.0 if n != "cache" else 0.5) for n in EPOCH]
-    assert "tf `naive` (no loader best in most of 2)" in pipeline_section(runs, records_of(runs))
+    assert "tf `naive` (no loader best in most of 2)" in pipeline_section(records_of(runs))
 
 
 def test_newest_run_and_valid_losses_only():
     old = [_result("tf", "eager", "naive", 9.0, when="2000-01-01T00:00:00")]
     bad = [_result("tf", "graph", "naive", 0.1, loss=float("nan"), when="2030-01-01T00:00:00")]
-    idx = (lambda found: Pipeline(records_of(found), found))(old + _results() + bad)
+    idx = (lambda found: Pipeline(records_of(found)))(old + _results() + bad)
     assert idx[("tf", "mnist_cnn", "eager", "naive")]["epoch_time"]["estimate"] == 1.0
     assert ("tf", "mnist_cnn", "graph", "naive") not in idx  # the newest run is not finite
 
@@ -85,12 +85,12 @@ def _paired_results():
 def test_paired_verdict_follows_the_interval_not_the_spread():
     from report.records import pipeline_records
     runs = _paired_results()
-    line = claim_verdicts((lambda found: Pipeline(records_of(found), found))(runs))[0]
+    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(runs))[0]
     assert "`parallel` slower in 0 of 2, faster in 0, n.s. in 2" in line
     assert "mnist_cnn eager 0.95× [0.85, 1.05] ~, mnist_cnn graph 0.95× [0.85, 1.05] ~" in line
     assert "`cache` slower in 2 of 2, faster in 0, n.s. in 0" in line
     assert line.startswith("- tf: the claim holds in part")
-    text = pipeline_section(runs, records_of(runs))
+    text = pipeline_section(records_of(runs))
     assert "tf `naive` (best in 2 of 2)" in text  # prefetch's 2× is within its interval of 1
     row = next(row for row in text.splitlines() if row.startswith("| tf | eager |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
@@ -104,5 +104,5 @@ def test_paired_verdict_follows_the_interval_not_the_spread():
 
 
 def test_unpaired_results_say_so():
-    line = claim_verdicts((lambda found: Pipeline(records_of(found), found))(_results()))[0]
+    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(_results()))[0]
     assert "mnist_cnn eager 0.67× (unpaired)" in line

@@ -169,16 +169,16 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     from tests.test_report_pipeline import _results
     flags = load_file(FLAGS)
-    det, prec = determinism_section(flags, records_of(flags)), precision_section(flags, records_of(flags))
-    for rec in determinism_records(flags):
+    det, prec = determinism_section(records_of(flags)), precision_section(flags, records_of(flags))
+    for rec in [r for r in determinism_records(flags) if r["kind"] == "determinism_ratio"]:
         row = _row(det, f"| tf | {rec['model']} | {rec['variant']} |")
         assert row[5] == f"{rec['estimate']:.2f}× (unpaired)"
     for rec in precision_records(flags):
-        if rec["phase"] == "train" and rec["model"] == "mnist_cnn":
+        if rec["kind"] == "precision_speedup" and rec["phase"] == "train" and rec["model"] == "mnist_cnn":
             row = _row(prec.split(f"**mnist_cnn, {rec['precision']}**")[1],
                        f"| tf | {rec['variant']} |")
             assert row[3] == f"{rec['estimate']:.2f}× (unpaired)"
-    pipeline = pipeline_section(_results(), records_of(_results()))
+    pipeline = pipeline_section(records_of(_results()))
     records = pipeline_records(_results())
     assert sum(r["kind"] == "epoch_time" for r in records) == len(_results())
     for rec in records:
@@ -207,10 +207,10 @@ def test_retrace_and_memory_records_match_their_tables():
     from report.retrace import retrace_tables
     from tests.test_report_memory import _results as memory_results
     results = load_file(QUICK)
-    tables = retrace_tables(results)
+    tables = retrace_tables(records_of(results), results)
     records = retrace_records(results)
     assert records and all(f"{r['estimate']:.3g} s ({r['traces']} tr)" in tables for r in records)
-    section = memory_section(memory_results(), records_of(memory_results()))
+    section = memory_section(records_of(memory_results()))
     assert all(f"{r['estimate'] / 2 ** 20:.1f}" in section for r in memory_records(memory_results()) if r['kind'] == 'memory_peak')
 
 
@@ -284,13 +284,13 @@ def _check_readings(results, mine):
 def _speedup(variant, estimate, low, high):
     return {"kind": "speedup", "phase": "train", "backend": "torch", "model": "resnet",
             "variant": variant, "case": None, "estimate": estimate, "low": low, "high": high,
-            "interval": "95%"}
+            "interval": "95%", "precision": "float32"}
 
 
 def _first_call(variant):
     return {"kind": "first_call", "phase": "construction", "backend": "torch", "model": "resnet",
             "variant": variant, "case": "cold", "estimate": 50.0, "low": 49.0, "high": 51.0,
-            "interval": "range of rounds"}
+            "interval": "range of rounds", "precision": "float32"}
 
 
 def test_of_tied_variants_the_answer_shows_one_with_a_first_call():
