@@ -5,10 +5,10 @@ import random
 import time
 
 from backends import PRECISIONS, VARIANTS
+from catalog import STEADY_AA as AA  # a second, independent float32 eager runner: the A/A control
 from suites import child
 
 run_child = child.result  # the name user/measure.py imports
-AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
 GC_SETTING = ("collected before, disabled during each block; the heap older than the rounds "
               "frozen (gc.freeze), so each collection scans only what the rounds made")
 

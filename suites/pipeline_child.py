@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
+from catalog import LOADER_BASELINE as BASELINE  # the loader every other is compared with
 from suites import child
 from suites.paired import interleave
 
-BASELINE = "naive"  # the loader every other is compared with (the report reads it from here)
 AA = f"{BASELINE}_aa"  # a second, independent baseline loader and runner: the A/A control
 VARIANTS = ("eager", "graph")  # the train steps the suite compares
 MANIFEST = "labels.json"  # written last: the folder holds a finished set of files
