@@ -1,5 +1,8 @@
 """What the suite can run, with no framework imported: variants, precisions, backends, loaders, and
-the combinations that are skips (with their reasons). backends/, suites/ and report/ all read it."""
+the combinations that are skips (with their reasons), and the wrong answers it found (KNOWN_WRONG).
+backends/, suites/ and report/ all read it."""
+import re
+from dataclasses import dataclass
 
 VARIANTS = {
     "eager": "define-by-run: TF eager, PyTorch eager, Chainer's default",
@@ -89,3 +92,78 @@ LOADERS = {  # the input pipeline's loaders (seed 003)
 }
 LOADER_BASELINE = "naive"  # the loader every other is compared with
 STEADY_AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
+
+
+@dataclass(frozen=True)
+class KnownWrong:
+    """A measured wrong answer: its parity test xfails and its results carry the note."""
+    backend: str
+    model: str
+    variants: tuple
+    reason: str
+    batches: tuple = ()  # the batch sizes it was seen at; empty: all
+    repro_batch: int = 0  # a batch that shows it, for the regression test (0: the profile's)
+    isas: tuple = ()  # vector ISAs (suites.cpu.vector_isa) it holds on; empty: all
+    strict: bool = True  # False: it shows in some runs only (memory corruption), so no XPASS rule
+    precisions: tuple = ()  # the precisions it holds at; empty: all
+
+    def covers(self, backend, model, variant):
+        return (backend, model) == (self.backend, self.model) and variant in self.variants
+
+    def holds_on(self, isa, precision="float32"):
+        """True on a CPU of vector ISA `isa` and at `precision`."""
+        return ((not self.isas or isa in self.isas)
+                and (not self.precisions or precision in self.precisions))
+
+    def applies_on(self, isa, backend, model, variant, batch, precision="float32"):
+        """True for this case on a CPU of vector ISA `isa`."""
+        return (self.covers(backend, model, variant) and (not self.batches or batch in self.batches)
+                and self.holds_on(isa, precision))
+
+    @property
+    def finding(self):
+        """The write-up under findings/ that the reason names."""
+        return re.search(r"findings/[\w.]+\.md", self.reason)[0]
+
+    @property
+    def where(self):
+        """Where it holds, in a few words: 'at batch 5–8, 16 in bfloat16', 'with AVX2 code'."""
+        runs, batches = [], ""
+        for b in self.batches:  # consecutive batch sizes as one span: 5–8, 16, 32
+            runs[-1:] = [(runs[-1][0], b)] if runs and runs[-1][1] == b - 1 else [*runs[-1:], (b, b)]
+        if runs:
+            batches = "at batch " + ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in runs)
+        return " ".join(filter(None, [batches, self.precisions and "in " + " or ".join(
+            self.precisions), self.isas and "with " + " or ".join(i.upper() for i in self.isas)
+            + " code"])) or "everywhere"
+
+
+KNOWN_WRONG = (
+    KnownWrong("torch", "mnist_cnn", ("graph", "graph_dynamic", "graph_static"),
+               "torch 2.13 inductor (CPU, AVX-512 and AVX2 code alike): every conv gradient of "
+               "conv->conv->ReLU->maxpool is exactly zero at batch 2-7 in all three compile "
+               "modes, optimizer inside or outside the compiled region; right at 1, 16, 32 and "
+               "with aot_eager; at 8 wrong with dynamic=True when reusing a graph compiled at a "
+               "smaller batch (findings/torch_inductor_conv_grad.md)",
+               batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
+    KnownWrong("torch", "resnet", ("graph", "graph_dynamic", "graph_static"),
+               "torch 2.13 inductor (CPU) with AVX2 code: the compiled ResNet backward corrupts "
+               "the heap (aborts, or wrong shortcut-conv gradients, varying from run to run); "
+               "right with AVX-512 code, aot_eager and eager (findings/torch_inductor_avx2_heap.md)",
+               isas=("avx2",), strict=False),
+    KnownWrong("torch", "vgg", ("graph", "graph_static"),
+               "torch 2.13 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
+               "of the VGG is exactly zero at batch 5-8, 16, 32 (the backward reads the last "
+               "max-pool's zero-filled gradient buffer before the scatter that fills it: the "
+               "mnist_cnn bug); right at 1-4, with dynamic=True, aot_eager, eager and in float32, "
+               "AVX-512 and AVX2 alike; only the linear layer trains "
+               "(findings/torch_bf16_vgg.md)",
+               batches=(5, 6, 7, 8, 16, 32), precisions=("bfloat16",)),
+    KnownWrong("chainer", "resnet", ("graph",),
+               "Chainer 7.8.1 @static_graph with BatchNormalization (NumPy CPU, float32 and "
+               "float64, every batch 1-8/16/32): the replayed backward reuses step 1's batch "
+               "mean/inv_std, so gamma's and all upstream gradients are wrong from step 2 (beta's, "
+               "later layers', the forward and the SGD update are right) and the loss departs from "
+               "step 3 (this ResNet: NaN from step 8); the first call also updates the running "
+               "mean/var twice; exact without BatchNorm (findings/chainer_static_graph_bn.md)"),
+)

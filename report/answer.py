@@ -1,28 +1,93 @@
 """The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
+import re
 from collections import defaultdict
+from fractions import Fraction
 
-from report.text import break_even_text, label, speedup_text
+from catalog import KNOWN_WRONG
+from report.text import break_even_text, label, span, speedup_text
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
-          "| train speedup | infer speedup | break-even steps | first call s, cold | run |")
+          "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
+          "runs | first call s, cold → warm | run |")
+FINDING = re.compile(r"findings/[\w.]+\.md")
 
 
 def answer_text(machines):
-    """The README's summary block: one table per machine ([(machine, view, records)]), then one
-    line per backend."""
+    """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
+    table with its workloads and one line per backend."""
     if not machines:
         return "_No results yet: run the main job._"
-    parts = ["Each framework against its own eager mode (a large speedup can mean a slow eager "
-             "mode, so these rows do not rank frameworks: compare the step times). Speedups "
-             "with a 95% interval are paired; `~` marks an interval that includes 1; "
-             "\"(unpaired)\" ratios come from older runs without one. The cold first call is "
-             "timed in a fresh process after its start-up (interpreter, framework import), "
-             "which each backend's line gives where the run measured it. Generated from "
-             "`results/summary.json`'s records; every table is in RESULTS.md.", ""]
+    parts = [scope(machines), "", "Each framework against its own eager mode (a large speedup can "
+             "mean a slow eager mode, so these rows do not rank frameworks: compare the step "
+             "times). Speedups with a 95% interval are paired; `~` marks an interval that "
+             "includes 1. Break-even counts train steps until the graph variant's first call is "
+             "paid back: on a first run (cold compile caches) and on every later run on the same "
+             "machine (warm caches). The cold first call is timed in a fresh process after its "
+             "start-up (interpreter, framework import), which each backend's line gives. Generated "
+             "from `results/summary.json`'s records; every table is in RESULTS.md.", ""]
     for machine, _, records in machines:
-        parts += [f"**On `{machine}`**", "", HEADER, "|---" * 9 + "|",
-                  *rows(records), "", *backend_lines(records), ""]
+        parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
+                  *rows(records), "", workloads(records) + no_cache(records), "",
+                  *backend_lines(records), ""]
     return "\n".join(parts)
+
+
+def scope(machines):
+    """The answer's first sentence: what hardware and what size of network it speaks for."""
+    devices = sorted({r["device"] for _, _, records in machines for r in records
+                      if r["kind"] == "step_time" and r.get("device")})
+    gpu = any(d != "cpu" for d in devices)
+    return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
+            + ("CPU and GPU" if gpu else "CPU only; no GPU has been measured yet")
+            + ", on small networks (the workloads under each table) whose steps are dominated by "
+            "per-op overhead, where graph mode has the most to remove: read each speedup as its "
+            "workload's, not as the full-size network's.")
+
+
+def hardware(records):
+    """The machine's setting in a few words: device, threads, vector ISA, precision."""
+    steps = [r for r in records if r["kind"] == "step_time" and r.get("threads")]
+    if not steps:
+        return "setting not recorded"
+    found = lambda key: "/".join(sorted({str(r[key]) for r in steps if r.get(key)})) or "?"
+    device = found("device")
+    return (f"{'a CPU' if device == 'cpu' else device}, {found('threads')} threads, "
+            f"vector ISA {found('vector_isa')}, float32")
+
+
+def workloads(records):
+    """One line naming each model as this run measured it: layout, width, input, batch, size."""
+    seen = {}
+    for r in records:
+        if r["kind"] == "step_time" and r["phase"] == "train" and r.get("batch"):
+            seen.setdefault(r["model"], r)
+    return "Workloads: " + "; ".join(f"**{m}** = {workload(r)}" for m, r in sorted(seen.items())) + "."
+
+
+def no_cache(records):
+    """A note naming the backends with no warm first call: nothing on disk to warm, so every run
+    on the machine is a first run."""
+    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
+            and r["variant"] != "eager"}
+    warm = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "warm"}
+    if not cold - warm:
+        return ""
+    return (f" {', '.join(sorted(cold - warm))}: no warm first call, since the framework keeps no "
+            "compiled graph on disk between processes; every run is a first run.")
+
+
+def workload(rec):
+    """A model as measured: 'pre-activation ResNet-50 at 1/4 width, 64² px input, batch 8, ...'."""
+    config = rec.get("model_config") or {}
+    name = {"mnist_cnn": "MNIST CNN", "vgg": "VGG-16 layout",
+            "resnet": f"pre-activation ResNet-{config.get('depth', 50)}"}.get(rec["model"],
+                                                                              rec["model"])
+    width = config.get("width", 1)
+    size = (f"{name}{'' if width == 1 else f' at {Fraction(width).limit_denominator()} width'}, "
+            f"{rec['input_shape'][-1]}² px input ({rec['input_shape'][1]} channel"
+            f"{'s' * (rec['input_shape'][1] > 1)}), batch {rec['batch']}")
+    return (f"{size}, {rec['params'] / 1e6:.2f} M parameters, "
+            f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
 
 
 def best(records):
@@ -31,7 +96,8 @@ def best(records):
     (so its row can give a break-even) is preferred."""
     speedups = defaultdict(list)
     for r in records:
-        if r["kind"] == "speedup" and r["phase"] == "train" and r["estimate"] is not None:
+        if r["kind"] == "speedup" and r["phase"] == "train" and r["estimate"] is not None \
+                and not r.get("known_wrong"):  # a wrong answer is never the one to use
             speedups[r["backend"], r["model"]].append(r)
     found = {}
     for key, found_here in speedups.items():
@@ -56,38 +122,67 @@ def _get(records, rec, kind, phase=None, variant=None, case=None):
                  and (phase is None or r["phase"] == phase) and r["case"] == case), None)
 
 
+def why_not(rec):
+    """Why a row has no figure: the note, and the finding that explains a known wrong answer."""
+    link = FINDING.search(rec.get("known_wrong") or "")
+    wrong = "a known wrong answer" + (f", [{link[0]}]({link[0]})" if link else "")
+    return (f"{rec['note']}: {wrong}" if rec["note"] else wrong) if rec.get("known_wrong") \
+        else rec["note"]
+
+
 def rows(records):
     """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
     or the reason there is no figure."""
     out, top = {}, best(records)
     for r in records:
         key = (r["backend"], r["model"])
-        if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["estimate"] is None \
-                and r["variant"] != "eager" and key not in top and key not in out:
-            out[key] = f"| {key[0]} | {key[1]} | — ({r['note']}) |" + " — |" * 5 + f" {label(r)} |"
+        if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["variant"] != "eager" \
+                and (r["estimate"] is None or r.get("known_wrong")) and key not in top \
+                and key not in out:
+            out[key] = (f"| {key[0]} | {key[1]} | — (`{r['variant']}`: {why_not(r)}) |"
+                        + " — |" * 6 + f" {label(r)} |")
     for (backend, model), rec in top.items():
         steps = [_get(records, rec, "step_time", "train", v) for v in ("eager", None)]
-        first = _get(records, rec, "first_call", case="cold")
-        first_s = "—" if first is None else f"{first['estimate']:.2f}"
+        first = [_get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
         ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
                         for s in steps)
         out[backend, model] = (
             f"| {backend} | {model} | `{rec['variant']}` | {ms} | {speedup_text(rec)} | "
             f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
-            f"{break_even_text(_get(records, rec, 'break_even', case='cold'))} | {first_s} | "
-            f"{label(rec)} |")
+            + " | ".join(break_even_text(_get(records, rec, "break_even", case=c))
+                         for c in ("cold", "warm")) + " | "
+            + " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first)
+            + f" | {label(rec)} |")
     return [out[key] for key in sorted(out)]
 
 
-def retrace_penalty(records, backend):
-    """(plain graph ÷ eager, network, cut short) where sizes change every batch, worst network."""
-    totals = defaultdict(dict)
+def shapes_text(records, backend):
+    """With input sizes changing every batch, on the deepest network whose eager run finished:
+    the complete runs' times and trace counts, and which variant to use (a run cut short by the
+    budget is named, never quoted)."""
+    found = defaultdict(dict)
     for r in records:
         if r["kind"] == "retrace_total" and r["backend"] == backend and r["case"] == "train-varying":
-            totals[r["model"]][r["variant"]] = r
-    found = [(t["graph"]["estimate"] / t["eager"]["estimate"], net, bool(t["graph"]["note"]))
-             for net, t in totals.items() if "graph" in t and "eager" in t]
-    return max(found, default=None)
+            found[r["model"]][r["variant"]] = r
+    complete = lambda n: [r for v, r in found[n].items() if v != "eager" and not r["note"]]
+    nets = [n for n in found if "eager" in found[n] and not found[n]["eager"]["note"]]
+    if not nets:
+        return None
+    net = max(nets, key=lambda n: (len(complete(n)), found[n]["eager"].get("depth", 0), n))
+    done = sorted(complete(net), key=lambda r: r["estimate"])
+    cut = sorted(v for v, r in found[net].items() if r["note"])
+    eager = found[net]["eager"]
+    times = [f"eager took {eager['estimate']:.1f} s"] + [
+        f"`{r['variant']}` {r['estimate']:.1f} s ({r['traces']} trace{'s' * (r['traces'] != 1)})"
+        for r in done]
+    text = (f"with input sizes changing every batch ({net}, {eager.get('distinct_shapes')} sizes "
+            f"over {eager.get('steps_done')} steps), " + ", ".join(times)
+            + (f"; {', '.join(f'`{v}`' for v in cut)} did not finish within the budget"
+               if cut else ""))
+    if done and done[0]["estimate"] < eager["estimate"]:
+        return text + f": use `{done[0]['variant']}` when sizes vary;"
+    return text + ": no graph variant beat eager here, so bucket inputs to a few sizes (or stay " \
+                  "eager) when they vary;"
 
 
 def memory_cost(records, backend, variants):
@@ -109,8 +204,8 @@ def memory_cost_text(rec):
                 f"{rec['model']} (no interval: rerun with two or more child processes);")
     if not rec["significant"]:
         return (f"{what}: no measurable difference from eager's peak train-step memory on "
-                f"{rec['model']} ({rec['estimate']:.2f}×, {rec['low']:.2f}–{rec['high']:.2f});")
-    return (f"{what} needs {rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}) eager's "
+                f"{rec['model']} ({rec['estimate']:.2f}×, {span(rec['low'], rec['high'])});")
+    return (f"{what} needs {rec['estimate']:.2f}× ({span(rec['low'], rec['high'])}) eager's "
             f"peak train-step memory on {rec['model']};")
 
 
@@ -121,49 +216,70 @@ def startup_text(records, backend):
                    if r["kind"] == "startup_time" and r["backend"] == backend)
     if not found:
         return None
-    low, high = f"{found[0]:.1f}", f"{found[-1]:.1f}"
-    span = low if low == high else f"{low}–{high}"
-    return f"a fresh process takes {span} s to start (import, set-up) before its cold first call;"
+    return (f"a fresh process takes {span(found[0], found[-1], 1)} s to start (import, set-up) "
+            "before its cold first call;")
 
 
 def backend_lines(records):
-    """Per backend: process start-up, retrace penalty, memory cost and one line of advice."""
+    """Per backend: process start-up, what varying sizes cost, memory cost and the advice."""
     lines, top = [], best(records)
     for backend in sorted({b for b, _ in top}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
         text = [f"- **{backend}**:"]
         if startup := startup_text(records, backend):
             text.append(startup)
-        if penalty := retrace_penalty(records, backend):
-            text.append(f"with input sizes changing every batch, plain `graph` took "
-                        f"{penalty[0]:.1f}× eager's time on {penalty[1]}"
-                        + (" (cut short, so at least)" if penalty[2] else "") + ";")
+        if shapes := shapes_text(records, backend):
+            text.append(shapes)
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
-        text.append(advice(records, mine, penalty))
+        text.append(advice(records, mine))
         lines.append(" ".join(text))
     return lines
 
 
-def advice(records, mine, penalty):
-    """One line of advice: where the best variant gains (and after how many steps), where not."""
+def pays_back(records, rec):
+    """When the variant's first call is paid back: on a first run and on every later run."""
+    cold, warm = (_get(records, rec, "break_even", case=c) for c in ("cold", "warm"))
+    text = f"pays back after {break_even_text(cold)} steps on a first run"
+    if warm and warm["estimate"] is not None:
+        text += f", {break_even_text(warm)} on later runs (warm cache)"
+    return text if cold and cold["estimate"] is not None else ""
+
+
+def caveat(records, rec):
+    """A known wrong answer of this variant at settings other than the one measured ('' if none):
+    right here, wrong there, with its finding."""
+    step = _get(records, rec, "step_time", "train") or {}
+    found = [k for k in KNOWN_WRONG if k.covers(rec["backend"], rec["model"], rec["variant"])
+             and not k.applies_on(step.get("vector_isa"), rec["backend"], rec["model"],
+                                  rec["variant"], step.get("batch"), rec["precision"])]
+    return "; ".join(f"right as measured (batch {step.get('batch')}), but a known wrong answer "
+                     f"{k.where}: [{k.finding}]({k.finding})" for k in found)
+
+
+def advice(records, mine):
+    """One line of advice: where the best variant gains (and after how many steps), where not,
+    and the known wrong answers it steers around."""
     gains, unpaired = [], False
     for model, r in sorted(mine.items()):
         if r["significant"] and r["estimate"] > 1 or r["interval"] is None and r["estimate"] > 1:
             unpaired |= r["interval"] is None
-            even = break_even_text(_get(records, r, "break_even", case="cold"))
-            gains.append(f"`{r['variant']}` on {model}"
-                         + (f" (pays back after {even} steps)" if even[0].isdigit() else ""))
+            notes = "; ".join(filter(None, [pays_back(records, r), caveat(records, r)]))
+            gains.append(f"`{r['variant']}` on {model}" + (f" ({notes})" if notes else ""))
+    wrong = sorted({(r["model"], r["variant"], FINDING.search(r["known_wrong"])[0])
+                    for r in records if r["backend"] == next(iter(mine.values()))["backend"]
+                    and r["known_wrong"] and FINDING.search(r["known_wrong"])
+                    and r["kind"] in ("step_time", "speedup")})
+    avoid = "".join(f"; not `{v}` on {m}: a known wrong answer here ([{link}]({link}))"
+                    for m, v, link in wrong)
     if not gains:
-        return "**advice**: stay eager here: no graph variant is faster beyond its interval."
+        return "**advice**: stay eager here: no graph variant is faster beyond its interval" + avoid + "."
     text = "**advice**: use " + "; ".join(gains)
     if rest := sorted(m for m, r in mine.items() if f"on {m}" not in text):
         text += f"; eager on {', '.join(rest)} (no gain beyond the interval)"
-    if penalty and penalty[0] > 1:
-        text += "; bucket input sizes (or use a dynamic-shape variant) when they vary"
     if unpaired:
         text += " (from unpaired ratios of older runs: no interval, rerun to confirm)"
-    return text + "."
+    return text + avoid + "."
 
 
 def step_time_reading(records):

@@ -61,7 +61,7 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None)
         n = steps(speedup)
         return n, None, None, "never (graph step not faster)" if n is None else "unpaired"
     if cold > eager_cold and includes_one(low, high):
-        return None, None, None, "no significant gain (the speedup's interval includes 1)"
+        return None, None, None, "no significant gain: the speedup's interval includes 1"
     if cold > eager_cold and high < 1:
         return None, None, None, "never (slower)"
     return steps(speedup), steps(high), steps(low), None

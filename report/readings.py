@@ -1,6 +1,6 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
 from report.ratios import includes_one, verdict
-from report.text import interval_cell
+from report.text import interval_cell, span
 
 
 def _speedups(records, phase):
@@ -35,7 +35,8 @@ def speedup_reading(records, phase):
     text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
             f"({worst[1]}/{worst[3]} on {worst[2]}). ")
-    text += (f"{len(slower)} are significantly slower than their eager mode"
+    text += (f"{len(slower)} {'is' if len(slower) == 1 else 'are'} significantly slower than "
+             f"their eager mode"
              + (": " + ", ".join(f"{b}/{v} on {m} ({r:.2f}×)" for r, b, m, v, _ in slower)
                 if slower else "") + ". ")
     text += f"{len(unclear)} have a 95% interval that includes 1 (n.s.)."
@@ -59,7 +60,7 @@ def overhead_reading(records):
     for value, backend, model, variant, cache in over:
         if variant != "eager" and cache == "cold":
             per_backend.setdefault(backend, []).append(value)
-    parts = [f"{b}: {min(v):.2f}–{max(v):.2f} s" for b, v in sorted(per_backend.items())]
+    parts = [f"{b}: {span(min(v), max(v))} s" for b, v in sorted(per_backend.items())]
     return (f"The costliest first call is {top[1]}/{top[3]} on {top[2]} ({top[4]} cache): "
             f"{top[0]:.2f} s above its steady step. Cold graph-variant overheads by backend: "
             + "; ".join(parts) + ".")

@@ -14,6 +14,8 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
 IQR = "interquartile range of rounds"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
+SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
+                 "vector_isa")  # what a step time was measured on
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
 RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
 DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
@@ -76,21 +78,22 @@ def aa_floors(results):
     return {k: (low, high) for k, (_, low, high) in widest.items()}
 
 
-def break_even_record(parts, variant):
-    """Steps until the graph variant's first call is paid back, from one run's four figures."""
-    names = ("cold first call", "train step", "eager cold first call", "eager train step")
+def break_even_record(parts, variant, cache="cold"):
+    """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
+    this machine) is paid back, from one run's four figures."""
+    names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
         anchor = next(p for p in parts if p)
         return record(anchor, "break_even", "steps", None, note=f"no {missing} in this run",
-                      variant=variant, phase="train", case="cold", known_wrong=None)
+                      variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts
     saved = train.saved("speedup")
     speedup = saved.estimate if saved else eager_train.median / train.median
     steps, low, high, note = break_even_range(cold.median, eager_cold.median, eager_train.median,
                                               speedup, *(saved[1:3] if saved else ()))
     return record(train, "break_even", "steps", steps, low, high,
-                  low and "from the speedup's 95% interval", note=note, case="cold")
+                  low and "from the speedup's 95% interval", note=note, case=cache)
 
 
 def steady_records(results):
@@ -107,7 +110,7 @@ def steady_records(results):
                 out.append(record(r, "startup_time", "s", statistics.median(seconds),
                                   min(seconds), max(seconds), "range of rounds"))
         elif phase in ("train", "infer"):
-            out.append(spread_record(r, "step_time"))
+            out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS)))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", idx.get((backend, model, "eager", phase,
                                                                None)), r.saved("speedup")))
@@ -120,6 +123,11 @@ def steady_records(results):
         out.append(break_even_record((get(variant, "construction", "cold"), get(variant, "train"),
                                       get("eager", "construction", "cold"), get("eager", "train")),
                                      variant))
+        if get(variant, "construction", "warm"):  # every later run on this machine
+            eager = get("eager", "construction", "warm") or get("eager", "construction", "cold")
+            out.append(break_even_record((get(variant, "construction", "warm"),
+                                          get(variant, "train"), eager, get("eager", "train")),
+                                         variant, "warm"))  # eager caches nothing: its cold call
     out += [saved_record(r, "aa_ratio", r.saved("aa")) for r in idx.values() if r.saved("aa")]
     return out + precision_records(results)
 

@@ -1,6 +1,6 @@
 """The retrace suite's tables, chart data and advice (seed 000's network x mode x time table)."""
 from report.select import latest
-from report.text import variant_order
+from report.text import span, variant_order
 
 SEED_000 = {"eager": 3 * 60 + 36, "graph": 36 * 60 + 10, "graph_dynamic": 4 * 60 + 37}  # ResNet152
 ADVICE = {
@@ -150,7 +150,7 @@ def retrace_step_reading(records):
         if worst:
             parts.append(f"{backend}: a step at a new size costs up to {mine[worst]:.1f}× one at "
                          f"a seen size ({worst[2]} on {worst[1]})"
-                         + (f"; eager {min(eager):.1f}–{max(eager):.1f}×" if eager else ""))
+                         + (f"; eager {span(min(eager), max(eager), 1)}×" if eager else ""))
     return ("; ".join(parts) + ". Repeating sizes, after each run's first step; a variant that "
             "traces once but costs much more at a new size compiles per shape (XLA)."
             if parts else "No retrace runs with repeating sizes.")

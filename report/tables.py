@@ -4,7 +4,8 @@ from collections import defaultdict
 from report.text import (break_even_text, label, s, speedup_text, step_text, variant_order)
 
 HEADER = ("| backend | variant | train step ms (IQR) | train speedup | infer step ms (IQR) "
-          "| infer speedup | first call s, cold | first call s, warm | break-even steps | run |")
+          "| infer speedup | first call s, cold | first call s, warm | break-even steps, first run "
+          "| break-even steps, later runs | run |")
 
 
 def lookup(records):
@@ -23,7 +24,7 @@ def summary_table(records):
         rows[rec["model"]].add((rec["backend"], rec["variant"]))
     lines = []
     for model in sorted(rows):
-        lines += [f"**{model}**", "", HEADER, "|---" * 10 + "|"]
+        lines += [f"**{model}**", "", HEADER, "|---" * 11 + "|"]
         for backend, variant in sorted(rows[model], key=lambda bv: (bv[0], variant_order(bv[1]))):
             get = lambda kind, phase, cache=None: cells.get((backend, model, variant, kind, phase,
                                                              cache))
@@ -38,7 +39,8 @@ def summary_table(records):
                 step_text(get("step_time", "infer")),
                 "1" if eager else speedup_text(get("speedup", "infer")),
                 *(s(r and r["estimate"]) for r in first),
-                "—" if eager else break_even_text(get("break_even", "train", "cold")),
+                *("—" if eager else break_even_text(get("break_even", "train", c))
+                  for c in ("cold", "warm")),
                 ", ".join(sorted({label(r) for r in mine}))]) + " |")
         lines.append("")
     return "\n".join(lines)

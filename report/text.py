@@ -18,6 +18,12 @@ def s(seconds):
     return "—" if seconds is None else f"{seconds:.2f}"
 
 
+def span(low, high, digits=2):
+    """'low–high', or one number where the two read the same."""
+    low, high = f"{low:.{digits}f}", f"{high:.{digits}f}"
+    return low if low == high else f"{low}–{high}"
+
+
 def interval_cell(ratio, low, high):
     """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
     return f"{ratio:.2f}× [{low:.2f}, {high:.2f}]" + (" ~" if low <= 1 <= high else "")

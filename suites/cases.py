@@ -1,69 +1,27 @@
 """What a benchmark or test case is: backend x model x variant, built from a profile."""
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import pytest
 
+import catalog
 import models
 from backends import UNSUPPORTED, precision_skip
 from suites import cpu
 
 
-@dataclass(frozen=True)
-class KnownWrong:
-    """A measured wrong answer: its parity test xfails and its results carry the note."""
-    backend: str
-    model: str
-    variants: tuple
-    reason: str
-    batches: tuple = ()  # the batch sizes it was seen at; empty: all
-    repro_batch: int = 0  # a batch that shows it, for the regression test (0: the profile's)
-    isas: tuple = ()  # vector ISAs (suites.cpu.vector_isa) it holds on; empty: all
-    strict: bool = True  # False: it shows in some runs only (memory corruption), so no XPASS rule
-    precisions: tuple = ()  # the precisions it holds at; empty: all
-
-    def covers(self, backend, model, variant):
-        return (backend, model) == (self.backend, self.model) and variant in self.variants
+class KnownWrong(catalog.KnownWrong):
+    """A measured wrong answer (catalog.KNOWN_WRONG), judged on this CPU."""
 
     def holds_here(self, precision="float32"):
         """True on this CPU's vector ISA and at `precision`."""
-        return ((not self.isas or cpu.vector_isa() in self.isas)
-                and (not self.precisions or precision in self.precisions))
+        return self.holds_on(cpu.vector_isa(), precision)
 
     def applies(self, backend, model, variant, batch, precision="float32"):
-        return (self.covers(backend, model, variant) and (not self.batches or batch in self.batches)
-                and self.holds_here(precision))
+        return self.applies_on(cpu.vector_isa(), backend, model, variant, batch, precision)
 
 
-KNOWN_WRONG = (
-    KnownWrong("torch", "mnist_cnn", ("graph", "graph_dynamic", "graph_static"),
-               "torch 2.13 inductor (CPU, AVX-512 and AVX2 code alike): every conv gradient of "
-               "conv->conv->ReLU->maxpool is exactly zero at batch 2-7 in all three compile "
-               "modes, optimizer inside or outside the compiled region; right at 1, 16, 32 and "
-               "with aot_eager; at 8 wrong with dynamic=True when reusing a graph compiled at a "
-               "smaller batch (findings/torch_inductor_conv_grad.md)",
-               batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
-    KnownWrong("torch", "resnet", ("graph", "graph_dynamic", "graph_static"),
-               "torch 2.13 inductor (CPU) with AVX2 code: the compiled ResNet backward corrupts "
-               "the heap (aborts, or wrong shortcut-conv gradients, varying from run to run); "
-               "right with AVX-512 code, aot_eager and eager (findings/torch_inductor_avx2_heap.md)",
-               isas=("avx2",), strict=False),
-    KnownWrong("torch", "vgg", ("graph", "graph_static"),
-               "torch 2.13 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
-               "of the VGG is exactly zero at batch 5-8, 16, 32 (the backward reads the last "
-               "max-pool's zero-filled gradient buffer before the scatter that fills it: the "
-               "mnist_cnn bug); right at 1-4, with dynamic=True, aot_eager, eager and in float32, "
-               "AVX-512 and AVX2 alike; only the linear layer trains "
-               "(findings/torch_bf16_vgg.md)",
-               batches=(5, 6, 7, 8, 16, 32), precisions=("bfloat16",)),
-    KnownWrong("chainer", "resnet", ("graph",),
-               "Chainer 7.8.1 @static_graph with BatchNormalization (NumPy CPU, float32 and "
-               "float64, every batch 1-8/16/32): the replayed backward reuses step 1's batch "
-               "mean/inv_std, so gamma's and all upstream gradients are wrong from step 2 (beta's, "
-               "later layers', the forward and the SGD update are right) and the loss departs from "
-               "step 3 (this ResNet: NaN from step 8); the first call also updates the running "
-               "mean/var twice; exact without BatchNorm (findings/chainer_static_graph_bn.md)"),
-)
+KNOWN_WRONG = tuple(KnownWrong(**asdict(entry)) for entry in catalog.KNOWN_WRONG)
 
 
 @dataclass

@@ -8,7 +8,7 @@ import pytest
 REPRO = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                      "findings", "chainer_static_graph_bn.py")
 FIXED = ("Chainer {version} fixed {what} (findings/chainer_static_graph_bn.py): update the chainer "
-         "entry of KNOWN_WRONG in suites/cases.py, the README's findings section and "
+         "entry of KNOWN_WRONG in catalog.py, the README's findings section and "
          "findings/chainer_static_graph_bn.md.\n{out}")
 
 

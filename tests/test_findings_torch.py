@@ -9,7 +9,7 @@ from suites import cpu
 
 FINDINGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "findings")
 FIXED = ("torch {version} no longer shows findings/{name}.py: update the torch entry of "
-         "KNOWN_WRONG in suites/cases.py, the README's findings section and findings/{name}.md."
+         "KNOWN_WRONG in catalog.py, the README's findings section and findings/{name}.md."
          "\n{out}")
 
 

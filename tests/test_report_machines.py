@@ -56,7 +56,7 @@ def test_no_ratio_across_machines(tmp_path):
     assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
     answer = answer_text(machines_of(results)).split("**On `ci-b (")
     assert "| chainer | mnist_cnn | `graph` |" in answer[0]
-    assert "| chainer | mnist_cnn | — (no eager in this run) | — |" in answer[1]
+    assert "| chainer | mnist_cnn | — (`graph`: no eager in this run) | — |" in answer[1]
     assert "×" not in answer[1].split("\n\n- ")[0]  # machine B's table: no ratio at all
 
 

@@ -50,14 +50,14 @@ def test_a_partial_rerun_never_divides_by_the_older_runs_eager(partial):
     table = summary_table(records_of(pick(partial, "steady")))
     graph = _row(table, "| chainer | graph |")
     assert graph[3] == "— (no eager in this run)"
-    assert graph[8].startswith("— (no ") and graph[9] == "`0002_default`"
+    assert graph[8].startswith("— (no ") and graph[10] == "`0002_default`"
     assert "`0001_default`" not in table  # the table is the newer run's, whole
 
 
 def test_run_selects_the_older_run(partial):
     table = summary_table(records_of(pick(partial, "steady", wanted=["0001"])))
     graph = _row(table, "| chainer | graph |")
-    assert graph[3].endswith("(unpaired)") and graph[9] == "`0001_default`"
+    assert graph[3].endswith("(unpaired)") and graph[10] == "`0001_default`"
 
 
 def test_unknown_run_is_one_line(tmp_path, capsys):

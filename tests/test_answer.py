@@ -1,0 +1,76 @@
+"""The answer a reader acts on: the setting beside the numbers, break-even cold and warm, advice
+that steers around known wrong answers and quotes no cut-short run."""
+from report.answer import advice, answer_text, best, shapes_text, workload
+
+
+def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, high=1.8,
+        model="resnet", backend="torch", **fields):
+    found = {"kind": kind, "backend": backend, "model": model, "variant": variant, "phase": phase,
+             "case": case, "estimate": estimate, "low": low, "high": high, "interval": "95%",
+             "significant": not low <= 1 <= high, "precision": "float32", "note": None,
+             "known_wrong": None, "run": "0001", "dirty": False, "machine": "m"}
+    return {**found, **fields}
+
+
+SETTING = {"batch": 8, "vector_isa": "avx512", "threads": 2, "device": "cpu", "params": 1.5e6,
+           "flops": 9.4e8, "input_shape": [8, 3, 64, 64], "model_config": {"depth": 50, "width": 0.25}}
+
+
+def steady(variant="graph", known_wrong=None, model="resnet"):
+    return [rec("step_time", "eager", estimate=0.03, model=model, **SETTING),
+            rec("step_time", variant, estimate=0.02, model=model, known_wrong=known_wrong,
+                **SETTING),
+            rec("speedup", variant, model=model, known_wrong=known_wrong),
+            rec("break_even", variant, case="cold", estimate=11208, low=9925, high=13290,
+                model=model),
+            rec("break_even", variant, case="warm", estimate=850, low=753, high=1007, model=model)]
+
+
+def test_the_setting_and_scope_stand_beside_the_numbers():
+    records = steady()
+    assert workload(records[0]) == ("pre-activation ResNet-50 at 1/4 width, 64² px input "
+                                    "(3 channels), batch 8, 1.50 M parameters, 0.94 GFLOP per "
+                                    "train step")
+    text = answer_text([("m", None, records)])
+    assert "CPU only; no GPU has been measured yet" in text.splitlines()[0]
+    assert "(a CPU, 2 threads, vector ISA avx512, float32)" in text
+
+
+def test_break_even_is_given_for_a_first_run_and_for_later_runs():
+    records = steady()
+    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+               if line.startswith("| torch | resnet |"))
+    assert "| 11,208 (9,925–13,290) | 850 (753–1,007) |" in row
+    line = advice(records, best(records))
+    assert "11,208 (9,925–13,290) steps on a first run, 850 (753–1,007) on later runs" in line
+
+
+def test_a_known_wrong_variant_is_never_advised_and_says_why():
+    records = steady(known_wrong="zero gradients (findings/x.md)")
+    assert best(records) == {}
+    text = answer_text([("m", None, records)])
+    assert "| torch | resnet | — (`graph`: a known wrong answer, [findings/x.md](findings/x.md))" \
+        in text and "use `graph`" not in text
+
+
+def test_a_finding_elsewhere_is_a_caveat_on_the_advice():
+    records = steady(model="mnist_cnn")  # batch 8 here; the catalog's finding is at batch 2-7
+    for r in records:
+        r["batch"] = 32
+    line = advice(records, {m: r for (_, m), r in best(records).items()})
+    assert ("right as measured (batch 32), but a known wrong answer at batch 2–7: "
+            "[findings/torch_inductor_conv_grad.md]") in line
+
+
+def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():
+    def total(variant, seconds, traces, note=None, model="vgg"):
+        return rec("retrace_total", variant, case="train-varying", estimate=seconds, model=model,
+                   traces=traces, note=note, distinct_shapes=4, steps_done=4)
+    records = [total("eager", 1.0, 0), total("graph", 9.0, 4),
+               total("graph_dynamic", 0.5, 1), total("graph_static", 99.0, 2, "cut short")]
+    text = shapes_text(records, "torch")
+    assert "`graph_dynamic` 0.5 s (1 trace), `graph` 9.0 s (4 traces)" in text
+    assert "99.0" not in text and "`graph_static` did not finish within the budget" in text
+    assert text.endswith("use `graph_dynamic` when sizes vary;")
+    records[2] = total("graph_dynamic", 5.0, 1)
+    assert "no graph variant beat eager here" in shapes_text(records, "torch")
