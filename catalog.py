@@ -14,6 +14,10 @@ VARIANTS = {
     "xla": "tf.function(jit_compile=True)",
     "xla_dynamic": "tf.function(jit_compile=True, input_signature with None dims): one trace, "
                    "but XLA still compiles per concrete shape",
+    "graph_cudagraphs": "torch.compile(mode='reduce-overhead'): graph's compile, replayed as CUDA "
+                        "graphs recorded per shape (GPU only)",
+    "cuda_graph": "the whole train (or infer) step captured by hand in one torch.cuda.CUDAGraph "
+                  "per input shape, then replayed (GPU only)",
 }
 
 PRECISIONS = {
@@ -30,6 +34,9 @@ BACKENDS = {  # name -> (module, framework package, how to install it)
     "chainer": ("backends.chainer", "chainer", "tox -e chainer"),
 }
 
+_TF_CUDA_GRAPHS = ("TensorFlow has no user-level CUDA-graph capture of a step (XLA:GPU's own "
+                   "command buffers are part of 'xla', not a variant)")
+_CHAINER_CUDA_GRAPHS = "Chainer 7.8.1 has no CUDA-graph capture of a step"
 UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
     ("tf", "graph_static"): "plain tf.function already specialises on every shape (see 'graph')",
     ("torch", "graph_relaxed"): "torch.compile's default (dynamic=None) already relaxes a dim "
@@ -43,12 +50,23 @@ UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
     ("torch", "xla_dynamic"): "XLA for PyTorch needs torch_xla, which is not part of this suite's "
                               "CPU pins",
     ("chainer", "xla_dynamic"): "Chainer has no XLA or other compiler backend",
+    ("tf", "graph_cudagraphs"): _TF_CUDA_GRAPHS,
+    ("tf", "cuda_graph"): _TF_CUDA_GRAPHS,
+    ("chainer", "graph_cudagraphs"): _CHAINER_CUDA_GRAPHS,
+    ("chainer", "cuda_graph"): _CHAINER_CUDA_GRAPHS,
 }
+CUDA_GRAPHS_CPU = ("CUDA graphs exist only on an NVIDIA GPU (--device cuda): on a CPU there is no "
+                   "graph to capture or replay")
+GPU_ONLY = {"graph_cudagraphs": CUDA_GRAPHS_CPU, "cuda_graph": CUDA_GRAPHS_CPU}  # variant -> why
 
 
 PRECISION_UNSUPPORTED = {  # (backend, precision) -> why it is a skip
     ("chainer", "bfloat16"): "NumPy and CuPy have no bfloat16 dtype: Chainer's mixed precision "
                              "is float16 (mixed16) only",
+}
+VARIANT_PRECISION_UNSUPPORTED = {  # (variant, precision) -> why it is a skip
+    ("cuda_graph", "float16"): "float16 needs GradScaler, whose step reads found_inf on the host "
+                               "(a sync), which a CUDA-graph capture forbids",
 }
 _XLA_DETERMINISM = ("TF 2.21: with op determinism on, XLA refuses MaxPool's gradient ('GPU MaxPool "
                     "gradient ops do not yet have a deterministic XLA implementation'), on CPU "
@@ -61,13 +79,14 @@ CPU_FLOAT16 = ("float16 mixed precision is measured on a GPU only (--device cuda
                "frameworks' mixed-precision path is bfloat16")
 
 
-def precision_skip(backend, precision, device):
-    """Why `precision` cannot run on `backend` and `device`, or None when it can."""
+def precision_skip(backend, precision, device, variant=None):
+    """Why `precision` cannot run on `backend` and `device` (in `variant`), or None when it can."""
     check_choice("backend", backend, BACKENDS)
     check_choice("precision", precision, PRECISIONS)
     if precision == "float16" and device == "cpu":
         return CPU_FLOAT16
-    return PRECISION_UNSUPPORTED.get((backend, precision))
+    return (PRECISION_UNSUPPORTED.get((backend, precision))
+            or VARIANT_PRECISION_UNSUPPORTED.get((variant, precision)))
 
 
 def check_choice(kind, value, choices):
@@ -76,10 +95,14 @@ def check_choice(kind, value, choices):
         raise ValueError(f"unknown {kind} {value!r}: choose one of {', '.join(choices)}")
 
 
-def unsupported_reason(backend, variant):
-    """Why `variant` cannot run on `backend`, or None when it can."""
+def unsupported_reason(backend, variant, device="cpu"):
+    """Why `variant` cannot run on `backend` and `device`, or None when it can (callers with no
+    device option, such as the user tool, run on the CPU)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("variant", variant, VARIANTS)
+    check_choice("device", device, ("cpu", "cuda"))
+    if device != "cuda" and variant in GPU_ONLY:
+        return GPU_ONLY[variant]
     return UNSUPPORTED.get((backend, variant))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import catalog
 import models
-from backends import UNSUPPORTED, precision_skip
+from backends import precision_skip, unsupported_reason
 from suites import cpu
 
 
@@ -95,13 +95,13 @@ def extra_info(case, phase, traces, threads, device, loss=None):
 
 def skip_reason(backend, variant, precision="float32", env=None, model=None):
     """Why (backend, variant, precision) is a visible skip in this session, or None."""
-    if reason := UNSUPPORTED.get((backend, variant)):
+    if reason := unsupported_reason(backend, variant, env["device"] if env else "cpu"):
         return f"{backend}/{variant}: {reason}"
     if env and (reason := env["profile"].variant_skip(backend, variant)):
         return reason
     if precision == "float32":
         return None
-    if reason := precision_skip(backend, precision, env["device"]):
+    if reason := precision_skip(backend, precision, env["device"], variant):
         return f"{backend}/{precision}: {reason}"
     profile = env["profile"]
     if model not in profile.precision_models:

@@ -37,8 +37,8 @@ def check(args):
     check_choice("device", args.device, ("cpu", "cuda"))
     check_choice("variant", args.variant, VARIANTS)
     check_choice("precision", args.precision, PRECISIONS)
-    if reason := (unsupported_reason(args.backend, args.variant)
-                  or precision_skip(args.backend, args.precision, args.device)):
+    if reason := (unsupported_reason(args.backend, args.variant, args.device)
+                  or precision_skip(args.backend, args.precision, args.device, args.variant)):
         raise ValueError(f"{args.backend}/{args.variant}@{args.precision} is not supported: "
                          f"{reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env

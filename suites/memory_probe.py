@@ -31,7 +31,7 @@ def check(args):
     check_choice("model", args.model, models.MODELS)
     check_choice("variant", args.variant, VARIANTS)
     check_choice("device", args.device, ("cpu", "cuda"))
-    if reason := unsupported_reason(args.backend, args.variant):
+    if reason := unsupported_reason(args.backend, args.variant, args.device):
         raise ValueError(f"{args.backend}/{args.variant} is not supported: {reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
 

@@ -37,8 +37,8 @@ def check(args):
         variant, precision, deterministic = arm_spec(arm)
         check_choice("arm", variant, VARIANTS)
         check_choice("precision", precision, PRECISIONS)
-        if reason := (unsupported_reason(args.backend, variant)
-                      or precision_skip(args.backend, precision, args.device)
+        if reason := (unsupported_reason(args.backend, variant, args.device)
+                      or precision_skip(args.backend, precision, args.device, variant)
                       or deterministic and DETERMINISM_UNSUPPORTED.get((args.backend, variant))):
             raise ValueError(f"{args.backend}/{arm} is not supported: {reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
