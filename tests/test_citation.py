@@ -1,0 +1,40 @@
+"""What a reader who cites or navigates the README relies on: the citation matches the package, and
+every link inside the README and to a file in the repository resolves."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def anchors(markdown):
+    """GitHub's anchor of each heading: lower case, punctuation dropped, spaces as hyphens."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.+)$", markdown, flags=re.M)}
+
+
+def test_citation_names_the_version_and_license_of_the_package():
+    cff = (ROOT / "CITATION.cff").read_text()
+    version = re.search(r'^version = "(.+)"', (ROOT / "pyproject.toml").read_text(), re.M)[1]
+    assert re.search(rf"^version: {re.escape(version)}$", cff, re.M)
+    assert re.search(r"^license: MIT$", cff, re.M)
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License")
+
+
+def test_every_readme_link_resolves():
+    readme = (ROOT / "README.md").read_text()
+    found = anchors(readme)
+    links = re.findall(r"\]\(([^)\s]+)\)", readme)
+    assert any(link.startswith("#") for link in links)
+    for link in links:
+        if link.startswith("http"):
+            continue
+        path, _, anchor = link.partition("#")
+        if path:
+            assert (ROOT / path).exists(), link
+        elif anchor:
+            assert anchor in found, f"#{anchor} is no heading of README.md"
+
+
+def test_the_anchor_rule_matches_githubs():
+    assert anchors("## Findings: wrong answers this suite found\n## Your own model: should I compile it?") \
+        == {"findings-wrong-answers-this-suite-found", "your-own-model-should-i-compile-it"}
