@@ -1,4 +1,5 @@
-"""PyTorch backend: eager and torch.compile (default, dynamic=True, dynamic=False)."""
+"""PyTorch backend: eager, torch.compile (default, dynamic=True, dynamic=False, and
+mode="reduce-overhead": CUDA graphs) and a whole step captured by hand in a CUDA graph."""
 import contextlib
 import os
 from unittest import mock
@@ -11,12 +12,18 @@ import torch._inductor.utils
 from torch import nn
 from torch._dynamo.utils import counters
 
+from catalog import GPU_ONLY, precision_skip, unsupported_reason
 from models import spec as S
 
 NAME = "torch"
-# log records worth counting: name in extra_info -> (logger, text in the message)
-LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config.")}
+# signals worth counting: name in extra_info -> (logger, text in the message), or a running
+# counter (inductor bumps cudagraph_skips for every graph it leaves out of CUDA graphs, and logs
+# the reason on the "cudagraphs" artifact logger only when it is on a CUDA device)
+LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config."),
+               "cudagraph_skips": lambda: counters["inductor"]["cudagraph_skips"]}
 DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
+_MODES = {"graph_cudagraphs": "reduce-overhead"}  # variant -> torch.compile mode (graph's dynamic)
+_WARMUP_STEPS = 3  # before a capture, as in torch's CUDA-graph recipe (whole-network capture)
 _AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
 
@@ -141,10 +148,49 @@ def _load(model, spec, params):
             tensor.copy_(torch.from_numpy(np.asarray(value)))
 
 
+class _StepGraphs:
+    """torch's whole-step CUDA-graph recipe, one graph per (step, input shapes): warm-up steps on
+    a side stream, static input buffers, capture; then every call copies in and replays."""
+
+    def __init__(self, state):
+        self.state = state  # () -> the tensors a warm-up step changes (weights, BatchNorm stats)
+        self.graphs = {}  # (step name, input shapes) -> (graph, static inputs, static output)
+
+    def __call__(self, name, step, *inputs):
+        key = (name, *(tuple(t.shape) for t in inputs))
+        if key not in self.graphs:
+            self.graphs[key] = self._capture(step, inputs)
+        graph, static, out = self.graphs[key]
+        for buffer, value in zip(static, inputs):
+            buffer.copy_(value)
+        graph.replay()
+        return out
+
+    def _capture(self, step, inputs):
+        static = [t.clone() for t in inputs]
+        saved = [t.detach().clone() for t in self.state()]
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(_WARMUP_STEPS):
+                step(*static)
+        torch.cuda.current_stream().wait_stream(side)
+        with torch.no_grad():  # the warm-up leaves no trace: one call is still one step
+            for tensor, value in zip(self.state(), saved):
+                tensor.copy_(value)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):  # records, runs nothing: the first replay is the step
+            out = step(*static)
+        return graph, static, out
+
+
 class Runner:
     """One model in one variant: train_step, infer_step and the compile count."""
 
     def __init__(self, spec, params, variant, device=torch.device("cpu"), precision="float32"):
+        if variant in GPU_ONLY and (reason := unsupported_reason(NAME, variant, device.type)
+                                    or precision_skip(NAME, precision, device.type, variant)):
+            raise ValueError(f"torch/{variant}@{precision}: {reason}")
         # Dynamo keeps compiled entries and seen sizes on the code object of _loss_impl, shared by
         # every Runner: without a reset, earlier runners' shapes change this one's compiles and
         # count toward its recompile limit (past which it silently runs eagerly).
@@ -152,26 +198,42 @@ class Runner:
         self.device = device
         self.model = _sequential(spec.layers).to(device)
         _load(self.model, spec, params)
+        # plain SGD keeps no state (no step count): capturable as it is; Adam would need
+        # capturable=True
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=S.LEARNING_RATE)
         self.autocast = _AUTOCAST[precision]
+        # a capture must not keep autocast's cast cache (torch.cuda.make_graphed_callables' rule)
+        self._autocast_cache = variant != "cuda_graph"
         # float16 gradients underflow without loss scaling (a GPU path: untested on hardware)
         self.scaler = torch.amp.GradScaler(device.type) if precision == "float16" else None
-        self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        # torch.compile(backend=counter, mode=...) would hand the mode to the counter, which takes
+        # none: the mode goes into the inductor wrapper torch.compile builds for "inductor"
+        self.counter = torch._dynamo.testing.CompileCounterWithBackend(
+            torch._TorchCompileInductorWrapper(_MODES[variant], None, None)
+            if variant in _MODES else "inductor")
         self._loss = self._compile(self._loss_impl, variant)
         self._forward = self._compile(self._logits, variant)
+        self._graphs = _StepGraphs(self._state) if variant == "cuda_graph" else None
+        self._mark_step = (torch.compiler.cudagraph_mark_step_begin if variant in _MODES
+                           else lambda: None)  # one call, one iteration of CUDA-graph trees
         self._mode = "train"
 
     def _compile(self, fn, variant):
-        if variant == "eager":
+        if variant in ("eager", "cuda_graph"):
             return fn
+        if variant in _MODES:
+            return torch.compile(fn, backend=self.counter, dynamic=DYNAMIC["graph"])
         if variant not in DYNAMIC:
             raise ValueError(f"torch backend has no variant {variant!r}")
         return torch.compile(fn, backend=self.counter, dynamic=DYNAMIC[variant])
 
+    def _state(self):
+        return [*self.model.parameters(), *self.model.buffers()]
+
     def _logits(self, x):
         if self.autocast is None:
             return self.model(x)
-        with torch.autocast(x.device.type, dtype=self.autocast):
+        with torch.autocast(x.device.type, dtype=self.autocast, cache_enabled=self._autocast_cache):
             return self.model(x).float()  # the loss sees float32 logits
 
     def _loss_impl(self, x, y):
@@ -187,9 +249,9 @@ class Runner:
         return (torch.from_numpy(np.ascontiguousarray(x)).to(self.device),
                 torch.from_numpy(y.astype(np.int64)).to(self.device))
 
-    def train_step(self, x, y):
-        """Compiled forward+loss (and its compiled backward), eager SGD update; returns the loss."""
-        self._set_mode("train")
+    def _train(self, x, y):
+        """Compiled forward+loss (and its compiled backward), eager SGD update: the loss tensor."""
+        # None grads: backward allocates them afresh (in a capture, from the graph's private pool)
         self.optimizer.zero_grad(set_to_none=True)
         loss = self._loss(x, y)
         if self.scaler is None:
@@ -199,17 +261,39 @@ class Runner:
             self.scaler.scale(loss).backward()
             self.scaler.step(self.optimizer)
             self.scaler.update()
-        return loss.item()  # waits for the device
+        return loss
+
+    def _infer(self, x):
+        with torch.no_grad():
+            return self._forward(x)
+
+    def _run(self, name, step, *inputs):
+        """The step as it is, or (cuda_graph) replayed from the graph captured for these shapes."""
+        self._mark_step()
+        return self._graphs(name, step, *inputs) if self._graphs else step(*inputs)
+
+    def _synchronize(self):
+        if self.device.type == "cuda":  # every stream: the clock is read right after a step
+            torch.cuda.synchronize(self.device)
+
+    def train_step(self, x, y):
+        """One SGD step; returns the loss, read after the device has finished."""
+        self._set_mode("train")
+        loss = self._run("train", self._train, x, y)
+        self._synchronize()
+        return loss.item()
 
     def infer_step(self, x):
-        """Inference logits as a NumPy array (which waits for the device)."""
+        """Inference logits as a NumPy array, read after the device has finished."""
         self._set_mode("infer")
-        with torch.no_grad():
-            return self._forward(x).cpu().numpy()
+        logits = self._run("infer", self._infer, x)
+        self._synchronize()
+        return logits.cpu().numpy()
 
     def traces(self):
-        """Frames compiled so far (first compiles and recompiles), by dynamo's compile counter."""
-        return self.counter.frame_count
+        """Frames compiled so far (first compiles and recompiles), by dynamo's compile counter;
+        cuda_graph: graphs captured (one per step and input shape)."""
+        return len(self._graphs.graphs) if self._graphs else self.counter.frame_count
 
 
 def matmul_step(n, device=torch.device("cpu")):
