@@ -5,10 +5,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 from report.answer import best  # noqa: E402
-from report.retrace import by_depth, totals  # noqa: E402
+from report.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.records import STEP_PHASES  # noqa: E402
 from report.select import latest  # noqa: E402
 from report.tables import lookup  # noqa: E402
@@ -44,9 +45,9 @@ def _rows(idx, model, with_eager=False):
     return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
 
 
-def _figure(models, title, results, xlabel):
+def _figure(models, title, results, xlabel, sharex=False):
     fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
-                             squeeze=False)
+                             squeeze=False, sharex=sharex)
     fig.suptitle(title, fontsize=12, fontweight="bold")
     fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
     for ax in axes[0]:
@@ -105,35 +106,43 @@ def speedup_chart(records, results, phase, path):
 
 
 def step_time_chart(records, results, path):
-    """Absolute train step times, eager beside each backend's best graph variant, per model:
-    a large speedup can mean a slow eager mode."""
+    """Absolute train step times per model: one dumbbell per backend from its eager step (open
+    circle) to its best graph variant's (filled), on one shared log axis; a large speedup can
+    mean a slow eager mode."""
     cells, top = lookup(records), best(records)
     models = [m for m in ("mnist_cnn", "vgg", "resnet") if any(k[1] == m for k in top)]
     models += sorted({m for _, m in top} - set(models))
     if not models:
         return None
-    fig, axes = _figure(models, "Train step time: eager beside the best graph variant "
-                        "(median; whiskers: interquartile range)", results, "ms per step (log scale)")
+    fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "
+                        "median with its interquartile range", results,
+                        "ms per step (log scale, shared)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
         for row, backend in enumerate(sorted(b for b, m in top if m == model)):
             variant = top[(backend, model)]["variant"]
-            labels.append(f"{backend}\neager | {variant}")
-            for v, offset, hatch in (("eager", -0.2, "//"), (variant, 0.2, None)):
-                rec = cells.get((backend, model, v, "step_time", "train", None))
-                if rec is None or rec["estimate"] is None:
-                    continue
-                ms, low, high = (rec[k] * 1e3 for k in ("estimate", "low", "high"))
-                ax.barh(row + offset, ms, height=0.4, color=COLORS.get(backend, "grey"),
-                        hatch=hatch, edgecolor="white",
-                        xerr=[[ms - low], [high - ms]], capsize=2)
-                ax.text(high, row + offset, f" {ms:.1f} ms {v}", va="center", fontsize=6)
+            labels.append(f"{backend}\n→ {variant}")
+            found = [cells.get((backend, model, v, "step_time", "train", None))
+                     for v in ("eager", variant)]
+            if any(r is None or r["estimate"] is None for r in found):
+                continue
+            (eager, low_e, high_e), (graph, low_g, high_g) = (
+                [r[k] * 1e3 for k in ("estimate", "low", "high")] for r in found)
+            color = COLORS.get(backend, "grey")
+            ax.plot([eager, graph], [row, row], color=color, lw=2, zorder=1)
+            for ms, low, high, face in ((eager, low_e, high_e, "white"),
+                                        (graph, low_g, high_g, color)):
+                ax.errorbar(ms, row, xerr=[[ms - low], [high - ms]], fmt="o", ms=7, color=color,
+                            mfc=face, mec=color, capsize=2, zorder=2)
+            ax.text(max(eager, graph) * 1.15, row, f"{eager:.1f} → {graph:.1f} ms "
+                    f"({eager / graph:.2f}×)", va="center", fontsize=7)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(model)
-        ax.invert_yaxis()
+    axes[0].set_xlim(right=axes[0].get_xlim()[1] * 4)  # room for the labels (shared axis)
     return _finish(fig, path)
 
 
@@ -155,13 +164,18 @@ def overhead_chart(records, results, path):
         return None
     fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
                         "(bars: median; whiskers: min–max of rounds; hatched: warm cache)",
-                        results, "seconds (log scale)")
-    ax_floor = 1e-4
+                        results, "seconds (log scale, shared)", sharex=True)
+    ax_floor, top = 1e-4, 1.0
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
             labels.append(f"{backend}/{variant}")
             steady = cells.get((backend, model, variant, "step_time", "train", None))
+            if not (steady and steady["estimate"] is not None and cells.get(
+                    (backend, model, variant, "first_call", "construction", "cold"))):
+                why = "non-finite loss" if steady and steady["estimate"] is None else \
+                    "no first call and steady step of one run here"
+                ax.text(ax_floor, row, f" {why}", va="center", fontsize=6, color="#777")
             for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
                 first = cells.get((backend, model, variant, "first_call", "construction", cache))
                 if not (first and steady and steady["estimate"] is not None):
@@ -178,8 +192,9 @@ def overhead_chart(records, results, path):
                         xerr=[[max(value - low, 0)], [max(high - value, 0)]], capsize=2)
                 ax.text(max(value, high) * 1.15, row + offset, f"{value:.3g}s {cache}",
                         va="center", fontsize=6)
+                top = max(top, high)
         ax.set_xscale("log")
-        ax.set_xlim(left=ax_floor)
+        ax.set_xlim(ax_floor, top * 30)  # room for the labels on the shared axis
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()
@@ -188,32 +203,38 @@ def overhead_chart(records, results, path):
 
 def break_even_chart(records, results, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
-    whiskers span the steps at the two ends of the speedup's interval."""
+    a first run (cold caches, solid) and every later run (warm cache, hatched) on one shared log
+    axis; whiskers span the steps at the two ends of the speedup's interval; a row with no figure
+    says why."""
     cells, idx = lookup(records), _index(records)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
-    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off "
-                        "(whiskers: from the speedup's 95% interval)", results,
-                        "steps (log scale)")
+    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
+                        "run (solid) and later runs on a warm cache (hatched);\nwhiskers: from the "
+                        "speedup's 95% interval", results, "steps (log scale, shared)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model)):
             labels.append(f"{backend}/{variant}")
-            rec = cells.get((backend, model, variant, "break_even", "train", "cold"))
-            if rec is None or (rec["estimate"] is None and "in this run" in rec["note"]):
-                continue
-            n = rec["estimate"]
-            if n is None:
-                ax.text(1, row, f" {rec['note']}", va="center", fontsize=7, color="#900")
-                continue
-            ax.barh(row, n, color=COLORS.get(backend, "grey"))
-            high = n
-            if rec["interval"]:
-                high = rec["high"]
-                ax.errorbar(n, row, xerr=[[n - rec["low"]], [high - n]], color="black",
-                            capsize=2, lw=0.8)
-            ax.text(high, row, f" {n:,}", va="center", fontsize=7)
+            found = [(cells.get((backend, model, variant, "break_even", "train", cache)), offset,
+                      hatch) for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//"))]
+            for rec, offset, hatch in found:
+                if rec is None or rec["estimate"] is None:
+                    continue
+                n = rec["estimate"]
+                ax.barh(row + offset, n, height=0.4, color=COLORS.get(backend, "grey"),
+                        hatch=hatch, edgecolor="white")
+                high = rec["high"] if rec["interval"] else n
+                if rec["interval"]:
+                    ax.errorbar(n, row + offset, xerr=[[n - rec["low"]], [high - n]],
+                                color="black", capsize=2, lw=0.8)
+                ax.text(high, row + offset, f" {n:,}", va="center", fontsize=6)
+            cold = found[0][0]
+            if cold is None or cold["estimate"] is None:
+                ax.text(1, row, f" {cold['note'] if cold else 'no figure in this run'}",
+                        va="center", fontsize=6, color="#900" if cold and not
+                        cold["note"].endswith("in this run") else "#777")
         ax.set_xscale("log")
         ax.set_xlim(left=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
@@ -223,7 +244,8 @@ def break_even_chart(records, results, path):
 
 
 def throughput_chart(records, results, path):
-    """Train-step GFLOP/s as a share of the same run's matmul peak, from the throughput records."""
+    """Train-step GFLOP/s of each variant on one shared axis, beside its backend's float32 matmul
+    peak of the same run (a dashed line in the backend's colour)."""
     idx = _index(records, ("throughput_share",))
     peaks = {r["backend"]: r["estimate"] for r in records if r["kind"] == "matmul_peak"}
     shares = {(r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
@@ -231,52 +253,76 @@ def throughput_chart(records, results, path):
     models = [m for m in _models(idx) if not m.startswith("matmul")]
     if not peaks or not models:
         return None
-    fig, axes = _figure(models, "Achieved train-step throughput against the dense matmul peak",
-                        results, "% of the backend's float32 matmul GFLOP/s")
+    fig, axes = _figure(models, "Train-step throughput beside the backend's dense matmul peak "
+                        "(dashed)", results, "GFLOP/s (shared; label: % of the peak)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
             labels.append(f"{backend}/{variant}")
             if (share := shares.get((backend, model, variant))) is not None:
-                ax.barh(row, 100 * share, color=COLORS.get(backend, "grey"))
-                ax.text(100 * share, row, f" {share * peaks[backend]:.1f} GFLOP/s", va="center",
-                        fontsize=6)
+                ax.barh(row, share * peaks[backend], color=COLORS.get(backend, "grey"))
+                ax.text(share * peaks[backend], row, f" {share * peaks[backend]:.1f} "
+                        f"({100 * share:.0f}%)", va="center", fontsize=6)
+        for backend, peak in sorted(peaks.items()):
+            ax.axvline(peak, color=COLORS.get(backend, "grey"), ls="--", lw=1,
+                       label=f"{backend} matmul peak {peak:.0f} GFLOP/s")
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(model)
-        ax.invert_yaxis()
+    axes[-1].legend(loc="lower right", fontsize=6)
     return _finish(fig, path)
 
 
 def retrace_chart(records, results, path):
-    """Total time of the varying-size training sequence per network depth, traces annotated."""
+    """Per backend, a network × variant grid of the varying-size training sequence: each cell its
+    total time and traces, coloured by that time over eager's on the same network; a run cut
+    short by the budget or skipped by the profile says so in its cell."""
     found = totals(records)
     if not found:
         return None
     backends = sorted({b for b, _, _ in found})
-    fig, axes = _figure(backends, "Retracing: training on inputs whose size changes every batch",
-                        results, "seconds for the whole sequence (log scale)")
-    labelled = set()
-    for ax, backend in zip(axes, backends):
+    fig, axes = plt.subplots(1, len(backends), figsize=(max(7.5, 4.6 * len(backends)), 4.8),
+                             squeeze=False, gridspec_kw={"width_ratios": [
+                                 len({v for b, _, v in found if b == x}) + 1 for x in backends]})
+    fig.suptitle("Retracing: training on inputs whose size changes every batch (each cell: total "
+                 "time, traces)", fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    norm = matplotlib.colors.LogNorm(1 / 30, 30)
+    for ax, backend in zip(axes[0], backends):
         nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
-        variants = sorted({v for b, _, v in found if b == backend}, key=VARIANT_ORDER.index)
-        height = 0.8 / len(variants)
-        for j, variant in enumerate(variants):
-            for i, net in enumerate(nets):
+        variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
+        for i, net in enumerate(nets):
+            eager = found.get((backend, net, "eager"))
+            for j, variant in enumerate(variants):
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ccc"))
                 r = found.get((backend, net, variant))
                 if r is None:
+                    why = skip_note(results, backend, net, variant, "train")
+                    ax.text(j, i, "skipped\n(profile)" if why else "—", ha="center",
+                            va="center", fontsize=6, color="#777")
                     continue
-                y = i + (j - (len(variants) - 1) / 2) * height
-                ax.barh(y, r["estimate"], height=height,
-                        color=plt.cm.tab10(VARIANT_ORDER.index(variant)),
-                        label=variant if variant not in labelled else None,
-                        hatch="xx" if r.get("cut_short") else None)
-                labelled.add(variant)
-                ax.text(r["estimate"], y, f" {r['traces']} tr", va="center", fontsize=6)
-        ax.set_xscale("log")
+                ratio = r["estimate"] / eager["estimate"] if eager and not eager["note"] else None
+                cut = r.get("cut_short")
+                color = "#ddd" if cut or ratio is None else plt.cm.RdYlGn_r(norm(ratio))
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fc=color,
+                                           hatch="///" if cut else None,
+                                           ec="#aaa" if cut else "white"))
+                text = f"{r['estimate']:.3g} s\n{r['traces']} trace{'s' * (r['traces'] != 1)}"
+                if cut:
+                    text += f"\ncut at {r['steps_done']}/{r['steps_planned']}"
+                elif ratio is not None and variant != "eager":
+                    text += f"\n{ratio:.0f}× eager" if ratio >= 10 else f"\n{ratio:.2g}× eager"
+                ax.text(j, i, text, ha="center", va="center", fontsize=6)
+        ax.set_xlim(-0.5, len(variants) - 0.5)
+        ax.set_ylim(len(nets) - 0.5, -0.5)
+        ax.set_xticks(range(len(variants)), variants, fontsize=7, rotation=30, ha="right")
         ax.set_yticks(range(len(nets)), nets, fontsize=8)
         ax.set_title(backend)
-        ax.invert_yaxis()
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-    fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.055), fontsize=7, ncol=len(labelled),
-               title="hatched: cut short by the budget", title_fontsize=7, frameon=False)
-    return _finish(fig, path, bottom=0.17)
+    bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap="RdYlGn_r"),
+                       cax=fig.add_axes((0.925, 0.25, 0.012, 0.6)))
+    bar.set_label("time ÷ eager's on the same network\n(grey, hatched: cut short by the "
+                  "budget, no ratio)", fontsize=7)
+    fig.subplots_adjust(left=0.07, right=0.89, top=0.85, bottom=0.25, wspace=0.35)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -83,15 +83,18 @@ def throughput_reading(records):
 
 
 def retrace_reading(records):
-    """The slowest and fastest variant on sizes that vary every step, per backend."""
+    """The slowest and fastest variant on sizes that vary every step, per backend, of the runs
+    that finished."""
     found = [r for r in records if r["kind"] == "retrace_total" and r["case"] == "train-varying"]
     parts = []
     for backend in sorted({r["backend"] for r in found}):
         runs = {(r["model"], r["variant"]): r["estimate"] for r in found
-                if r["backend"] == backend}
+                if r["backend"] == backend and not r["note"]}  # a cut-short total is no figure
+        if not runs:
+            continue
         worst = max(runs, key=runs.get)
         best = min(runs, key=runs.get)
         parts.append(f"{backend}: slowest {worst[1]} on {worst[0]} ({runs[worst]:.1f} s), "
                      f"fastest {best[1]} on {best[0]} ({runs[best]:.1f} s)")
-    return ("; ".join(parts) + ". Hatched bars were cut short by the profile's time budget."
+    return ("; ".join(parts) + " (runs that finished). Grey hatched cells were cut short by the profile's time budget."
             if parts else "No retrace results.")
