@@ -123,14 +123,28 @@ def load_file(path):
             warn(f"{path}: benchmark {bench.get('name')!r} lacks stats or "
                  f"{'/'.join(REQUIRED_KEYS)}; skipped")
             continue
-        cpu = machine_info.get("cpu") or {}
-        machine = (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, "
-                   f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
-        results.append(Result(str(path), machine, Path(path).stem,
+        results.append(Result(str(path), machine_name(machine_info), Path(path).stem,
                               data.get("datetime", ""), bench["name"], info, stats, graphbench,
                               data.get("graphbench_profile"), data.get("graphbench_run"),
                               data.get("commit_info")))
     return results
+
+
+ISAS = (("AVX-512", {"avx512f", "avx512bw", "avx512vl", "avx512dq"}), ("AVX2", {"avx2", "fma"}))
+
+
+def machine_name(machine_info):
+    """A machine as every table names it: host, CPU model, family/model numbers, vector ISA, cores
+    and Python. Two CPUs one brand string calls 'AMD EPYC' (an AVX2-only one and an AVX-512 one)
+    are two machines."""
+    cpu = machine_info.get("cpu") or {}
+    flags = set(cpu.get("flags") or ()) | set((machine_info.get("graphbench") or {})
+                                              .get("cpu", {}).get("flags") or ())
+    isa = next((name for name, needs in ISAS if needs <= flags), "no AVX2" if flags else "ISA ?")
+    family = (f"family {cpu['family']} model {cpu['model']}, " if "family" in cpu and "model" in cpu
+              else "")
+    return (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, {family}{isa}, "
+            f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
 
 
 def _check_stats(path, benchmarks):

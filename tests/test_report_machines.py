@@ -108,3 +108,20 @@ def test_same_description_and_run_name_are_still_two_runs(tmp_path):
     table = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path)))
     rows = _rows(table.split("### Retracing")[0], "| chainer | graph |")
     assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
+
+
+def test_one_brand_string_with_two_vector_isas_is_two_machines(tmp_path):
+    """'AMD EPYC' names an AVX2-only CPU and an AVX-512 one: one host name, two machines."""
+    base = json.loads(QUICK.read_text())
+    for folder, flags, family in (("epyc-a", ["avx", "avx2", "fma"], 23),
+                                  ("epyc-b", ["avx2", "fma", "avx512f", "avx512bw", "avx512vl",
+                                              "avx512dq"], 26)):
+        data = on_machine(base, "vm", 1)
+        data["machine_info"]["cpu"].update(brand_raw="AMD EPYC", flags=flags, family=family)
+        save(tmp_path / "results" / folder, data, "0001_default", "2026-01-01T00:00:00")
+    found = sorted({r.machine for r in load_dir(tmp_path / "results")})
+    assert found == ["vm (AMD EPYC, family 23 model 167, AVX2, 2 cores, Python 3.11.7)",
+                     "vm (AMD EPYC, family 26 model 167, AVX-512, 2 cores, Python 3.11.7)"]
+    text = cli.details_text(load_dir(tmp_path / "results"),
+                            machines_of(load_dir(tmp_path / "results")))
+    assert text.count("### Machine `vm (AMD EPYC") == 2
