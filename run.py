@@ -83,10 +83,15 @@ def test(parser, envs, profile, pytest_args):
 
 
 def bench(envs, profile, pytest_args):
-    """The suites in each framework env, saved under the profile's name, then the report."""
-    failed = [env for env in envs if call(
-        tox(), "-e", env, "--", "suites", "-v", "--profile", profile,
-        f"--benchmark-save={profile}", *pytest_args)]
+    """The suites in each framework env, saved under the profile's name, then the report; a line
+    that updates says where each env is (suites/progress.py)."""
+    failed = []
+    for n, env in enumerate(envs, 1):
+        os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
+        if call(tox(), "-e", env, "--", "suites", "-v", "-p", "suites.progress", "--profile",
+                profile, f"--benchmark-save={profile}", *pytest_args):
+            failed.append(env)
+    os.environ.pop("GRAPHBENCH_PROGRESS")
     report = ("python", "-m", "report", "--readme", "README.md", "--charts", "docs/charts")
     if failed:  # the README changes only when the whole job succeeded
         print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept); "

@@ -1,0 +1,63 @@
+"""The progress line of a long run: where it is, how much is left, updated, not flooded."""
+import io
+
+from suites.progress import EVERY_S, Progress
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_line_names_the_suite_the_counts_and_the_time_left():
+    clock = Clock()
+    progress = Progress("tf (1 of 3)", io.StringIO(), clock)
+    progress.total = 4
+    clock.now = 120.0
+    progress.finished("suites/test_steady.py::test_train[mnist_cnn-graph]")
+    assert progress.stream.getvalue() == ("[tf (1 of 3)] suites/test_steady.py: 1 of 4 cases "
+                                          "done, 3 left; 2.0 min so far, about 6.0 min left\n")
+
+
+def test_a_log_gets_a_line_per_suite_and_at_most_one_a_minute():
+    clock = Clock()
+    progress = Progress("torch", io.StringIO(), clock)
+    progress.total = 10
+    for n in range(5):
+        clock.now = n * 10.0
+        progress.finished(f"suites/test_steady.py::t{n}")
+    clock.now = 50.0 + EVERY_S
+    progress.finished("suites/test_steady.py::t5")
+    progress.finished("suites/test_retrace.py::t0")
+    lines = progress.stream.getvalue().splitlines()
+    assert [line.split("]")[1].split(":")[0] for line in lines] == [
+        " suites/test_steady.py", " suites/test_steady.py", " suites/test_retrace.py"]
+
+
+def test_a_terminal_line_is_rewritten_in_place():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+    progress = Progress("chainer", Tty(), Clock())
+    progress.total = 2
+    progress.finished("a.py::x")
+    progress.finished("a.py::y")
+    assert progress.stream.getvalue().count("\r") == 2 and "\n" not in progress.stream.getvalue()
+
+
+def test_the_main_job_turns_the_line_on_for_each_env(monkeypatch):
+    import os
+
+    import run
+    seen = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: seen.append(
+        (args, os.environ.get("GRAPHBENCH_PROGRESS"))) or 0)
+    assert run.main(["bench", "--envs", "chainer,tf", "--profile", "quick"]) == 0
+    suites = [(args, label) for args, label in seen if "suites" in args]
+    assert [label for _, label in suites] == ["chainer, env 1 of 2", "tf, env 2 of 2"]
+    assert all("suites.progress" in args for args, _ in suites)
+    assert "GRAPHBENCH_PROGRESS" not in os.environ
