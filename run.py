@@ -7,6 +7,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -111,16 +112,25 @@ def bench_user(parser, path, envs, profile, pytest_args):
     chosen = [fw for fw in found if not envs or fw in envs]
     if not chosen:
         parser.error(f"--envs {','.join(envs)}: {path} defines a model for {', '.join(found)} only")
+    started = time.time()
     failed = [fw for fw in chosen if call(
         tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",
         profile, *pytest_args)]
     name = Path(path).stem
     for report in sorted((ROOT / "results").glob(f"*/user-{name}.md")):
-        print(f"run.py: report {report.relative_to(ROOT)}", flush=True)
+        if report.stat().st_mtime >= started:  # this run's, not an earlier one's
+            print(user_answer(report.read_text()), flush=True)
+            print(f"run.py: the full report: {report.relative_to(ROOT)}", flush=True)
     if failed:
         print(f"run.py: the user run failed in: {', '.join(failed)} (reports saved so far are "
               "kept)", file=sys.stderr)
     return 1 if failed else 0
+
+
+def user_answer(report):
+    """The answer at the head of a user report: its recommendation paragraphs, no tables."""
+    head = report.split("\nMachine `", 1)[0].split("\n### ", 1)[0]
+    return head.strip() + "\n"
 
 
 if __name__ == "__main__":

@@ -61,3 +61,21 @@ def test_the_main_job_turns_the_line_on_for_each_env(monkeypatch):
     assert [label for _, label in suites] == ["chainer, env 1 of 2", "tf, env 2 of 2"]
     assert all("suites.progress" in args for args, _ in suites)
     assert "GRAPHBENCH_PROGRESS" not in os.environ
+
+
+def test_a_user_run_ends_with_its_answer_in_the_terminal(monkeypatch, capsys, tmp_path):
+    import run
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    (folder / "user-old.md").write_text("# Should I compile `old`?\\n\\nstale\\n")
+    user = tmp_path / "mine.py"
+    user.write_text("def torch_model():\n    pass\n\ndef inputs(shape, seed):\n    pass\n"
+                    "SHAPES = [(1, 2)]\n")
+    report = "# Should I compile `mine`?\n\n**torch: stay eager.** No gain.\n\nMachine `m`; ...\n\n### torch\n| table |\n"
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: (folder / "user-mine.md").write_text(report) and 0)
+    assert run.main(["bench", "--user", str(user)]) == 0
+    out = capsys.readouterr().out
+    assert "**torch: stay eager.** No gain." in out and "| table |" not in out
+    assert "the full report: results/m/user-mine.md" in out and "stale" not in out
