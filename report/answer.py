@@ -157,12 +157,14 @@ def rows(records):
 
 
 def shapes_text(records, backend):
-    """With input sizes changing every batch, on the deepest network whose eager run finished:
-    the complete runs' times and trace counts, and which variant to use (a run cut short by the
-    budget is named, never quoted)."""
+    """With input sizes changing every batch, on the network of the backend's newest run with the
+    most finished graph runs: their times and trace counts, and which variant to use (a run cut
+    short by the budget is named, never quoted)."""
+    newest = max((r["run"] for r in records if r["backend"] == backend), default=None)
     found = defaultdict(dict)
-    for r in records:
-        if r["kind"] == "retrace_total" and r["backend"] == backend and r["case"] == "train-varying":
+    for r in records:  # an older run's figure is for its table, never for the headline
+        if r["kind"] == "retrace_total" and r["backend"] == backend and r["run"] == newest \
+                and r["case"] == "train-varying":
             found[r["model"]][r["variant"]] = r
     complete = lambda n: [r for v, r in found[n].items() if v != "eager" and not r["note"]]
     nets = [n for n in found if "eager" in found[n] and not found[n]["eager"]["note"]]
