@@ -2,7 +2,6 @@
 import argparse
 import importlib.util
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -10,8 +9,8 @@ from pathlib import Path
 
 from catalog import BACKENDS
 from report.answer import answer_text, break_even_reading, step_time_reading
-from report.compare import compare_runs
-from report.load import SUMMARY, load_dir, load_file, unfinished, warn
+from report.compare import compare_command
+from report.load import SUMMARY, load_dir, warn
 from report.memory import advice as memory_advice
 from report.memory import memory_peaks
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
@@ -21,8 +20,8 @@ from report.render import details_text, render
 from report.retrace import retrace_step_reading
 from report.select import names, one_profile, views
 from report.text import from_runs
-from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, readme_text,
-                          rewrite_readme, splice, stage)
+from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, check_outputs,
+                          publish, readme_text, rewrite_readme, splice)
 
 __all__ = ["END", "START", "details_text", "main", "render", "rewrite_readme"]
 
@@ -44,10 +43,15 @@ def _results(args):
         if not any(wanted in names(r.run) for r in results):
             raise ValueError(f"--run {wanted!r} matches no run; runs: "
                              f"{', '.join(sorted({r.run for r in results}))}")
-    results, left_out = one_profile(results, args.profile)
+    shown, left_out = one_profile(results, args.profile)
+    for wanted in args.run:
+        if not any(wanted in names(r.run) for r in shown):
+            other = next(r for r in results if wanted in names(r.run)).profile_name
+            raise ValueError(f"--run {wanted!r} is a run of profile {other!r}, which this report "
+                             f"does not show: --profile {other} shows it")
     if left_out:
         warn(left_out)
-    return results
+    return shown
 
 
 def per_machine(results, wanted=()):
@@ -133,35 +137,31 @@ def main(argv=None):
     """Run the report (or --compare); 0 when made, 2 with one line on why not."""
     args = parser().parse_args(argv)
     if args.compare:
-        return _compare(args.compare)
+        return compare_command(args.compare)
     try:
         return _report(args)
+    except OSError as error:  # e.g. a full disk while the charts are drawn
+        problem = f"{error.filename or 'the report'}: {error.strerror or error}"
     except ValueError as error:
-        warn(f"{error}; README and charts not changed" if args.readme or args.charts else str(error))
-        return 2
+        problem = str(error)
+    warn(f"{problem}; README and charts not changed" if args.readme or args.charts else problem)
+    return 2
 
 
-def _compare(paths):
-    """Print two runs side by side; warn when one did not finish or their profiles differ."""
-    try:
-        print(compare_runs(*paths))
-        runs = [load_file(path) for path in paths]
-        for path, found in zip(paths, runs):
-            if found and not found[0].complete:
-                warn(f"{path}: the run did not finish ({unfinished(found[0])})")
-        if len({found[0].profile_name for found in runs if found}) > 1:
-            warn("the two runs have different profiles (sizes, rounds): their ratios are "
-                 "not like for like")
-    except ValueError as error:
-        warn(str(error))
-        return 2
-    return 0
+def _outputs(args):
+    """[(option, path)] of the files the report writes (README, details, summary)."""
+    base = Path(args.readme).parent if args.readme else Path(".")
+    details = args.details or (base / "RESULTS.md" if args.readme else None)
+    summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
+    return [(o, p) for o, p in (("--readme", args.readme), ("--details", details),
+                                ("--summary", summary)) if p]
 
 
 def _check(args):
     """The README's text (or None); ValueError when the report could not be written."""
     if args.charts and Path(args.charts).exists() and not Path(args.charts).is_dir():
         raise ValueError(f"--charts {args.charts}: not a folder")
+    check_outputs(_outputs(args))
     text = readme_text(args.readme) if args.readme else None
     if text and not args.charts and (folders := chart_folders(text)):
         raise ValueError(f"{args.readme} has chart sections that --readme alone would drop: "
@@ -169,22 +169,9 @@ def _check(args):
     return text
 
 
-def _stage_all(files):
-    """[(staged, target)] for [(target, text)]; when one cannot be written, none is left."""
-    staged = []
-    try:
-        for target, text in files:
-            staged.append((stage(target, text), target))
-    except ValueError:
-        for path, _ in staged:
-            path.unlink(missing_ok=True)
-        raise
-    return staged
-
-
 def _report(args):
-    """Make the whole report first (charts in a temporary folder, every file staged beside its
-    target); then move the charts into place and the files over their targets."""
+    """Make the whole report first (charts in a temporary folder); then stage every file beside
+    its target and move them all, or none."""
     text = _check(args)
     results = _results(args)
     if args.charts and importlib.util.find_spec("matplotlib") is None:
@@ -195,8 +182,8 @@ def _report(args):
     if missing:
         warn(f"{args.results}: no results for backend(s) {', '.join(missing)}; drawing the rest")
     base = Path(args.readme).parent if args.readme else Path(".")
-    details = args.details or (base / "RESULTS.md" if args.readme else None)
-    summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
+    paths = dict(_outputs(args))
+    details, summary = paths.get("--details"), paths.get("--summary")
     machines = per_machine(results, args.run)
     with tempfile.TemporaryDirectory() as tmp:
         drawn = _charts(machines, Path(tmp)) if args.charts else []
@@ -208,16 +195,25 @@ def _report(args):
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),
                  (summary, summary and summary_json(machines))]
-        staged = _stage_all([(target, new) for target, new in files if target and new])
-        if drawn:
-            final.mkdir(parents=True, exist_ok=True)
-        for _, _, path, _ in drawn:
-            shutil.move(path, final / path.name)
-    for path, target in staged:
-        os.replace(path, target)
+        files = [(target, new) for target, new in files if target and new]
+        _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _ in drawn],
+                 final if drawn else None)
     if not text:
         print("\n\n".join([answer, section, tables]))
     return 0
+
+
+def _publish(files, charts):
+    """Write every file or none; a charts folder made for them goes again when they could not be."""
+    made = charts is not None and not charts.exists()
+    if made:
+        charts.mkdir(parents=True)
+    try:
+        publish(files)
+    except ValueError:
+        if made:
+            shutil.rmtree(charts, ignore_errors=True)
+        raise
 
 
 if __name__ == "__main__":

@@ -1,25 +1,53 @@
 """Two saved runs side by side (two versions, CPU and GPU, two machines): times, and each run's
 speedups with the ratio between them."""
-from report.load import load_file
+from report.load import load_file, unfinished, warn
 from report.ratios import UNPAIRED, ratio, spread_overlaps
 from report.text import interval_cell, ms, speedup_text
 
 
+def compare_command(paths):
+    """`--compare`: print two runs side by side, with a line for what makes them unlike (a run
+    that did not finish, two profiles, two machines); 2 and one line when they cannot be."""
+    try:
+        runs = [load_file(path) for path in paths]
+        print(compare_runs(*paths))
+    except ValueError as error:
+        warn(str(error))
+        return 2
+    for path, found in zip(paths, runs):
+        if found and not found[0].complete:
+            warn(f"{path}: the run did not finish ({unfinished(found[0])})")
+    if len({found[0].profile_name for found in runs if found}) > 1:
+        warn("the two runs have different profiles (sizes, rounds): their ratios are "
+             "not like for like")
+    if len(machines := {found[0].machine for found in runs if found}) > 1:
+        warn(f"the two runs are from different machines ({' and '.join(sorted(machines))}): "
+             "times and ratios across them are not like for like; each run's own speedups are")
+    return 0
+
+
+def _backends(results):
+    return ", ".join(sorted({r.info["backend"] for r in results.values()})) or "none"
+
+
 def compare_runs(path_a, path_b):
     """Markdown: every benchmark present in both runs (medians and b / a), then every speedup
-    over eager within each run and the ratio of the two speedups."""
+    over eager within each run and the ratio of the two speedups; ValueError when the two runs
+    share no benchmark."""
     a = {r.name: r for r in load_file(path_a)}
     b = {r.name: r for r in load_file(path_b)}
     shared = sorted(set(a) & set(b))
+    if not shared:
+        raise ValueError(f"{path_a} and {path_b} have no benchmark in common (backends: "
+                         f"{_backends(a)}; {_backends(b)}): nothing to compare")
     lines = [f"| benchmark | {path_a} median ms | {path_b} median ms | b / a |",
              "|---|---|---|---|"]
     for name in shared:
         ma, mb = a[name].median, b[name].median
         overlap = spread_overlaps(a[name], b[name])
         lines.append(f"| {name} | {ms(ma)} | {ms(mb)} | {mb / ma:.2f}{' ~' if overlap else ''} |")
-    only = sorted(set(a) ^ set(b))
-    if only:
-        lines += ["", f"In one run only: {', '.join(only)}"]
+    if only := sorted(set(a) ^ set(b)):
+        lines += ["", f"In one run only: {len(only)} benchmarks, e.g. {', '.join(only[:3])}"]
     return "\n".join(lines + speedup_table(a, b))
 
 

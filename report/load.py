@@ -110,24 +110,17 @@ def load_file(path):
         raise ValueError(f"{path}: not readable JSON ({error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise ValueError(f"{path}: not a pytest-benchmark results file (no 'benchmarks' list)")
-    machine_info = data.get("machine_info") or {}
-    graphbench = machine_info.get("graphbench")
-    if graphbench is None:
+    machine_info = data.get("machine_info")
+    graphbench = machine_info.get("graphbench") if isinstance(machine_info, dict) else None
+    if not isinstance(graphbench, dict):
         raise ValueError(f"{path}: a pytest-benchmark file, but not from this suite "
                          "(no machine_info.graphbench)")
-    _check_stats(path, data["benchmarks"])
-    results = []
-    for bench in data["benchmarks"]:
-        info, stats = bench.get("extra_info") or {}, bench.get("stats")
-        if not stats or any(k not in info for k in REQUIRED_KEYS):
-            warn(f"{path}: benchmark {bench.get('name')!r} lacks stats or "
-                 f"{'/'.join(REQUIRED_KEYS)}; skipped")
-            continue
-        results.append(Result(str(path), machine_name(machine_info), Path(path).stem,
-                              data.get("datetime", ""), bench["name"], info, stats, graphbench,
-                              data.get("graphbench_profile"), data.get("graphbench_run"),
-                              data.get("commit_info")))
-    return results
+    if problem := _file_problem(data) or next(filter(None, map(_problem, data["benchmarks"])), None):
+        raise ValueError(f"{path}: {problem}; file left out")
+    return [Result(str(path), machine_name(machine_info), Path(path).stem, data.get("datetime", ""),
+                   bench["name"], bench["extra_info"], bench["stats"], graphbench,
+                   data.get("graphbench_profile"), data.get("graphbench_run"),
+                   data.get("commit_info")) for bench in data["benchmarks"]]
 
 
 ISAS = (("AVX-512", {"avx512f", "avx512bw", "avx512vl", "avx512dq"}), ("AVX2", {"avx2", "fma"}))
@@ -147,17 +140,60 @@ def machine_name(machine_info):
             f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
 
 
-def _check_stats(path, benchmarks):
-    """A NaN, infinite or missing time makes the file's ratios meaningless: reject it whole."""
-    for bench in benchmarks:
-        stats = bench.get("stats") or {}
-        for key, value in stats.items():
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(f"{path}: benchmark {bench.get('name')!r} has {key} = {value} "
-                                 "in its stats; file left out")
-        if stats and (bad := [k for k in TIMES if not isinstance(stats.get(k), (int, float))]):
-            raise ValueError(f"{path}: benchmark {bench.get('name')!r} has no numeric "
-                             f"{'/'.join(bad)} in its stats; file left out")
+FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
+OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _non_finite(value, where):
+    """(where, value) of every NaN or infinity inside `value` (dicts and lists walked)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where, value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            if not str(key).startswith(FINDING_KEYS):
+                yield from _non_finite(inner, f"{where}.{key}")
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _non_finite(inner, where)
+
+
+def _file_problem(data):
+    """What makes a saved run's top level unusable, in a few words, or None."""
+    if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
+        return f"{'/'.join(bad)} is not an object"
+    if not isinstance(data["machine_info"]["graphbench"].get("profile"), str):
+        return "machine_info.graphbench has no profile name"
+    if not isinstance(data.get("datetime", ""), str):
+        return "its datetime is not a string"
+    return None
+
+
+def _problem(bench):
+    """What makes one saved benchmark unusable (a ratio or time that would print as nan, 0 or a
+    crash), in a few words, or None."""
+    if not isinstance(bench, dict) or not isinstance(bench.get("name"), str):
+        return "a benchmark without a name"
+    name, stats, info = bench["name"], bench.get("stats"), bench.get("extra_info")
+    if not isinstance(stats, dict) or not isinstance(info, dict):
+        return f"benchmark {name!r} has no stats or no extra_info"
+    needs = REQUIRED_KEYS + (("workload",) if info.get("phase") == "micro" else ())
+    if bad := [k for k in needs if not isinstance(info.get(k), str)]:
+        return f"benchmark {name!r} has no {'/'.join(bad)} string in its extra_info"
+    if found := next(_non_finite(stats, "stats"), None) or next(_non_finite(info, "extra_info"), None):
+        return f"benchmark {name!r} has {found[0]} = {found[1]}"
+    if bad := [k for k in TIMES if not _number(stats.get(k)) or stats[k] < 0]:
+        return f"benchmark {name!r} has no numeric {'/'.join(bad)} in its stats"
+    if stats["median"] <= 0:
+        return f"benchmark {name!r} has a median of {stats['median']} s"
+    for keys in SAVED_RATIOS.values():
+        if keys[0] in info and (bad := [k for k in keys[:3] if not _number(info.get(k))
+                                        or info[k] <= 0]):
+            return f"benchmark {name!r} has no positive {'/'.join(bad)} in its extra_info"
+    return None
 
 
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs

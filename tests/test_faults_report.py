@@ -1,5 +1,8 @@
 """The report on bad input: one line, a non-zero exit, and no file changed unless all of it was made."""
+import errno
 import json
+import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -221,3 +224,214 @@ def test_compare_across_profiles_says_so(tmp_path, capsys):
     assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "results" / "default.json")]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "different profiles" in err[0]
+
+
+def _files(folder):
+    """{path: bytes} of every file under `folder`: what a refused report must leave as it was."""
+    return {p: p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+def _refused(tmp_path, capsys, args, *words):
+    """The report refuses `args` with exit 2 and one line holding `words`, and writes nothing."""
+    before = _files(tmp_path)
+    assert cli.main(["--results", str(tmp_path / "results"), *args]) == 2
+    err = [line for line in capsys.readouterr().err.strip().splitlines()
+           if "no results for backend" not in line]  # a notice before the failure
+    assert len(err) == 1 and all(word in err[0] for word in words), err
+    assert _files(tmp_path) == before
+    return err[0]
+
+
+@pytest.mark.parametrize("option, target, why", [
+    ("--details", "README.md", "also the --readme output"),
+    ("--summary", "README.md", "also the --readme output"),
+    ("--summary", "results/run.json", "a saved run"),
+    ("--details", "results/run.json", "a saved run"),
+    ("--details", "docs", "a folder")])
+def test_an_output_over_the_readme_a_run_or_a_folder_is_refused(tmp_path, capsys, option, target,
+                                                                 why):
+    """Was: the README replaced by RESULTS.md or summary.json, a run overwritten with exit 0."""
+    _run(tmp_path)
+    readme = _readme(tmp_path)
+    (tmp_path / "docs").mkdir()
+    _refused(tmp_path, capsys, ["--readme", str(readme), option, str(tmp_path / target)],
+             option, str(tmp_path / target), why)
+
+
+def test_an_output_over_a_readme_not_named_as_one_is_refused(tmp_path, capsys):
+    _run(tmp_path)
+    readme = _readme(tmp_path)
+    _refused(tmp_path, capsys, ["--summary", str(readme)], f"--summary {readme}", "a README")
+
+
+def test_two_outputs_on_one_path_are_refused(tmp_path, capsys):
+    _run(tmp_path)
+    same = str(tmp_path / "out.md")
+    _refused(tmp_path, capsys, ["--details", same, "--summary", same],
+             f"--summary {same}", "also the --details output")
+
+
+@pytest.mark.parametrize("block, marker", [
+    (f"{cli.SUMMARY_START}\nold summary\n", cli.SUMMARY_END),
+    (f"old summary\n{cli.SUMMARY_END}\n", cli.SUMMARY_START),
+    (f"{cli.SUMMARY_END}\nold summary\n{cli.SUMMARY_START}\n", cli.SUMMARY_END),
+    (f"{cli.SUMMARY_START}\n{cli.SUMMARY_START}\n{cli.SUMMARY_END}\n", cli.SUMMARY_START)])
+def test_a_missing_or_misplaced_summary_marker_is_refused(tmp_path, capsys, block, marker):
+    """Was: a stale summary kept with exit 0 (no summary:end), IndexError (swapped markers)."""
+    _run(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"intro\n{block}{cli.START}\nOLD-TABLES\n{cli.END}\n")
+    _refused(tmp_path, capsys, ["--readme", str(readme)], marker, str(readme))
+
+
+@pytest.mark.parametrize("text, marker", [
+    (f"{cli.END}\nOLD\n{cli.START}\n", cli.END),
+    (f"{cli.START}\nOLD\n", cli.END),
+    (f"{cli.START}\n{cli.SUMMARY_START}\n{cli.END}\n{cli.SUMMARY_END}\n", "overlap")])
+def test_a_missing_or_misplaced_results_marker_is_refused(tmp_path, capsys, text, marker):
+    _run(tmp_path)
+    readme = tmp_path / "README.md"
+    readme.write_text(text)
+    _refused(tmp_path, capsys, ["--readme", str(readme)], marker, str(readme))
+
+
+def _full_disk_on(write, monkeypatch, fails):
+    """From call number `fails` on, writes stop halfway with ENOSPC, as on a full disk."""
+    real, calls = write._write, []
+
+    def full(path, data):
+        calls.append(path)
+        if len(calls) < fails:
+            return real(path, data)
+        Path(path).write_bytes(data[:len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(write, "_write", full)
+    return calls
+
+
+def _report_fails_cleanly(tmp_path, capsys, *words):
+    """A report with README and charts that fails: exit 2, one line, every file as it was."""
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    _run(tmp_path)
+    readme = _readme(tmp_path)
+    charts = tmp_path / "c"
+    charts.mkdir(exist_ok=True)
+    (charts / "speedup_train.png").write_bytes(b"old chart")
+    return _refused(tmp_path, capsys, ["--readme", str(readme), "--charts", str(charts)], *words)
+
+
+@pytest.mark.parametrize("fails", [1, 3, 11])  # the README, the summary, the last chart
+def test_a_full_disk_moves_nothing_and_leaves_nothing_staged(tmp_path, capsys, monkeypatch, fails):
+    """Was: a traceback, truncated PNGs and .new files left behind."""
+    from report import write
+    calls = _full_disk_on(write, monkeypatch, fails)
+    _report_fails_cleanly(tmp_path, capsys, "No space left on device", "not changed")
+    assert len(calls) == fails
+
+
+def test_a_read_only_charts_folder_moves_nothing(tmp_path, capsys, monkeypatch):
+    from report import write
+    real = write._write
+
+    def read_only(path, data):  # root writes into a chmod 555 folder: say what it would say
+        if Path(path).parent.name == "c":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        return real(path, data)
+    monkeypatch.setattr(write, "_write", read_only)
+    _report_fails_cleanly(tmp_path, capsys, "Permission denied", "not changed")
+
+
+def test_a_folder_where_a_chart_goes_moves_nothing(tmp_path, capsys):
+    (tmp_path / "c" / "retrace.png").mkdir(parents=True)
+    _report_fails_cleanly(tmp_path, capsys, "retrace.png", "a folder")
+
+
+def test_a_full_disk_while_drawing_is_one_line(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    from matplotlib.figure import Figure
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "chart.png")
+    monkeypatch.setattr(Figure, "savefig", full)
+    _report_fails_cleanly(tmp_path, capsys, "chart.png: No space left on device")
+
+
+PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
+INF, NAN = float("inf"), float("nan")
+BAD = {  # file name -> (what to do to a newer copy of the paired run, what its line says)
+    "median_nan": (lambda b: b[2]["stats"].update(median=NAN), "stats.median = nan"),
+    "max_inf": (lambda b: b[2]["stats"].update(max=INF), "stats.max = inf"),
+    "median_zero": (lambda b: b[2]["stats"].update(median=0), "a median of 0"),
+    "median_negative": (lambda b: b[0]["stats"].update(median=-1.0), "median"),
+    "median_null": (lambda b: b[2]["stats"].update(median=None), "median"),
+    "mean_text": (lambda b: b[2]["stats"].update(mean="fast"), "mean"),
+    "stats_null": (lambda b: b[2].update(stats=None), "no stats"),
+    "speedup_inf": (lambda b: b[2]["extra_info"].update(speedup=INF), "extra_info.speedup = inf"),
+    "ci_low_nan": (lambda b: b[2]["extra_info"].update(ci_low=NAN), "extra_info.ci_low = nan"),
+    "ci_low_zero": (lambda b: b[2]["extra_info"].update(ci_low=0.0), "ci_low"),
+    "speedup_text": (lambda b: b[2]["extra_info"].update(speedup="2x"), "speedup"),
+    "rounds_nan": (lambda b: b[2]["extra_info"]["paired_rounds_s"][0].__setitem__(0, NAN),
+                   "paired_rounds_s = nan"),
+    "backend_null": (lambda b: b[2]["extra_info"].update(backend=None), "backend"),
+    "phase_missing": (lambda b: b[2]["extra_info"].pop("phase"), "phase"),
+    "info_null": (lambda b: b[2].update(extra_info=None), "no extra_info"),
+    "bench_text": (lambda b: b.__setitem__(2, "a benchmark"), "without a name"),
+}
+
+
+def test_malformed_files_are_left_out_one_line_each_and_never_print_nan(tmp_path, capsys):
+    """Each bad file (newer than the good run, so it would be shown) gets its line; the report is
+    byte for byte the one without them; no nan or inf anywhere."""
+    good = json.loads(PAIRED.read_text())
+    outputs = []
+    for bad in ({}, BAD):
+        folder = tmp_path / ("with_bad" if bad else "good")
+        (folder / "results").mkdir(parents=True)
+        (folder / "results" / "0001_quick.json").write_text(json.dumps(good))
+        for name, (spoil, _) in bad.items():
+            data = json.loads(PAIRED.read_text())
+            data["datetime"] = "2030-01-01T00:00:00"
+            spoil(data["benchmarks"])
+            (folder / "results" / f"{name}.json").write_text(json.dumps(data))
+        readme = _readme(folder, "")
+        readme.write_text(f"{cli.SUMMARY_START}\n{cli.SUMMARY_END}\n{readme.read_text()}")
+        assert cli.main(["--results", str(folder / "results"), "--readme", str(readme)]) == 0
+        err = capsys.readouterr().err.splitlines()
+        outputs.append([(folder / name).read_text() for name in
+                        ("README.md", "RESULTS.md", "results/summary.json")])
+    for name, (_, why) in BAD.items():
+        lines = [line for line in err if f"{name}.json:" in line]
+        assert len(lines) == 1 and why in lines[0] and "left out" in lines[0], (name, lines)
+    assert outputs[0] == outputs[1]
+    for text in outputs[1]:
+        assert not re.search(r"\bnan\b|\binf\b|nan×|inf×", text, re.IGNORECASE)
+
+
+def test_run_of_another_profile_names_it(tmp_path, capsys):
+    """Was: nothing shown, exit 0."""
+    _run(tmp_path, "0001_default.json", graphbench={"profile": "default"})
+    _run(tmp_path, "0002_quick.json")
+    line = _refused(tmp_path, capsys, ["--run", "0002"], "--run '0002'", "profile 'quick'",
+                    "--profile quick shows it")
+    assert "not changed" not in line
+
+
+def test_compare_of_two_backends_says_nothing_is_in_common(capsys):
+    """Was: an empty table, a 20 KB line of names, exit 0."""
+    tf = FIXTURE.with_name("tf_flags_quick.json")
+    assert cli.main(["--compare", str(FIXTURE), str(tf)]) == 2
+    out, err = capsys.readouterr()
+    err = err.strip().splitlines()
+    assert not out and len(err) == 1 and "no benchmark in common" in err[0]
+    assert "backends: chainer; tf" in err[0] and len(err[0]) < 400
+
+
+def test_compare_across_machines_says_so(tmp_path, capsys):
+    data = json.loads(FIXTURE.read_text())
+    data["machine_info"]["node"] = "other-host"
+    (tmp_path / "other.json").write_text(json.dumps(data))
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "other.json")]) == 0
+    out, err = capsys.readouterr()
+    err = err.strip().splitlines()
+    assert len(err) == 1 and "different machines" in err[0] and "other-host" in err[0]
+    assert "| benchmark |" in out
