@@ -1,10 +1,12 @@
 """The examples' smoke runs (eager and `graph`, one short pass) and, per framework, a refused
-variant and a wrong model type: in the env of each example's framework, skipped elsewhere."""
+variant, a wrong model type and Keras's own conventions (loss order, a compiled
+keras.Model): in the env of each example's framework, skipped elsewhere."""
 import importlib
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from backends import BACKENDS
@@ -47,6 +49,38 @@ def test_wrong_model_type_is_one_line(framework):
     wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link"}
     assert str(error.value).endswith(f"{framework}_model(): 'model' is a object, not a "
                                      f"{wanted[framework]}")
+
+
+def test_keras_losses_take_the_target_first():
+    """SparseCategoricalCrossentropy(from_logits=True) as Keras users write it runs; a loss
+    wrapped for loss(outputs, target) is the one-line bad-input error naming the convention."""
+    _framework("tf")
+    check(ROOT / "examples" / "keras_text.py", "tf")
+    with pytest.raises(UserFileError) as error:
+        check(FIXTURES / "keras_swapped_loss.py", "tf")
+    assert "tf_model(): a train step (model, then loss(target, outputs)) raised ValueError: " \
+           "Argument `output` must have rank (ndim) `target.ndim - 1`" in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize("mode", ["alone", "in_dict"])
+def test_a_compiled_keras_model_brings_its_loss_and_optimizer(mode):
+    """model.compile(optimizer, loss='sparse_categorical_crossentropy'), returned alone or as the
+    dict's model: its loss (compute_loss, as fit) and optimizer train it, eager and graph alike."""
+    _framework("tf")
+    import keras
+    from backends.user.tf import Runner
+    user = check(FIXTURES / "keras_compiled.py", "tf")
+    user.module.MODE = mode
+    example = user.batch(user.shape(), 0)
+    losses = {}
+    for variant in ("eager", "graph"):
+        runner = Runner(user, variant, example=example)
+        assert isinstance(runner.optimizer, keras.optimizers.SGD)
+        batch = runner.to_device(*example)
+        losses[variant] = [runner.train_step(*batch) for _ in range(3)]
+    assert losses["eager"][-1] < losses["eager"][0]
+    assert np.allclose(losses["eager"], losses["graph"], rtol=1e-5)
 
 
 def test_refused_variant_is_a_visible_skip_while_eager_runs(tmp_path):

@@ -8,7 +8,7 @@ import tempfile
 from dataclasses import asdict, dataclass
 
 from backends import VARIANTS, unsupported_reason
-from backends.user import BUILDERS, load, one_line
+from backends.user import BUILDERS, LOSS_CALL, load, one_line
 from suites.paired import AA, run_child
 
 
@@ -124,7 +124,7 @@ def check(path, framework):
     runner = importlib.import_module(f"backends.user.{framework}").Runner(user, "eager",
                                                                           example=example)
     xs, target = runner.to_device(*example)
-    for what, step in (("a train step (model, then loss(outputs, target))",
+    for what, step in ((f"a train step (model, then {LOSS_CALL[framework]})",
                         lambda: runner.train_step(xs, target)),
                        ("an inference step (model)", lambda: runner.infer_step(xs))):
         try:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 BUILDERS = {"tf": "tf_model", "torch": "torch_model", "chainer": "chainer_model"}
 KEYS = ("model", "loss", "optimizer")
+LOSS_CALL = {"tf": "loss(target, outputs)", "torch": "loss(outputs, target)",  # as Keras losses,
+             "chainer": "loss(outputs, target)"}  # F.cross_entropy, F.softmax_cross_entropy
 TOLERANCE = (1e-3, 1e-4)  # (rtol, atol) of the accuracy check unless the file sets TOLERANCE
 RETRACE_SEED = 0
 
@@ -95,17 +97,19 @@ class UserFile:
                 self.fail("inputs()", f"array {i} is a {type(a).__name__}, not a NumPy array")
         return tuple(xs), target
 
-    def build(self, framework):
-        """The framework's builder called and checked: {model, loss, optimizer}."""
+    def build(self, framework, complete=None):
+        """The framework's builder called and checked: {model, loss, optimizer}; `complete(out)`
+        fills in what the framework's own objects carry (a compiled keras.Model)."""
         name = BUILDERS[framework]
         out = self.call(name)
+        out = complete(out) if complete else out
         if not isinstance(out, dict):
             self.fail(f"{name}()", f"must return a dict with {', '.join(KEYS)}, "
                                    f"got {type(out).__name__}")
         if missing := [k for k in KEYS if k not in out]:
             self.fail(f"{name}()", f"the returned dict lacks {', '.join(missing)}")
         if not callable(out["loss"]):
-            self.fail(f"{name}()", "'loss' must be a callable loss(outputs, target)")
+            self.fail(f"{name}()", f"'loss' must be a callable {LOSS_CALL[framework]}")
         return out
 
 

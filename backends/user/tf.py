@@ -1,4 +1,5 @@
-"""A user's Keras model in one variant: the backend's tf.function flags, the user's loss."""
+"""A user's Keras model in one variant: the backend's tf.function flags, the user's loss called as
+Keras calls a loss, loss(target, outputs), or a compiled keras.Model's own loss and optimizer."""
 import keras
 import numpy as np
 import tensorflow as tf
@@ -14,6 +15,18 @@ def _spec(a):
     return tf.TensorSpec([None] * a.ndim, a.dtype)  # every dim free: batch and lengths vary
 
 
+def _compiled(out):
+    """A compiled keras.Model, alone or as the dict's 'model', brings the loss and optimizer it was
+    compiled with (what the dict names wins); its loss is model.compute_loss, as fit() takes it."""
+    model = out.get("model") if isinstance(out, dict) else out
+    if not (isinstance(model, keras.Model) and model.compiled):
+        return out
+    own = {"model": model, "optimizer": model.optimizer}
+    if model.loss is not None:
+        own["loss"] = lambda target, outputs: model.compute_loss(y=target, y_pred=outputs)
+    return {**own, **out} if isinstance(out, dict) else own
+
+
 def _call(model, xs, training):
     return model(xs[0] if len(xs) == 1 else list(xs), training=training)
 
@@ -25,7 +38,7 @@ class Runner:
         _seed()
         self.device = device
         with tf.device(device):
-            built = user.build("tf")
+            built = user.build("tf", _compiled)
             self.model, self.loss_fn, self.optimizer = (built["model"], built["loss"],
                                                         built["optimizer"])
             if not isinstance(self.model, keras.Model):
@@ -46,7 +59,7 @@ class Runner:
 
     def _train_impl(self, xs, target):
         with tf.GradientTape() as tape:
-            loss = self.loss_fn(_call(self.model, xs, True), target)
+            loss = self.loss_fn(target, _call(self.model, xs, True))
         self.optimizer.apply_gradients(zip(tape.gradient(loss, self.variables), self.variables))
         return loss
 
