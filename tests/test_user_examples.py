@@ -2,6 +2,7 @@
 variant, a wrong model type and Keras's own conventions (loss order, a compiled
 keras.Model): in the env of each example's framework, skipped elsewhere."""
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from backends import BACKENDS
 from backends.user import UserFileError, load
+from report.load import machine_name
 from user.measure import check, measure, plan_for
 from user.save import save
 
@@ -97,6 +99,10 @@ def test_refused_variant_is_a_visible_skip_while_eager_runs(tmp_path):
     assert "chainer/graph could not run:" in out and "TypeError" in out
     report = next(tmp_path.glob("*/user-chainer_refused.md")).read_text()
     assert "**chainer: stay eager.**" in report and "- `graph`: " in report
+    saved = next(tmp_path.glob("*/user-chainer_refused-chainer.measurement.jsonl"))
+    m = json.loads(saved.read_text())
+    assert m["machine_info"]["graphbench"]["threads"] == 1  # as a suite run records it
+    assert f"Machine `{machine_name(m['machine_info'])}`;" in report
 
 
 def test_graph_breaks_are_counted_with_their_reason():

@@ -98,6 +98,26 @@ def test_save_keeps_earlier_files_when_a_run_is_broken(tmp_path):
     assert {r["kind"] for r in rows} >= {"speedup", "break_even", "first_call", "retrace_total"}
 
 
+def test_the_machine_is_named_by_its_cpu(tmp_path):
+    """Report and records name the machine as every report does; the folder is the one given."""
+    m = synthetic()
+    m["machine_info"] = {"node": "box", "python_version": "3.11.7", "cpu": {
+        "brand_raw": "AMD EPYC", "family": 25, "model": 1, "count": 2, "flags": ["avx2", "fma"]}}
+    name = "box (AMD EPYC, family 25 model 1, AVX2, 2 cores, Python 3.11.7)"
+    assert f"Machine `{name}`;" in save(m, tmp_path, "vm").read_text()
+    rows = (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()
+    assert {json.loads(line)["machine"] for line in rows} == {name}
+
+
+def test_without_machine_info_this_machine_is_named_by_its_cpu(tmp_path):
+    from report.load import machine_name
+    from suites import cpu
+    m = synthetic()
+    text = save(m, tmp_path, "vm").read_text()
+    assert f"Machine `{machine_name(m['machine_info'])}`;" in text
+    assert cpu.model() in machine_name(m["machine_info"]) and "CPython" not in text
+
+
 def test_recompile_limit_is_named():
     m = synthetic()
     m["cold"]["graph"][0]["log_signals"] = {"recompile_limit_hits": 1}

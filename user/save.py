@@ -11,12 +11,20 @@ from pathlib import Path
 from backends.user import BUILDERS
 from report import user as figures
 from report import user_md
+from report.load import machine_name
 
 
 def machine_id():
     """pytest-benchmark's machine folder name (results/<machine>/)."""
     from pytest_benchmark.utils import get_machine_id
     return get_machine_id()
+
+
+def machine_info():
+    """pytest-benchmark's machine_info and the suites' CPU flags: what machine_name reads."""
+    from pytest_benchmark.plugin import pytest_benchmark_generate_machine_info
+    from suites import cpu
+    return {**pytest_benchmark_generate_machine_info(), "graphbench": {"cpu": cpu.describe()}}
 
 
 def _git(*args):
@@ -34,15 +42,16 @@ def _write(path, text):
     os.replace(staged, path)
 
 
-def save(m, results="results", machine=None):
-    """Write user-<name>-<fw>.measurement.jsonl and .records.jsonl, then user-<name>.md."""
-    machine = machine or machine_id()
-    folder = Path(results) / machine
+def save(m, results="results", folder=None):
+    """Write user-<name>-<fw>.measurement.jsonl and .records.jsonl, then user-<name>.md, in
+    results/<folder> (pytest-benchmark's); the machine is named as in every report, by its CPU."""
+    folder = Path(results) / (folder or machine_id())
     folder.mkdir(parents=True, exist_ok=True)
     name, fw = Path(m["file"]).stem, m["framework"]
     if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it
         status = _git("status", "--porcelain", "--untracked-files=no")
         m.update(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status))
+    machine = machine_name(m.setdefault("machine_info", machine_info()))
     rows = figures.records(m, machine, f"user-{name}", m["commit"], m["dirty"])
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
     found = [m if other == fw else json.loads(path(other).read_text())

@@ -11,6 +11,13 @@ from user.save import save
 _measured = {}  # framework -> its measurement, or the one line that stopped it
 
 
+def _machine_info(config):
+    """The machine_info a suite run records (pytest-benchmark's, through the suites' hook)."""
+    info = config.hook.pytest_benchmark_generate_machine_info(config=config)
+    config.hook.pytest_benchmark_update_machine_info(config=config, machine_info=info)
+    return info
+
+
 def _measure(config, framework):
     env = config.graphbench
     if framework not in _measured:
@@ -21,6 +28,7 @@ def _measure(config, framework):
             m = measure(path, framework, plan_for(env["profile"], config.getoption(
                 "benchmark_disable", False)), env["threads"],
                 has_cache=load(framework).cache_hits() is not None)
+            m["machine_info"] = _machine_info(config)
             m["report"] = str(save(m, config.getoption("user_results")))
             config.graphbench_user_reports.append(m["report"])
             _measured[framework] = m
