@@ -77,6 +77,23 @@ def test_run_py_refuses_a_missing_file_in_one_line():
     assert code == 2 and lines[-1] == "run.py: error: nothere.py: no such file"
 
 
+def test_a_file_not_in_utf8_is_one_line(tmp_path):
+    """Latin-1 bytes without a coding line: the file, the byte and its line; run.py exits 2."""
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"def tf_model():\n    return 'caf\xe9'\n")
+    with pytest.raises(UserFileError) as error:
+        frameworks_in(path)
+    assert _one_line(error) == f"{path}: is not UTF-8 text: byte 0xe9 on line 2 (save it as UTF-8)"
+    code, lines = _run("run.py", "bench", "--user", str(path))
+    assert code == 2 and lines[-1] == f"run.py: error: {error.value}" and len(lines) < 5
+
+
+def test_a_declared_encoding_is_read(tmp_path):
+    path = tmp_path / "latin.py"
+    path.write_bytes(b"# -*- coding: latin-1 -*-\ndef chainer_model():\n    return 'caf\xe9'\n")
+    assert frameworks_in(path) == ["chainer"]
+
+
 def test_run_py_user_goes_with_bench():
     code, lines = _run("run.py", "test", "--user", str(FIXTURES / "no_builder.py"))
     assert code == 2 and "--user goes with bench" in lines[-1]

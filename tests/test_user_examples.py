@@ -1,6 +1,6 @@
 """The examples' smoke runs (eager and `graph`, one short pass) and, per framework, a refused
-variant, a wrong model type and Keras's own conventions (loss order, a compiled
-keras.Model): in the env of each example's framework, skipped elsewhere."""
+variant, a wrong model type, a bad file's one line and Keras's own conventions (loss order, a
+compiled keras.Model): in the env of each example's framework, skipped elsewhere."""
 import importlib
 import json
 import subprocess
@@ -51,6 +51,21 @@ def test_wrong_model_type_is_one_line(framework):
     wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link"}
     assert str(error.value).endswith(f"{framework}_model(): 'model' is a object, not a "
                                      f"{wanted[framework]}")
+
+
+@pytest.mark.parametrize("framework", EXAMPLES)
+def test_a_bad_file_stops_the_user_suite_in_one_short_line(framework, tmp_path):
+    """The one line naming file, function and fault, no source listing; pytest's usage error."""
+    _framework(framework)
+    path = FIXTURES / "wrong_returns.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "user", "--backend", framework, "--user", str(path),
+         "--benchmark-disable", "--threads", "1", "--user-results", str(tmp_path), "-q",
+         "-p", "no:cacheprovider"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    assert done.returncode == 4 and len(lines) < 15, "\n".join(lines)
+    assert any(f"{path}: {framework}_model(): must return a dict with model, loss, optimizer, "
+               "got list" in line for line in lines)
 
 
 def test_keras_losses_take_the_target_first():

@@ -34,11 +34,16 @@ def _measure(config, framework):
             _measured[framework] = m
         except BackendUnavailable as error:
             _measured[framework] = ("skip", str(error))
-        except (UserFileError, RuntimeError) as error:
+        except UserFileError as error:  # bad input: its one line, and nothing else to run
+            pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+        except RuntimeError as error:
             _measured[framework] = ("fail", str(error))
     found = _measured[framework]
     if isinstance(found, tuple):
-        getattr(pytest, found[0])(found[1])
+        kind, reason = found
+        if kind == "skip":
+            pytest.skip(reason)
+        pytest.fail(reason, pytrace=False)  # the one line, not pytest's source listing
     return found
 
 
@@ -55,4 +60,4 @@ def test_user(request, user_variant):
         pytest.fail(f"{framework}/{variant} does not compute what eager computes: loss differs by "
                     f"{found['loss_max_abs_diff']:.2e}, outputs by "
                     f"{found['outputs_max_abs_diff']:.2e} (tolerance {found['tolerance']}); "
-                    f"report {m['report']}")
+                    f"report {m['report']}", pytrace=False)

@@ -1,7 +1,9 @@
 """A user's model file: load it, check its interface, and name what is wrong in one line."""
 import ast
 import importlib.util
+import io
 import sys
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +31,7 @@ def frameworks_in(path):
     if not path.is_file():
         raise UserFileError(f"{path}: no such file")
     try:
-        tree = ast.parse(path.read_text(), str(path))
+        tree = ast.parse(_source(path), str(path))
     except SyntaxError as error:
         raise UserFileError(f"{path}: does not parse: line {error.lineno}: {error.msg}") from None
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -37,6 +39,22 @@ def frameworks_in(path):
     if not found:
         raise UserFileError(f"{path}: defines none of {', '.join(BUILDERS.values())}")
     return found
+
+
+def _source(path):
+    """The file's text in its declared encoding (UTF-8 unless a PEP 263 coding line says other)."""
+    data = path.read_bytes()
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:  # an undecodable first line, or an unknown encoding named there
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        byte = data[error.start]
+        raise UserFileError(f"{path}: is not {encoding.upper()} text: byte 0x{byte:02x} on line "
+                            f"{line} (save it as UTF-8)") from None
 
 
 @dataclass
