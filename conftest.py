@@ -1,5 +1,7 @@
 """Suite options (--profile, --device, --threads, --backend/--model/--variant), cases and metadata."""
+import contextlib
 import dataclasses
+import functools
 import importlib.metadata
 import importlib.util
 import itertools
@@ -19,6 +21,7 @@ _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
 _run = {"cases": 0, "cases_run": 0, "interrupted": False}
 _file_seconds = {}  # test file -> seconds its tests took
+_skips = {}  # skip reason -> how many tests gave it
 
 
 def pytest_addoption(parser):
@@ -200,6 +203,9 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
 
 def check_run_options(config):
     """Options that would waste a run: a thread count below 1, saving benchmarks that never run."""
+    if len(set(profiles := given_profiles(config.invocation_params.args))) > 1:
+        raise ValueError(f"--profile given twice ({' and '.join(profiles)}): a run has one profile "
+                         "and is saved and reported under it; give one")
     threads = config.getoption("threads")
     if threads is None or threads < 1:  # None: os.cpu_count() could not tell
         raise ValueError(f"--threads {threads}: the thread count must be 1 or more")
@@ -210,8 +216,20 @@ def check_run_options(config):
                          "benchmarks that do not run measure nothing, so nothing would be saved")
 
 
+def given_profiles(args):
+    """Every --profile value on the command line (pytest keeps only the last)."""
+    found = []
+    for arg, after in zip(args, [*args[1:], None]):
+        if arg == "--profile" and after is not None:
+            found.append(after)
+        elif arg.startswith("--profile="):
+            found.append(arg.split("=", 1)[1])
+    return found
+
+
 def pytest_sessionstart(session):
-    """A results folder that cannot be written fails now, not after the last case."""
+    """A results folder that cannot be written fails now, not after the last case; the run is saved
+    through save_run."""
     bench = getattr(session.config, "_benchmarksession", None)
     if not bench or not (bench.save or bench.autosave) or not hasattr(bench.storage, "get"):
         return
@@ -221,6 +239,50 @@ def pytest_sessionstart(session):
     except OSError as error:
         raise pytest.UsageError(f"--benchmark-save: cannot write to the results folder {folder} "
                                 f"({error.strerror or error}); nothing was run") from None
+    bench.storage.save = functools.partial(save_run, bench.storage)
+
+
+def save_run(storage, output_json, save):
+    """pytest-benchmark's FileStorage.save, but never a truncated run file or a lost run: written
+    through a temporary file and a rename; when that fails, kept in the temp folder, named."""
+    from pytest_benchmark.utils import safe_dumps
+    target = storage.get(f"{storage._next_num}_{save}.json")
+    data = safe_dumps(output_json, ensure_ascii=True, indent=4).encode()
+    try:
+        write_file(target, data)
+    except OSError as error:
+        _run["unsaved"] = (f"--benchmark-save: the run could not be saved as {target} "
+                           f"({error.strerror or error}); {keep(data, target)}")
+        return
+    storage.logger.info(f"Saved benchmark data in: {target}")
+
+
+def write_file(path, data):
+    """`data` at `path` through a temporary file beside it and a rename."""
+    fd, staged = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(staged, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
+
+
+def keep(data, target):
+    """Where the measurements of a run that could not be saved went, in a few words."""
+    fd, kept = tempfile.mkstemp(prefix=f"graphbench-{target.stem}-", suffix=".json")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(kept)
+        return f"nor kept in {os.path.dirname(kept)} ({error.strerror or error}): it is lost"
+    return f"its measurements are in {kept}: move that file to {target} once there is room"
 
 
 @pytest.hookimpl(wrapper=True)
@@ -244,6 +306,9 @@ def pytest_runtest_logfinish():
 
 
 def pytest_runtest_logreport(report):
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        _skips[reason] = _skips.get(reason, 0) + 1
     path = report.nodeid.split("::")[0]
     _file_seconds[path] = _file_seconds.get(path, 0) + report.duration
 
@@ -270,18 +335,32 @@ def run_status():
 
 
 def pytest_sessionfinish(session):
-    """A benchmark session in which no framework could be imported measured nothing: fail it."""
+    """A benchmark session that measured nothing, or whose run was asked for and not saved,
+    fails, with one line on why."""
     benchmarks = any("benchmark" in getattr(item, "fixturenames", ()) for item in session.items)
-    _run["measured_nothing"] = benchmarks and bool(_unavailable) and not _loaded
-    if _run["measured_nothing"] and session.exitstatus == pytest.ExitCode.OK:
+    if benchmarks and _unavailable and not _loaded:
+        fixes = " or ".join(f"`.tools/bin/{BACKENDS[name][2]}`" for name in _unavailable)
+        _run["error"] = (
+            f"measured nothing: no framework is importable in this Python "
+            f"({', '.join(BACKENDS[name][1] for name in _unavailable)}); run the suites with "
+            f"`python3 run.py bench`, or {fixes}")
+    else:
+        _run["error"] = _run.get("unsaved") or nothing_saved(session.config)
+    if _run["error"] and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def nothing_saved(config):
+    """Why a run asked to be saved saved no benchmark (every one skipped), or None."""
+    bench = getattr(config, "_benchmarksession", None)
+    if not bench or not (bench.save or bench.autosave) or bench.benchmarks:
+        return None
+    why = max(_skips, key=_skips.get, default=None)
+    return ("--benchmark-save: nothing was saved: no benchmark ran"
+            + (f" ({sum(_skips.values())} skipped, e.g. {why})" if why else ""))
 
 
 def pytest_unconfigure(config):
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if _run.get("measured_nothing") and reporter:  # last, below the skip reasons
-        fixes = " or ".join(f"`.tools/bin/{BACKENDS[name][2]}`" for name in _unavailable)
-        reporter.write_line(
-            f"ERROR: measured nothing: no framework is importable in this Python "
-            f"({', '.join(BACKENDS[name][1] for name in _unavailable)}); run the suites with "
-            f"`python3 run.py bench`, or {fixes}", red=True)
+    if _run.get("error") and reporter:  # last, below the skip reasons
+        reporter.write_line(f"ERROR: {_run['error']}", red=True)

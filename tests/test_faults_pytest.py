@@ -24,8 +24,8 @@ def test_never(benchmark):
 """
 
 
-def _pytest(*args, cwd=ROOT):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def _pytest(*args, cwd=ROOT, **environ):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **environ)
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
                           capture_output=True, text=True, cwd=cwd, env=env)
 
@@ -104,3 +104,49 @@ def test_missing_dependency_in_collection_is_one_line(tmp_path):
     lines = [line for line in run.stdout.splitlines()
              if "no_such_module_xyz" in line and "python3 run.py bench" in line]
     assert len(lines) == 1
+
+
+FULL_DISK = """
+import errno, os
+
+def fsync(fd):  # the disk fills up as the run is written
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+os.fsync = fsync
+"""
+
+
+def test_a_full_disk_while_saving_keeps_the_run_and_says_where(tmp_path):
+    """Was: a truncated results/<machine>/0001_x.json and the whole run lost."""
+    (tmp_path / "test_bench.py").write_text(BENCH.replace("raise KeyboardInterrupt", "pass"))
+    (tmp_path / "full_disk.py").write_text(FULL_DISK)
+    (tmp_path / "kept").mkdir()
+    run = _pytest("-p", "conftest", "-p", "full_disk", "test_bench.py", "--benchmark-save=x",
+                  f"--benchmark-storage={tmp_path / 'results'}", cwd=tmp_path,
+                  TMPDIR=str(tmp_path / "kept"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert not [p for p in (tmp_path / "results").rglob("*") if p.is_file()]
+    lines = [line for line in run.stdout.splitlines() if "could not be saved" in line]
+    assert len(lines) == 1 and "No space left on device" in lines[0], run.stdout
+    kept = next((tmp_path / "kept").glob("graphbench-0001_x-*.json"))
+    assert str(kept) in lines[0] and "0001_x.json" in lines[0]
+    assert len(json.loads(kept.read_text())["benchmarks"]) == 2
+
+
+def test_a_save_of_only_skipped_cases_fails_and_says_why(tmp_path):
+    """--variant xla on Chainer: every case is a skip, so nothing is saved. A run that measured
+    nothing must not look like success: one line says why, and the exit status is 1 (tests
+    failed), as for a session in which no framework could be imported."""
+    run = _pytest("suites/test_steady.py", "-q", "--backend", "chainer", "--variant", "xla",
+                  "--benchmark-save=x", f"--benchmark-storage={tmp_path}")
+    assert run.returncode == 1, run.stdout + run.stderr
+    lines = [line for line in run.stdout.splitlines() if "nothing was saved" in line]
+    assert len(lines) == 1 and "skipped" in lines[0] and "XLA" in lines[0].upper(), run.stdout
+    assert not list(tmp_path.rglob("*.json"))
+
+
+def test_profile_given_twice_is_a_usage_error():
+    """Was: the last --profile won, and a quick run could be saved under run.py's `default`."""
+    error = _usage_error(_pytest("tests/test_spec.py", "--co", "-q", "--profile", "default",
+                                 "--profile=quick"))
+    assert "--profile given twice (default and quick)" in error
