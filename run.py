@@ -84,22 +84,41 @@ def test(parser, envs, profile, pytest_args):
 
 
 def bench(envs, profile, pytest_args):
-    """The suites in each framework env, saved under the profile's name, then the report; a line
-    that updates says where each env is (suites/progress.py)."""
-    failed = []
+    """The suites in each framework env, saved under the profile's name, then the report, which
+    ends by printing the answer for the runs just made; a line that updates says where each env
+    is (suites/progress.py)."""
+    before, failed = saved_runs(), []
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         if call(tox(), "-e", env, "--", "suites", "-v", "-p", "suites.progress", "--profile",
                 profile, f"--benchmark-save={profile}", *pytest_args):
             failed.append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
-    report = ("python", "-m", "report", "--readme", "README.md", "--charts", "docs/charts")
-    if failed:  # the README changes only when the whole job succeeded
+    report = report_command(profile, sorted(saved_runs() - before))
+    if failed:  # the report changes only when the whole job succeeded
         print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept); "
               f"README not redrawn: `.tools/bin/tox -e report -- {' '.join(report)}` draws it",
               file=sys.stderr)
         return 1
     return 1 if call(tox(), "-e", "report", "--", *report) else 0
+
+
+def saved_runs():
+    """The saved suite runs under results/ (machine folder / NNNN_profile.json)."""
+    return set((ROOT / "results").glob("*/[0-9][0-9][0-9][0-9]_*.json"))
+
+
+def report_command(profile, new):
+    """The report of a main job: the README for `default`, else a report file of the profile's
+    own in the machine's folder; either way the answer for the `new` runs printed at the end."""
+    answer = [arg for path in new for arg in ("--answer-for", str(path.relative_to(ROOT)))]
+    if profile == "default" or not new:
+        return ("python", "-m", "report", "--readme", "README.md", "--charts", "docs/charts",
+                *answer)
+    folder = new[0].parent.relative_to(ROOT)
+    return ("python", "-m", "report", "--profile", profile, "--report",
+            str(folder / f"report-{profile}.md"), "--charts", str(folder / f"charts-{profile}"),
+            *answer)
 
 
 def bench_user(parser, path, envs, profile, pytest_args):

@@ -19,6 +19,7 @@ from report.records import FIELDS, machine_records
 from report.render import details_text, render
 from report.retrace import retrace_step_reading
 from report.select import names, one_profile, views
+from report.terminal import answer_for, standalone
 from report.text import from_runs
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, check_outputs,
                           publish, readme_text, rewrite_readme, splice)
@@ -130,6 +131,11 @@ def parser():
         help="include runs that did not finish (interrupted), marked as such")
     add("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
         help="print two saved runs (JSON files) side by side, then exit")
+    add("--report", metavar="FILE", help="write the whole report (answer, runs and charts, every "
+                                         "table) into this one Markdown file")
+    add("--answer-for", action="append", default=[], metavar="RUN_FILE",
+        help="end by printing the answer for the machine that saved this run, with the run shown "
+             "(as --run); repeatable (what `run.py bench` shows when it ends)")
     return found
 
 
@@ -154,7 +160,7 @@ def _outputs(args):
     details = args.details or (base / "RESULTS.md" if args.readme else None)
     summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
     return [(o, p) for o, p in (("--readme", args.readme), ("--details", details),
-                                ("--summary", summary)) if p]
+                                ("--summary", summary), ("--report", args.report)) if p]
 
 
 def _check(args):
@@ -181,7 +187,11 @@ def _report(args):
     missing = sorted(set(BACKENDS) - {r.info["backend"] for r in results})
     if missing:
         warn(f"{args.results}: no results for backend(s) {', '.join(missing)}; drawing the rest")
-    base = Path(args.readme).parent if args.readme else Path(".")
+    for path in args.answer_for:
+        if not Path(path).is_file():
+            raise ValueError(f"--answer-for {path}: no such saved run")
+    args.run = [*args.run, *(Path(path).stem for path in args.answer_for)]
+    base = Path(args.readme or args.report or "x").parent
     paths = dict(_outputs(args))
     details, summary = paths.get("--details"), paths.get("--summary")
     machines = per_machine(results, args.run)
@@ -194,11 +204,16 @@ def _report(args):
         files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),
-                 (summary, summary and summary_json(machines))]
+                 (summary, summary and summary_json(machines)),
+                 (args.report, args.report and standalone(args.profile or "default", answer,
+                                                          section, tables))]
         files = [(target, new) for target, new in files if target and new]
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _ in drawn],
                  final if drawn else None)
-    if not text:
+    if args.answer_for:
+        print(answer_for(machines, results, args.answer_for))
+        print(f"report: the full report: {args.report or details}")
+    elif not (text or args.report):
         print("\n\n".join([answer, section, tables]))
     return 0
 

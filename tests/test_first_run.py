@@ -1,0 +1,64 @@
+"""A main job ends by showing its user the answer for the runs it just made, and never writes a
+non-default profile's report over the README."""
+import pytest
+
+import run
+
+
+@pytest.fixture
+def job(monkeypatch, tmp_path):
+    """run.py's main job with tox replaced: each framework env saves one run into a machine
+    folder; returns the commands it made."""
+    made, folder = [], tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    (folder / "0001_default.json").write_text("{}")  # an earlier run: not this job's
+
+    def call(*args):
+        made.append(args)
+        if "suites" in args:
+            (folder / f"{len(made) + 1:04d}_{args[args.index('--profile') + 1]}.json").write_text("{}")
+        return 0
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", call)
+    return made
+
+
+def test_a_quick_job_writes_a_report_of_its_own_and_shows_its_runs(job):
+    assert run.main(["bench", "--envs", "chainer,tf", "--profile", "quick"]) == 0
+    report = list(job[-1])
+    assert report[:3] == ["tox", "-e", "report"] and "--readme" not in report
+    assert report[report.index("--report") + 1] == "results/m/report-quick.md"
+    assert report[report.index("--charts") + 1] == "results/m/charts-quick"
+    shown = [report[i + 1] for i, arg in enumerate(report) if arg == "--answer-for"]
+    assert shown == ["results/m/0002_quick.json", "results/m/0003_quick.json"]
+
+
+def test_the_default_job_redraws_the_readme_and_shows_its_runs(job):
+    assert run.main(["bench", "--envs", "chainer", "--profile", "default"]) == 0
+    report = list(job[-1])
+    assert report[report.index("--readme") + 1] == "README.md" and "--report" not in report
+    assert report[report.index("--answer-for") + 1] == "results/m/0002_default.json"
+
+
+def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tmp_path, capsys):
+    import json
+
+    from report import __main__ as cli
+    from tests.test_report_runs import QUICK, save
+    save(tmp_path / "results" / "m", json.loads(QUICK.read_text()), "0001_quick",
+         "2026-01-01T00:00:00")
+    readme = tmp_path / "README.md"
+    readme.write_text("hand-written\n")
+    run_file = tmp_path / "results" / "m" / "0001_quick.json"
+    own = tmp_path / "results" / "m" / "report-quick.md"
+    assert cli.main(["--results", str(tmp_path / "results"), "--profile", "quick", "--report",
+                     str(own), "--answer-for", str(run_file)]) == 0
+    out = capsys.readouterr().out
+    assert "**On `" in out and "| backend | model |" in out
+    assert out.rstrip().endswith(f"report: the full report: {own}")
+    text = own.read_text()
+    assert text.startswith("# graphbench: profile `quick`") and "## The answer" in text
+    assert "`0001_quick`" in text and readme.read_text() == "hand-written\n"
+    assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
+                     "--answer-for", str(tmp_path / "nothing.json")]) == 2
