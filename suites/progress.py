@@ -10,6 +10,7 @@ import time
 
 LABEL = "GRAPHBENCH_PROGRESS"
 EVERY_S = 60  # a log gets a line at most this often within one suite
+SETTLED = 10  # cases done before the time left is estimated
 
 
 class Progress:
@@ -24,7 +25,8 @@ class Progress:
         """The line for the case just finished in `suite`."""
         elapsed = self.clock() - self.start
         left = self.total - self.done
-        eta = "" if not self.done else f", about {_minutes(elapsed / self.done * left)} left"
+        eta = ("" if self.done < SETTLED else  # the first cases (a compile) say little yet
+               f", about {_minutes(elapsed / self.done * left)} left")
         return (f"[{self.label}] {suite}: {self.done} of {self.total} cases done, {left} left; "
                 f"{_minutes(elapsed)} so far{eta}")
 
@@ -36,7 +38,7 @@ class Progress:
         if self.live:
             self.stream.write("\r\033[K" + self.line(suite))
         elif suite != self.suite or now - self.printed >= EVERY_S or self.done == self.total:
-            self.stream.write(self.line(suite) + "\n")
+            self.stream.write("\n" + self.line(suite) + "\n")  # pytest -v may be mid-line
             self.printed = now
         self.suite = suite
         self.stream.flush()

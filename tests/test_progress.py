@@ -15,11 +15,17 @@ class Clock:
 def test_the_line_names_the_suite_the_counts_and_the_time_left():
     clock = Clock()
     progress = Progress("tf (1 of 3)", io.StringIO(), clock)
-    progress.total = 4
+    progress.total = 40
     clock.now = 120.0
     progress.finished("suites/test_steady.py::test_train[mnist_cnn-graph]")
-    assert progress.stream.getvalue() == ("[tf (1 of 3)] suites/test_steady.py: 1 of 4 cases "
-                                          "done, 3 left; 2.0 min so far, about 6.0 min left\n")
+    assert progress.stream.getvalue() == ("\n[tf (1 of 3)] suites/test_steady.py: 1 of 40 cases "
+                                          "done, 39 left; 2.0 min so far\n")
+    for n in range(8):
+        progress.finished(f"suites/test_steady.py::t{n}")
+    clock.now += EVERY_S
+    progress.finished("suites/test_steady.py::t8")
+    assert progress.stream.getvalue().endswith("10 of 40 cases done, 30 left; 3.0 min so far, "
+                                               "about 9.0 min left\n")
 
 
 def test_a_log_gets_a_line_per_suite_and_at_most_one_a_minute():
@@ -32,7 +38,7 @@ def test_a_log_gets_a_line_per_suite_and_at_most_one_a_minute():
     clock.now = 50.0 + EVERY_S
     progress.finished("suites/test_steady.py::t5")
     progress.finished("suites/test_retrace.py::t0")
-    lines = progress.stream.getvalue().splitlines()
+    lines = [line for line in progress.stream.getvalue().splitlines() if line]
     assert [line.split("]")[1].split(":")[0] for line in lines] == [
         " suites/test_steady.py", " suites/test_steady.py", " suites/test_retrace.py"]
 
