@@ -174,8 +174,8 @@ def shapes_text(records, backend):
     done = sorted(complete(net), key=lambda r: r["estimate"])
     cut = sorted(v for v, r in found[net].items() if r["note"])
     eager = found[net]["eager"]
-    times = [f"eager took {eager['estimate']:.1f} s"] + [
-        f"`{r['variant']}` {r['estimate']:.1f} s ({r['traces']} trace{'s' * (r['traces'] != 1)})"
+    times = [f"eager took {eager['estimate']:.3g} s"] + [
+        f"`{r['variant']}` {r['estimate']:.3g} s ({r['traces']} trace{'s' * (r['traces'] != 1)})"
         for r in done]
     text = (f"with input sizes changing every batch ({net}, {eager.get('distinct_shapes')} sizes "
             f"over {eager.get('steps_done')} steps), " + ", ".join(times)

@@ -69,8 +69,8 @@ def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():
     records = [total("eager", 1.0, 0), total("graph", 9.0, 4),
                total("graph_dynamic", 0.5, 1), total("graph_static", 99.0, 2, "cut short")]
     text = shapes_text(records, "torch")
-    assert "`graph_dynamic` 0.5 s (1 trace), `graph` 9.0 s (4 traces)" in text
-    assert "99.0" not in text and "`graph_static` did not finish within the budget" in text
+    assert "eager took 1 s, `graph_dynamic` 0.5 s (1 trace), `graph` 9 s (4 traces)" in text
+    assert "99" not in text and "`graph_static` did not finish within the budget" in text
     assert text.endswith("use `graph_dynamic` when sizes vary;")
     records[2] = total("graph_dynamic", 5.0, 1)
     assert "no graph variant beat eager here" in shapes_text(records, "torch")
