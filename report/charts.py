@@ -1,6 +1,4 @@
 """Comparison charts (matplotlib, PNG): speedup over eager, construction overhead, break-even."""
-from collections import defaultdict
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -13,7 +11,7 @@ from report.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.records import STEP_PHASES  # noqa: E402
 from report.select import latest  # noqa: E402
 from report.tables import lookup  # noqa: E402
-from report.text import VARIANT_ORDER, variant_order  # noqa: E402
+from report.text import variant_order  # noqa: E402
 
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 

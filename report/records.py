@@ -270,7 +270,9 @@ def new_and_seen(r):
         if i:
             (old if tuple(side) in seen else new).append(t)
         seen.add(tuple(side))
-    return {"new_shape_s": sum(new) / len(new), "seen_shape_s": sum(old) / len(old)} if new and old else {}
+    if not (new and old):
+        return {}
+    return {"new_shape_s": sum(new) / len(new), "seen_shape_s": sum(old) / len(old)}
 
 
 def memory_records(results):

@@ -63,10 +63,11 @@ def chosen(results, wanted=()):
     return out
 
 
-def pick(results, name, wanted=()):
-    """The results of section `name`, each unit from its chosen run; the peak brings the train
-    steps of its own run (throughput is never one run's step over another run's peak)."""
-    runs = chosen(results, wanted)
+def pick(results, name, wanted=(), runs=None):
+    """The results of section `name`, each unit from its chosen run (`runs`: chosen()'s answer,
+    when the caller has it); the peak brings the train steps of its own run (throughput is never
+    one run's step over another run's peak)."""
+    runs = runs or chosen(results, wanted)
     picked = [r for r in results if section(r) == name and runs[unit(r)] == r.file]
     if name == "peak":
         peak_runs = {(r.info["backend"], r.file) for r in picked}
@@ -85,7 +86,8 @@ def views(results, wanted=()):
     out = []
     for machine in machines(results):
         mine = [r for r in results if r.machine == machine]
-        picked = {name: pick(mine, name, wanted) for name in SECTIONS}
+        runs = chosen(mine, wanted)  # once per machine, not once per section
+        picked = {name: pick(mine, name, wanted, runs) for name in SECTIONS}
         out.append((machine, picked.__getitem__))
     return out
 
