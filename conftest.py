@@ -197,6 +197,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "determinism_steps": profile.determinism_steps,
         "memory": dataclasses.asdict(profile.memory) if profile.memory else None,
         "pipeline": dataclasses.asdict(profile.pipeline) if profile.pipeline else None,
+        "scale": dataclasses.asdict(profile.scale) if profile.scale else None,
     }
     output_json["graphbench_run"] = run_status()
 

@@ -18,6 +18,7 @@ from report.readings import (overhead_reading, retrace_reading, speedup_reading,
 from report.records import FIELDS, machine_records
 from report.render import details_text, render
 from report.retrace import retrace_step_reading
+from report.scale import scale_reading
 from report.select import names, one_profile, views
 from report.terminal import answer_for, standalone
 from report.text import from_runs
@@ -86,19 +87,20 @@ CHARTS = (  # (file stem, title, section, reading of the machine's records and s
      lambda rec, res: retrace_step_reading(rec)),
     ("memory", "Memory per variant", "memory",
      lambda rec, res: memory_advice(memory_peaks(rec)) or "No memory results."),
+    ("scale", "Where graph mode stops paying", "scale", lambda rec, res: scale_reading(rec)),
 )
 
 
 def _charts(machines, outdir):
     """[(machine, title, path in outdir, reading)] of the charts drawn into `outdir`, per machine
     (a suffix per machine when there are several)."""
-    from report import charts, cost_charts  # matplotlib: only when charts are drawn
+    from report import charts, cost_charts, scale_chart  # matplotlib: only when charts are drawn
     draw = {"speedup_train": lambda *a: charts.speedup_chart(*a[:2], "train", a[2]),
             "speedup_infer": lambda *a: charts.speedup_chart(*a[:2], "infer", a[2]),
             "step_times": charts.step_time_chart, "construction_overhead": charts.overhead_chart,
             "break_even": charts.break_even_chart, "throughput": charts.throughput_chart,
             "retrace": charts.retrace_chart, "retrace_steps": cost_charts.retrace_step_chart,
-            "memory": cost_charts.memory_chart}
+            "memory": cost_charts.memory_chart, "scale": scale_chart.scale_chart}
     outdir.mkdir(parents=True, exist_ok=True)
     drawn = []
     for n, (machine, view, records) in enumerate(machines, 1):

@@ -4,6 +4,8 @@ from collections import defaultdict
 from fractions import Fraction
 
 from catalog import KNOWN_WRONG
+from report.ratios import gain_bound
+from report.scale import answer_line
 from report.text import break_even_text, label, span, speedup_text
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
@@ -232,11 +234,20 @@ def backend_lines(records):
             text.append(startup)
         if shapes := shapes_text(records, backend):
             text.append(shapes)
+        if curve := answer_line(records, backend):
+            text.append(curve)
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
         text.append(advice(records, mine))
         lines.append(" ".join(text))
     return lines
+
+
+def bound(rec):
+    """Why eager stays: the largest gain the interval leaves open, or no interval."""
+    if not rec["interval"]:
+        return "no gain (unpaired)"
+    return "slower beyond the interval" if rec["high"] < 1 else gain_bound(rec["high"])
 
 
 def pays_back(records, rec):
@@ -278,7 +289,7 @@ def advice(records, mine):
         return "**advice**: stay eager here: no graph variant is faster beyond its interval" + avoid + "."
     text = "**advice**: use " + "; ".join(gains)
     if rest := sorted(m for m, r in mine.items() if f"on {m}" not in text):
-        text += f"; eager on {', '.join(rest)} (no gain beyond the interval)"
+        text += "; eager on " + ", ".join(f"{m} ({bound(mine[m])})" for m in rest)
     if unpaired:
         text += " (from unpaired ratios of older runs: no interval, rerun to confirm)"
     return text + avoid + "."

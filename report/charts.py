@@ -71,7 +71,8 @@ def speedup_chart(records, results, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
     cells, idx = lookup(records), _index(records)
-    models = _models(idx)
+    if not (models := _models(idx)):
+        return None
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
                         results, "speedup (×, log scale; <1 is a slowdown)")

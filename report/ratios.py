@@ -10,6 +10,17 @@ def includes_one(low, high):
     return low <= 1 <= high
 
 
+def gain_limit(high):
+    """The largest gain an interval with upper end `high` leaves open, as a percentage."""
+    gain = max(0.0, high - 1)
+    return f"{gain:.0%}" if gain >= 0.01 else f"{gain:.1%}"
+
+
+def gain_bound(high):
+    """The smallest gain a run could have detected: 'no gain larger than 4%'."""
+    return f"no gain larger than {gain_limit(high)}"
+
+
 def spread_overlaps(a, b):
     """True when two results' interquartile ranges overlap: for an unpaired ratio, no verdict."""
     return a.stats["q1"] <= b.stats["q3"] and b.stats["q1"] <= a.stats["q3"]
@@ -61,7 +72,7 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None)
         n = steps(speedup)
         return n, None, None, "never (graph step not faster)" if n is None else "unpaired"
     if cold > eager_cold and includes_one(low, high):
-        return None, None, None, "no significant gain: the speedup's interval includes 1"
+        return None, None, None, f"no significant gain: at most {gain_limit(high)}"
     if cold > eager_cold and high < 1:
         return None, None, None, "never (slower)"
     return steps(speedup), steps(high), steps(low), None

@@ -16,6 +16,7 @@ MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
                  "vector_isa")  # what a step time was measured on
+ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
 RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
 DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
@@ -113,7 +114,8 @@ def steady_records(results):
             out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS)))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", idx.get((backend, model, "eager", phase,
-                                                               None)), r.saved("speedup")))
+                                                               None)), r.saved("speedup"),
+                                        **facts(r, ADAPTIVE_FACTS)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))
@@ -128,7 +130,8 @@ def steady_records(results):
             out.append(break_even_record((get(variant, "construction", "warm"),
                                           get(variant, "train"), eager, get("eager", "train")),
                                          variant, "warm"))  # eager caches nothing: its cold call
-    out += [saved_record(r, "aa_ratio", r.saved("aa")) for r in idx.values() if r.saved("aa")]
+    out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS))
+            for r in idx.values() if r.saved("aa")]
     return out + precision_records(results)
 
 
@@ -262,6 +265,25 @@ def retrace_records(results):
             and r.info.get("step") == "train"]  # the tables show train steps only
 
 
+def scale_records(results):
+    """The sweep: each point's train step of eager and `graph` (with its setting) and eager ÷ graph,
+    paired with its interval; a point whose loss went non-finite says so."""
+    found = of_phase(results, "scale", "model", "variant", valid=False)
+    out = []
+    for (backend, label, variant), r in sorted(found.items()):
+        if not r.valid:
+            out.append(record(r, "scale_step_time", "s", None, note="non-finite loss",
+                              **facts(r, SETTING_FACTS)))
+            continue
+        out.append(spread_record(r, "scale_step_time", **facts(r, SETTING_FACTS)))
+        eager = found.get((backend, label, "eager"))
+        if variant != "eager":
+            out.append(ratio_record(r, "scale_speedup", eager if eager and eager.valid else None,
+                                    r.saved("speedup"), **facts(r, SETTING_FACTS),
+                                    **facts(r, ADAPTIVE_FACTS)))
+    return out
+
+
 def new_and_seen(r):
     """{new_shape_s, seen_shape_s}: the mean step at a shape not seen before and at a seen one,
     after the first step (which also traces); {} without both kinds of step."""
@@ -315,7 +337,7 @@ def machine_records(view):
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)
              + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
-             + memory_records(view("memory")))
+             + memory_records(view("memory")) + scale_records(view("scale")))
     floors = aa_floors(steady)
     for rec in found:
         rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),

@@ -8,6 +8,7 @@ from report.pipeline import pipeline_section
 from report.precision import precision_section
 from report.provenance import known_wrong_notes, runs_block
 from report.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
+from report.scale import scale_reading, scale_table
 from report.select import SECTIONS
 from report.tables import summary_table
 from report.text import from_runs
@@ -68,6 +69,9 @@ def tables(view, records, h):
                   "budgets allow no repeats), so no interval — read only large differences.", "", text,
                   seed_comparison(records), "", compile_per_shape(records), "",
                   "What to do, from these runs:", "", advice(records), ""]
+    if text := scale_table(records):
+        parts += [f"{h} Where graph mode stops paying (the VGG sweep)", "",
+                  from_runs(view("scale")), "", scale_reading(records), "", text, ""]
     if text := micro_section(records):
         parts += [f"{h} Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
                   from_runs(view("micro")), "",

@@ -6,8 +6,8 @@ from pathlib import Path
 from report.load import BASELINE
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
-WHOLE = ("micro", "peak")  # sections whose figures compare models: one run per backend
-SECTIONS = ("steady", "peak", "retrace", "micro", "memory", "determinism", "pipeline")
+WHOLE = ("micro", "peak", "scale")  # sections whose figures compare models: one run per backend
+SECTIONS = ("steady", "peak", "retrace", "micro", "memory", "determinism", "pipeline", "scale")
 
 
 def one_profile(results, wanted=None):

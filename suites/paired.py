@@ -86,14 +86,52 @@ def child_command(backend, model, config, batch, phase, arms, plan, seed=0, devi
                          threads=threads)
 
 
-def measure_group(case, phase, arms, plan, env, processes):
-    """Run the group in `processes` fresh children: {"times": {arm: [[s per round] per
-    process]}, "children": [each child's result]}."""
-    children = [child.result(child_command(
-        case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan, seed,
-        env["device"], env["threads"])) for seed in range(processes)]
-    return {"times": {arm: [c["times"][arm] for c in children] for arm in arms},
-            "children": children}
+def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
+    """Run the group in `processes` fresh children, and more while `adaptive` (profiles.Adaptive)
+    asks for them: {"times": {arm: [[s per round] per process]}, "children": [each child's
+    result], "adaptive": how the repetition stopped (with `adaptive`)}."""
+    def run(seed):
+        return child.result(child_command(
+            case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan,
+            seed, env["device"], env["threads"]))
+    start = time.perf_counter()
+    children = [run(seed) for seed in range(processes)]
+    while adaptive:
+        widths = half_widths(_times(arms, children), adaptive.min_step_s)
+        reached = all(w <= adaptive.target for w in widths.values())
+        spent = time.perf_counter() - start
+        if (reached or len(children) >= adaptive.max_processes
+                or spent + spent / len(children) > adaptive.budget_s):
+            break
+        children.append(run(len(children)))
+    group = {"times": _times(arms, children), "children": children}
+    if adaptive:
+        group["adaptive"] = {"target_half_width": adaptive.target, "reached_target": reached,
+                             "half_widths": widths, "group_seconds": spent}
+    return group
+
+
+def _times(arms, children):
+    return {arm: [c["times"][arm] for c in children] for arm in arms}
+
+
+def half_widths(times, min_step_s=0.0):
+    """{arm: half the width of eager ÷ arm's 95% interval, relative to its estimate} for every
+    arm but eager (the A/A arm included), where eager's median step is at least `min_step_s`."""
+    import statistics
+
+    import stats  # NumPy: the parent's, never a child's import
+    out = {}
+    for arm in times:
+        variant, precision, _ = arm_spec(arm)
+        base = arm_name("eager", precision)
+        if arm == base or base not in times:
+            continue
+        if statistics.median(t for process in times[base] for t in process) < min_step_s:
+            continue
+        found = stats.ratio(times[base], times[arm])
+        out[arm] = (found.high - found.low) / 2 / found.estimate
+    return out
 
 
 def steady_plan(profile, disabled):
@@ -102,6 +140,31 @@ def steady_plan(profile, disabled):
     return ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
             {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
              "block": profile.steady_block})
+
+
+def paired_info(group, arm, ci_method):
+    """What a result saves of its group: its own rounds and how they were timed."""
+    first = group["children"][0]["settings"]
+    return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),
+            "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
+            "block": first["block"], "gc": first["gc"], "order": first["order"],
+            "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
+            "arms": list(group["times"]), "ci_method": ci_method,
+            "first_calls_s": [c["first_calls_s"] for c in group["children"]],
+            "compile_cache_hits": [c["compile_cache_hits"] for c in group["children"]],
+            **adaptive_info(group, arm)}
+
+
+def adaptive_info(group, arm):
+    """How adaptive repetition ended for this arm's ratio: its target, whether the group reached
+    it, and this arm's half-width (eager: its A/A ratio's)."""
+    found = group.get("adaptive")
+    if not found:
+        return {}
+    width = found["half_widths"].get(arm if arm != "eager" else AA)
+    return {"target_half_width": found["target_half_width"],
+            "reached_target": found["reached_target"], "half_width": width,
+            "group_seconds": found["group_seconds"]}
 
 
 def measured_once(groups, key, measure):

@@ -21,6 +21,8 @@ class Profile:
     determinism_steps: int = 3  # train steps compared bit for bit between two runs
     memory: "Memory" = None
     pipeline: "Pipeline" = None
+    scale: "Scale" = None
+    adaptive: "Adaptive" = None  # steady and sweep: processes added until intervals are narrow
     steady_processes: int = 3  # steady: fresh child processes per comparison group
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
     steady_block: int = 1  # steady: steps per arm per round
@@ -46,6 +48,8 @@ class Profile:
             return self.retrace.models
         if suite == "pipeline":
             return self.pipeline.models
+        if suite == "scale":
+            return self.scale.models if self.scale else {}
         return {name: (name, config, batch) for name, (config, batch) in self.models.items()}
 
 
@@ -85,6 +89,41 @@ class Pipeline:
     workers: int  # parallel decode workers (threads or processes)
     rounds: int  # timed epochs
     warmup_rounds: int = 1
+
+
+@dataclass(frozen=True)
+class Adaptive:
+    """Adaptive repetition: a comparison gets another fresh process until every ratio's 95%
+    interval is within ±target of its estimate (where eager's step takes at least min_step_s),
+    or it has max_processes, or another process would pass budget_s. It stops on the interval's
+    width only, never on whether it includes 1, so the A/A control stays honest."""
+    target: float = 0.03
+    min_step_s: float = 0.005
+    max_processes: int = 8
+    budget_s: float = 120.0
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The sweep of where graph mode stops paying: the VGG at growing work per train step, eager
+    against each backend's `graph`, paired in fresh processes."""
+    points: tuple  # (width, side, batch, timed rounds per process), smallest work first
+    processes: int = 3
+    warmup_rounds: int = 1
+    variants: tuple = ("graph",)  # each backend's default graph mode, paired with eager
+
+    @property
+    def models(self):
+        """{label: ("vgg", spec config, batch)} of the points."""
+        return {_label(w, s, b): ("vgg", {"width": w, "side": s}, b) for w, s, b, _ in self.points}
+
+    def rounds(self, label):
+        """Timed rounds per process at point `label`: fewer where a step takes seconds."""
+        return next(r for w, s, b, r in self.points if _label(w, s, b) == label)
+
+
+def _label(width, side, batch):
+    return f"vgg-s{side}-w{width if width >= 1 else f'1_{round(1 / width)}'}-b{batch}"
 
 
 @dataclass(frozen=True)
@@ -153,7 +192,7 @@ PROFILES = {
         # train step only, and one child per process for all micro workloads (their first calls
         # then are not cold)
         variants={"tf": ("eager", "graph", "xla"), "torch": ("eager", "graph"),
-                  "chainer": ("eager", "graph")},
+                  "chainer": ("eager", "graph"), "jax": ("eager", "graph")},
         micro_shared_child=True,
         steady_phases=("train",),  # the infer step's parity: tests/test_parity.py
         notes="CI smoke sizes; resnet uses one block per stage to keep compiles short",
@@ -167,7 +206,10 @@ PROFILES = {
         memory=Memory(models=("mnist_cnn",), steps=2, extra_batches=(9, 10), repeats=2,
                       warm_prime=True),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 8)}, examples=32, pad=4, workers=2,
-                          rounds=1, warmup_rounds=0)),
+                          rounds=1, warmup_rounds=0),
+        # one point, the size of the steady suite's vgg: its compiles are cached (the test
+        # command's time); --profile default sweeps four sizes
+        scale=Scale(((1 / 16, 32, 2, 3),), processes=2)),
     "default": Profile(
         "default",
         {"mnist_cnn": ({}, 32),
@@ -190,7 +232,10 @@ PROFILES = {
                       extra_batches=(9, 10, 11), repeats=3),
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32)},
                           examples=512, pad=4, workers=2, rounds=3),
-        skips=_DEFAULT_SKIPS),
+        # from the quick profile's VGG to the full-width VGG-16 at 224x224 (the headline vgg,
+        # 1/8 width at 32x32, sits between the first two points); about 7 minutes in all
+        scale=Scale(((1 / 16, 32, 2, 10), (1 / 4, 64, 8, 8), (1 / 2, 112, 4, 5), (1, 224, 1, 3))),
+        adaptive=Adaptive(), skips=_DEFAULT_SKIPS),
     "paper": Profile(
         "paper",
         {"mnist_cnn": ({}, 32),
@@ -210,5 +255,8 @@ PROFILES = {
                       extra_batches=tuple(range(17, 24)), repeats=5),  # under the recompile limit
         pipeline=Pipeline({"mnist_cnn": ("mnist_cnn", {}, 32),
                            "vgg16": ("vgg", {"width": 1.0, "side": 224}, 16)},
-                          examples=2048, pad=32, workers=8, rounds=3)),
+                          examples=2048, pad=32, workers=8, rounds=3),
+        scale=Scale(((1 / 16, 32, 2, 10), (1 / 8, 32, 16, 10), (1 / 4, 64, 8, 10),
+                     (1 / 2, 112, 4, 10), (1, 224, 2, 5), (1, 224, 16, 5)), processes=5),
+        adaptive=Adaptive(max_processes=15, budget_s=600)),
 }

@@ -7,8 +7,8 @@ import pytest
 
 import stats
 from suites.cases import extra_info
-from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, record,
-                           steady_plan)
+from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, paired_info,
+                           record, steady_plan)
 
 CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
              f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
@@ -35,19 +35,7 @@ def _measure(request, case, env, phase, disabled):
     profile = env["profile"]
     return measured_once(_groups, key, lambda: measure_group(
         case, phase, group_arms(_selected(request, key)), steady_plan(profile, disabled), env,
-        1 if disabled else profile.steady_processes))
-
-
-def _paired_info(group, arm):
-    """What a result saves of its group: its own rounds and how they were timed."""
-    first = group["children"][0]["settings"]
-    return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),
-            "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
-            "block": first["block"], "gc": first["gc"], "order": first["order"],
-            "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
-            "arms": list(group["times"]), "ci_method": CI_METHOD,
-            "first_calls_s": [c["first_calls_s"] for c in group["children"]],
-            "compile_cache_hits": [c["compile_cache_hits"] for c in group["children"]]}
+        1 if disabled else profile.steady_processes, None if disabled else profile.adaptive))
 
 
 def _ratios(group, variant, precision):
@@ -91,7 +79,7 @@ def test_steady(benchmark, case, env, phase, request):
                       loss=loss)
     # the loss is the value after this many steps on one batch (in each child)
     steps = 1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"]
-    benchmark.extra_info.update(info, steps_taken=steps, **_paired_info(group, arm))
+    benchmark.extra_info.update(info, steps_taken=steps, **paired_info(group, arm, CI_METHOD))
     record(benchmark, group["times"][arm])
     if not benchmark.disabled and _finite(group, case.variant, case.precision):
         benchmark.extra_info.update(_ratios(group, case.variant, case.precision))

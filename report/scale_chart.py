@@ -1,0 +1,60 @@
+"""The chart of where graph mode stops paying: speedup against work per train step."""
+import matplotlib.ticker
+
+from report.charts import COLORS, _finish, plt, subtitle
+from report.scale import gflop, sweep
+
+
+def _rows_of(records, backend, variant):
+    """The answer's own train-step speedups of `variant` (float32) with their work per step."""
+    return [r for r in records if r["kind"] == "speedup" and r["backend"] == backend
+            and r["variant"] == variant and r["phase"] == "train" and r["precision"] == "float32"
+            and r["estimate"] is not None and r.get("flops")]
+
+
+def _with_flops(records):
+    """Speedup records with the FLOPs of their step_time record (the setting travels there)."""
+    flops = {(r["backend"], r["model"], r["variant"], r["phase"]): r.get("flops")
+             for r in records if r["kind"] == "step_time" and r["precision"] == "float32"}
+    return [{**r, "flops": flops.get((r["backend"], r["model"], r["variant"], r["phase"]))}
+            if r["kind"] == "speedup" else r for r in records]
+
+
+def scale_chart(records, results, path):
+    """Per backend, eager ÷ graph along the VGG sweep (intervals as bars) on one log-log axis,
+    with the answer's own rows as hollow marks."""
+    found = sweep(records)
+    if not found:
+        return None
+    records = _with_flops(records)
+    fig, ax = plt.subplots(figsize=(8.5, 5.2))
+    fig.suptitle("Where graph mode stops paying: speedup over eager against work per step",
+                 fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    ax.axhline(1, color="black", lw=1)
+    ax.text(1.02, 1, " eager", transform=ax.get_yaxis_transform(), va="center", fontsize=8)
+    for backend, rows in found.items():
+        color, variant = COLORS.get(backend, "grey"), rows[0]["variant"]
+        done = [r for r in rows if r["estimate"] is not None]
+        x, y = [gflop(r) for r in done], [r["estimate"] for r in done]
+        err = [[r["estimate"] - (r["low"] or r["estimate"]) for r in done],
+               [(r["high"] or r["estimate"]) - r["estimate"] for r in done]]
+        ax.errorbar(x, y, yerr=err, color=color, marker="o", capsize=3,
+                    label=f"{backend} `{variant}`, VGG sweep")
+        own = _rows_of(records, backend, variant)
+        ax.scatter([gflop(r) for r in own], [r["estimate"] for r in own], facecolors="none",
+                   edgecolors=color, s=60, zorder=3)
+        for r in own:
+            ax.annotate(r["model"], (gflop(r), r["estimate"]), fontsize=6, color=color,
+                        xytext=(4, 3), textcoords="offset points")
+    ax.scatter([], [], facecolors="none", edgecolors="grey", s=60,
+               label="the answer's rows (their network, `graph`)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("GFLOP per train step (log)")
+    ax.set_ylabel("eager time ÷ graph time (log; above 1: graph faster)")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="best")
+    return _finish(fig, path, bottom=0.09)

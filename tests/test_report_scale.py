@@ -1,0 +1,72 @@
+"""The sweep's report: where graph mode stops paying, where the answer's rows sit, its table and
+chart, from records only."""
+import pytest
+
+from report.scale import answer_line, scale_reading, scale_table, stops_paying, sweep
+
+
+def speedup(gflop, estimate, low, high, backend="torch", width=1.0, side=224, batch=1):
+    return {"kind": "scale_speedup", "backend": backend, "model": f"vgg-{gflop}",
+            "variant": "graph", "phase": "scale", "precision": "float32", "run": "0001_default",
+            "dirty": False, "estimate": estimate, "low": low, "high": high,
+            "interval": "95% paired bootstrap", "significant": not low <= 1 <= high,
+            "note": None, "flops": gflop * 1e9, "batch": batch,
+            "model_config": {"width": width, "side": side}}
+
+
+def step(gflop, backend="torch", model="vgg", phase="train"):
+    return {"kind": "step_time", "backend": backend, "model": model, "variant": "eager",
+            "phase": phase, "precision": "float32", "flops": gflop * 1e9, "estimate": 0.01}
+
+
+CURVE = [speedup(0.016, 3.0, 2.5, 3.5), speedup(3.8, 1.4, 1.3, 1.5),
+         speedup(23, 0.98, 0.9, 1.05), speedup(92, 0.8, 0.75, 0.85)]
+
+
+def test_the_gain_ends_after_the_last_point_whose_interval_excludes_one():
+    assert stops_paying(CURVE) == ("it stops paying between 3.8 and 23 GFLOP per step (no faster "
+                                   "than eager beyond the interval from there)")
+
+
+def test_a_slower_point_after_the_last_gain_is_called_slower():
+    assert "slower than eager" in stops_paying([CURVE[1], CURVE[3]])
+
+
+def test_gains_everywhere_and_nowhere():
+    assert stops_paying(CURVE[:2]) == "it gains at every size measured, up to 3.8 GFLOP per step"
+    assert stops_paying(CURVE[2:]) == "no gain beyond the interval at any size"
+
+
+def test_points_are_read_smallest_work_first():
+    found = sweep([CURVE[2], CURVE[0]])["torch"]
+    assert [r["flops"] for r in found] == [0.016e9, 23e9]
+    assert "between 0.016 and 23" in stops_paying(found)
+
+
+def test_the_answer_places_its_rows_on_the_curve():
+    below = answer_line([*CURVE, step(0.19, model="mnist_cnn"), step(0.94, model="resnet")],
+                        "torch")
+    assert "the rows above (0.19–0.94 GFLOP per train step) lie below the sweep's last gaining" \
+           in below
+    past = answer_line([*CURVE, step(50, model="resnet")], "torch")
+    assert "partly past the sweep's last gaining size" in past
+    assert answer_line(CURVE, "tf") == ""
+
+
+def test_table_and_reading_name_every_point_and_backend():
+    records = CURVE + [speedup(0.016, 5.0, 4.0, 6.0, backend="tf", width=1 / 16, side=32, batch=2)]
+    table = scale_table(records)
+    assert table.count("\n") == 1 + 5  # header, rule and five points: six line breaks
+    assert "| tf | 1/16 width, 32² px, batch 2 | 0.016 |" in table
+    assert "**tf**: it gains at every size" in scale_reading(records)
+    assert scale_table([step(1.0)]) == "" and scale_reading([]) == "No sweep results."
+
+
+def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
+    pytest.importorskip("matplotlib")
+    from report.scale_chart import scale_chart
+    assert scale_chart([step(1.0)], [], tmp_path / "none.png") is None
+    records = CURVE + [{**step(0.49), "kind": "speedup", "variant": "graph", "estimate": 1.2,
+                        "flops": None}, {**step(0.49), "variant": "graph"}]
+    path = scale_chart(records, [], tmp_path / "scale.png")
+    assert path.stat().st_size > 10_000
