@@ -19,7 +19,7 @@ from report.records import FIELDS, machine_records
 from report.render import details_text, render
 from report.retrace import retrace_step_reading
 from report.scale import scale_reading
-from report.select import names, one_profile, views
+from report.select import front, names, one_profile, views
 from report.terminal import answer_for, standalone
 from report.text import from_runs
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, check_outputs,
@@ -197,12 +197,16 @@ def _report(args):
     paths = dict(_outputs(args))
     details, summary = paths.get("--details"), paths.get("--summary")
     machines = per_machine(results, args.run)
+    lead = front(results, args.answer_for)  # the README's machine; RESULTS.md has every one
+    shown = [found for found in machines if found[0] == lead]
     with tempfile.TemporaryDirectory() as tmp:
-        drawn = _charts(machines, Path(tmp)) if args.charts else []
+        drawn = _charts(shown, Path(tmp)) if args.charts else []
         final = Path(args.charts or ".")
-        section = render(results, machines, [(m, t, final / p.name, r) for m, t, p, r in drawn],
-                         base, args.run, details)
-        answer, tables = answer_text(machines), details_text(results, machines, args.run)
+        section = render([r for r in results if r.machine == lead], shown,
+                         [(m, t, final / p.name, r) for m, t, p, r in drawn], base, args.run,
+                         details)
+        answer = answer_text(machines, lead)
+        tables = details_text(results, machines, args.run)
         files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),

@@ -14,11 +14,13 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
 FINDING = re.compile(r"findings/[\w.]+\.md")
 
 
-def answer_text(machines):
+def answer_text(machines, front=None):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
-    table with its workloads and one line per backend."""
+    table with its workloads and one line per backend; with `front` (a machine), that machine's
+    only, the others named with a link to their tables."""
     if not machines:
         return "_No results yet: run the main job._"
+    others = [m for m, _, _ in machines if front is not None and m != front]
     parts = [scope(machines), "", "Each framework against its own eager mode (a large speedup can "
              "mean a slow eager mode, so these rows do not rank frameworks: compare the step "
              "times). Speedups with a 95% interval are paired; `~` marks an interval that "
@@ -27,7 +29,12 @@ def answer_text(machines):
              "machine (warm caches). The cold first call is timed in a fresh process after its "
              "start-up (interpreter, framework import), which each backend's line gives. Generated "
              "from `results/summary.json`'s records; every table is in RESULTS.md.", ""]
+    if others:
+        parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
+                  "across machines): " + ", ".join(f"`{m}`" for m in others) + ".", ""]
     for machine, _, records in machines:
+        if machine in others:
+            continue
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records), ""]

@@ -45,8 +45,10 @@ def machine_lines(results, shown=None):
     runs = {}
     for r in results:
         runs.setdefault((r.machine, r.run), r)
-    lines = [run_line(r) for key, r in sorted(runs.items())
-             if shown is None or key in shown]
+    listed = [r for key, r in sorted(runs.items()) if shown is None or key in shown]
+    one = len({r.machine for r in listed}) == 1  # its name once, above its runs
+    lines = ([f"Runs on `{listed[0].machine}`:", ""] if one else []) + [
+        run_line(r, with_machine=not one) for r in listed]
     if shown is not None and (unused := sorted(k for k in runs if k not in shown)):
         lines.append("- Not shown (a newer run of the same backend and section is): "
                      + ", ".join(f"`{run}`" for _, run in unused))
@@ -56,8 +58,8 @@ def machine_lines(results, shown=None):
     return "\n".join(lines + gap_lines(runs))
 
 
-def run_line(r):
-    """A run's provenance in one line."""
+def run_line(r, with_machine=True):
+    """A run's provenance in one line (its machine's name unless the list names it once)."""
     g, commit = r.graphbench, r.commit or {}
     versions = ", ".join(f"{k} {v}" for k, v in sorted(g.get("versions", {}).items()))
     dirty = " with uncommitted changes" if r.dirty else ""
@@ -67,7 +69,8 @@ def run_line(r):
     isa = (f", vector ISA {cpu['vector_isa']}" + "".join(f" ({k}={v})" for k, v in
                                                        sorted(cpu.get("env", {}).items()))
            if cpu.get("vector_isa") else "")
-    return (f"- {r.label} on `{r.machine}`, {r.datetime[:16].replace('T', ' ')} UTC, commit "
+    on = f" on `{r.machine}`" if with_machine else ""
+    return (f"- {r.label}{on}, {r.datetime[:16].replace('T', ' ')} UTC, commit "
             f"`{str(commit.get('id', 'unknown'))[:8]}`{dirty}: profile `{g.get('profile')}`, "
             f"device `{g.get('device')}`, {g.get('threads')} threads{isa}; {versions}")
 

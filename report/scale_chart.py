@@ -51,6 +51,7 @@ def scale_chart(records, results, path):
                label="the answer's rows (their network, `graph`)")
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}×"))
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("GFLOP per train step (log)")

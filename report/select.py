@@ -76,6 +76,14 @@ def pick(results, name, wanted=(), runs=None):
     return picked
 
 
+def front(results, made=()):
+    """The machine the README answers for: the one that saved the runs `made` (the main job
+    that just ran), else the one with the newest run."""
+    mine = [r for r in results if Path(r.file).resolve() in {Path(f).resolve() for f in made}]
+    newest = max(mine or results, key=lambda r: r.datetime, default=None)
+    return newest and newest.machine
+
+
 def machines(results):
     """The machines of the results, sorted: each gets its own tables, never a shared ratio."""
     return sorted({r.machine for r in results})

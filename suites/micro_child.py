@@ -13,13 +13,12 @@ runs give each workload its own children. The line: {"workloads": {W: {"times": 
 call, one per round]}, "first_call_s", "second_call_s", "traces" (each {arm: ...}),
 "graph_breaks", "compile_cache_hits", "settings"}}, "framework_version"}. Everything else goes
 to stderr."""
-import math
 import os
 import sys
 import time
 
 from suites import child
-from suites.paired import AA, interleave
+from suites.paired import AA, block_for, interleave
 
 
 def parse(argv):
@@ -67,20 +66,6 @@ def check(args, loaded):
     loaded.update(backend=backend, micro=micro)
 
 
-def _block(steps, most, seconds):
-    """The fewest calls, at most `most`, whose block lasts `seconds` for the fastest arm, and each
-    arm's seconds per call over the calls that measured it."""
-    per_call = {}
-    for arm, step in steps.items():
-        calls, start = 0, time.perf_counter()
-        while calls < most and time.perf_counter() - start < seconds:
-            step()
-            calls += 1
-        per_call[arm] = (time.perf_counter() - start) / calls
-    fastest = min(per_call.values())
-    return min(most, math.ceil(seconds / fastest) if fastest > 0 else most), per_call
-
-
 def measure(args, workload, backend, micro):
     """One workload: build every arm, time its first and second calls, size the block, warm up,
     then time interleaved rounds."""
@@ -97,7 +82,7 @@ def measure(args, workload, backend, micro):
             calls[arm] = time.perf_counter() - start
     block, per_call, rule = args.block, None, f"{args.block} calls"
     if args.block_s > 0 and args.block > 1:
-        block, per_call = _block(steps, args.block, args.block_s)
+        block, per_call = block_for(steps, args.block, args.block_s)
         rule = f"the fewest calls, at most {args.block}, that last {args.block_s} s for the fastest arm"
     interleave(steps, args.warmup, block, args.seed)
     times, settings = interleave(steps, args.rounds, block, args.seed)

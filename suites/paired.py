@@ -1,6 +1,7 @@
 """Paired timing: several arms interleaved in one process, repeated in fresh child processes."""
 import contextlib
 import gc
+import math
 import random
 import time
 
@@ -52,6 +53,21 @@ def _timed(step, block, gc_off):
             gc.enable()
 
 
+def block_for(steps, most, seconds, contexts=None):
+    """The fewest steps, at most `most`, whose block lasts `seconds` for the fastest arm, and each
+    arm's seconds per step over the steps that measured it (extra warm-up for every arm)."""
+    per_call, contexts = {}, contexts or {}
+    for arm, step in steps.items():
+        with contexts.get(arm, contextlib.nullcontext)():
+            calls, start = 0, time.perf_counter()
+            while calls < most and time.perf_counter() - start < seconds:
+                step()
+                calls += 1
+            per_call[arm] = (time.perf_counter() - start) / calls
+    fastest = min(per_call.values())
+    return min(most, math.ceil(seconds / fastest) if fastest > 0 else most), per_call
+
+
 def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
     """{arm: [seconds per step, one per round]} and the settings; each round times every arm's
     block of `block` steps once, in an order shuffled per round by a generator seeded `seed`.
@@ -82,7 +98,8 @@ def child_command(backend, model, config, batch, phase, arms, plan, seed=0, devi
     """The command line of one child process timing `arms` of one comparison group."""
     return child.command("paired_child", backend=backend, model=model, config=config,
                          batch=batch, phase=phase, arms=arms, rounds=plan["rounds"],
-                         warmup=plan["warmup"], block=plan["block"], seed=seed, device=device,
+                         warmup=plan["warmup"], block=plan["block"],
+                         block_s=plan.get("block_s") or None, seed=seed, device=device,
                          threads=threads)
 
 
@@ -139,7 +156,7 @@ def steady_plan(profile, disabled):
     --benchmark-disable."""
     return ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
             {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
-             "block": profile.steady_block})
+             "block": profile.steady_block, "block_s": profile.steady_block_s})
 
 
 def paired_info(group, arm, ci_method):
@@ -147,7 +164,8 @@ def paired_info(group, arm, ci_method):
     first = group["children"][0]["settings"]
     return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),
             "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
-            "block": first["block"], "gc": first["gc"], "order": first["order"],
+            "block": first["block"], "blocks": [c["settings"]["block"] for c in group["children"]],
+            "block_rule": first.get("block_rule"), "gc": first["gc"], "order": first["order"],
             "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
             "arms": list(group["times"]), "ci_method": ci_method,
             "first_calls_s": [c["first_calls_s"] for c in group["children"]],

@@ -2,7 +2,9 @@
 
 python -m suites.paired_child --backend B --model M --config JSON --batch N --phase train|infer
     --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16,graph+det --rounds R --warmup W
-    --block K --seed S --device D --threads T
+    --block K [--block-s T] --seed S --device D --threads T
+
+With --block-s, the block is the fewest steps, at most K, that last T seconds for the fastest arm.
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
 import contextlib
@@ -12,7 +14,7 @@ import sys
 import time
 
 from suites import child
-from suites.paired import arm_spec, interleave
+from suites.paired import arm_spec, block_for, interleave
 
 
 def parse(argv):
@@ -20,6 +22,8 @@ def parse(argv):
     parser.add_argument("--arms", required=True)
     parser.add_argument("--phase", choices=("train", "infer"), required=True)
     child.add_rounds(parser, rounds=10, warmup=3)
+    parser.add_argument("--block-s", type=float, default=0.0,
+                        help="grow the block (up to --block steps) until it lasts this long")
     args = parser.parse_args(argv)
     args.arms = [a for a in args.arms.split(",") if a]
     return args
@@ -74,9 +78,14 @@ def measure(args):
         with contexts.get(arm, contextlib.nullcontext)():
             run()  # trace / compile / schedule build
     first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
-    interleave(steps, args.warmup, args.block, args.seed, contexts=contexts)
-    times, settings = interleave(steps, args.rounds, args.block, args.seed, contexts=contexts)
-    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
+    block, per_step, rule = args.block, None, f"{args.block} steps"
+    if args.block_s > 0 and args.block > 1:
+        block, per_step = block_for(steps, args.block, args.block_s, contexts)
+        rule = f"the fewest steps, at most {args.block}, that last {args.block_s} s for the fastest arm"
+    interleave(steps, args.warmup, block, args.seed, contexts=contexts)
+    times, settings = interleave(steps, args.rounds, block, args.seed, contexts=contexts)
+    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup,
+                                         "block_rule": rule, "calibration_s_per_step": per_step},
             "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
             "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),
             "framework_version": backend.version()}

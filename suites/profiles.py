@@ -25,7 +25,8 @@ class Profile:
     adaptive: "Adaptive" = None  # steady and sweep: processes added until intervals are narrow
     steady_processes: int = 3  # steady: fresh child processes per comparison group
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
-    steady_block: int = 1  # steady: steps per arm per round
+    steady_block: int = 1  # steady: steps per arm per round (the most, with steady_block_s)
+    steady_block_s: float = 0.0  # steady: grow the block until the fastest arm's lasts this long
     steady_phases: tuple = ("train", "infer")  # steady: the steps it times
     skips: tuple = ()  # Skip rules of the construction and memory suites (retrace: Retrace.skips)
     variants: dict = None  # backend -> the variants this profile runs (None: every variant)

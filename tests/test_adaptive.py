@@ -88,3 +88,11 @@ def test_without_adaptive_the_group_has_its_processes_and_no_record(monkeypatch)
 
 def test_the_default_profile_repeats_adaptively_and_quick_does_not():
     assert PROFILES["default"].adaptive.target == 0.03 and PROFILES["quick"].adaptive is None
+
+
+def test_a_block_target_reaches_the_child_and_none_adds_no_flag():
+    plan = {"rounds": 10, "warmup": 3, "block": 32, "block_s": 0.05}
+    command = paired.child_command("tf", "mnist_cnn", {}, 8, "train", ["eager"], plan)
+    assert command[command.index("--block-s") + 1] == "0.05"
+    assert "--block-s" not in paired.child_command("tf", "mnist_cnn", {}, 8, "train", ["eager"],
+                                                   {**plan, "block_s": 0.0})

@@ -90,13 +90,13 @@ def test_child_returns_every_arms_rounds(backend_name, tmp_path):
 
 def test_the_block_grows_until_the_fastest_arm_lasts_the_target(monkeypatch):
     """The fewest calls (at most `most`) for the fastest arm to last `seconds`."""
-    from suites import micro_child
+    from suites import paired
     clock = [0.0]
-    monkeypatch.setattr(micro_child.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(paired.time, "perf_counter", lambda: clock[0])
 
     def step(seconds):
         return lambda: clock.__setitem__(0, clock[0] + seconds)
     steps = {"slow": step(1 / 256), "fast": step(1 / 1024)}
-    assert micro_child._block(steps, 1000, 1 / 64) == (16, {"slow": 1 / 256, "fast": 1 / 1024})
-    assert micro_child._block(steps, 8, 1 / 64)[0] == 8
-    assert micro_child._block({"conv": step(0.5)}, 1000, 1 / 64)[0] == 1
+    assert paired.block_for(steps, 1000, 1 / 64) == (16, {"slow": 1 / 256, "fast": 1 / 1024})
+    assert paired.block_for(steps, 8, 1 / 64)[0] == 8
+    assert paired.block_for({"conv": step(0.5)}, 1000, 1 / 64)[0] == 1

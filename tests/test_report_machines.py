@@ -67,7 +67,22 @@ def test_the_whole_report_is_written_for_two_machines(tmp_path):
     assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
     summary = json.loads((results / "summary.json").read_text())["records"]
     assert {r["machine"].split()[0] for r in summary} == {"ci-a", "ci-b"}
-    assert readme.read_text().count("**On `ci-") == 2
+    text = readme.read_text()  # the newest machine's answer; the other named, its tables beside
+    assert text.count("**On `ci-") == 1 and "**On `ci-b (" in text
+    assert "Also measured, each machine with its own tables in RESULTS.md" in text
+    assert "`ci-a (" in text.split("**On `ci-b (")[0]
+    assert "`0001_default` on `ci-a" not in text  # the README lists its own machine's runs
+    assert (tmp_path / "RESULTS.md").read_text().count("### Machine `ci-") == 2
+
+
+def test_the_readme_answers_for_the_machine_of_the_job_that_just_ran(tmp_path):
+    results = two_machines(tmp_path)  # ci-b's run is the newer one
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    made = results / "ci-a" / "0001_default.json"
+    assert cli.main(["--results", str(results), "--readme", str(readme),
+                     "--answer-for", str(made)]) == 0
+    assert "**On `ci-a (" in readme.read_text() and "**On `ci-b (" not in readme.read_text()
 
 
 def test_compare_across_machines(tmp_path, capsys):
@@ -84,7 +99,7 @@ def test_compare_across_machines(tmp_path, capsys):
     assert ratios[4].strip().startswith("1.00× [") and ratios[4].strip().endswith("~")
 
 
-def test_each_machine_gets_its_own_charts(tmp_path):
+def test_charts_are_drawn_for_the_readme_machine_only(tmp_path):
     pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
     results = two_machines(tmp_path)
     readme = tmp_path / "README.md"
@@ -92,10 +107,9 @@ def test_each_machine_gets_its_own_charts(tmp_path):
     assert cli.main(["--results", str(results), "--readme", str(readme),
                      "--charts", str(tmp_path / "c")]) == 0
     names = {p.name for p in (tmp_path / "c").glob("*.png")}
-    assert {"speedup_train_m1.png", "speedup_train_m2.png", "step_times_m1.png"} <= names
-    text = readme.read_text()
-    assert text.index("c/speedup_train_m1.png") < text.index("### Machine `ci-b (") < \
-        text.index("c/speedup_train_m2.png")
+    assert {"speedup_train.png", "step_times.png"} <= names
+    assert not any("_m" in name for name in names)
+    assert "ci-b" in readme.read_text().split("c/speedup_train.png")[0]
 
 
 def test_same_description_and_run_name_are_still_two_runs(tmp_path):

@@ -98,7 +98,8 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     save(tmp_path, clean, "0003_default", "2026-01-03T00:00:00")
     text = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path)))
     lines = text.splitlines()
-    clean_line = next(line for line in lines if line.startswith("- `0003_default` on `vm ("))
+    assert any(line.startswith("Runs on `vm (") for line in lines)  # one machine: named once
+    clean_line = next(line for line in lines if line.startswith("- `0003_default`, "))
     assert (", 2026-01-03 00:00 UTC, commit `01234567`: profile `quick`, device `cpu`, 2 threads, "
             "vector ISA avx2 (ATEN_CPU_CAPABILITY=avx2); " in clean_line)
     assert "chainer 7.8.1" in clean_line
@@ -110,7 +111,7 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     shown, note = one_profile(load_dir(tmp_path), "quick")
     assert "0002_paper" in note and "No run 0002" not in cli.details_text(shown, machines_of(shown))
     old = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path), ["0001"]), wanted=["0001"])
-    assert ("- `0001_default`† on `vm (" in old and "commit `abcdef01` with uncommitted changes "
+    assert ("- `0001_default`†, " in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)
     assert "| `0001_default`† |" in old and "From run chainer `0001_default`†." in old
 
