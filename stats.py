@@ -80,3 +80,26 @@ def ratio_of_medians(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     ra = np.median(a[rng.integers(0, a.size, (resamples, a.size))], axis=1)
     rb = np.median(b[rng.integers(0, b.size, (resamples, b.size))], axis=1)
     return _percentiles(np.median(a) / np.median(b), ra / rb, level)
+
+
+@dataclass(frozen=True)
+class Noise:
+    """Where a paired comparison's noise lies: the log ratio's spread between rounds of one
+    process and between processes (each a relative sd), and its mean drift over the first rounds."""
+    within: float
+    between: float
+    first_rounds: float
+
+
+def noise(a, b, first=2):
+    """Noise of log(a/b) per round: the mean within-process sd, the between-process sd left after
+    the within part of each process mean, and the mean of the first `first` rounds minus the
+    rest's (a warm-up left in the timed rounds)."""
+    a, b = _paired(a, b)
+    d = np.log(a / b)
+    processes, rounds = d.shape
+    within = float(np.sqrt(d.var(axis=1, ddof=1).mean())) if rounds > 1 else 0.0
+    spread = float(d.mean(axis=1).var(ddof=1)) if processes > 1 else 0.0
+    between = float(np.sqrt(max(0.0, spread - within ** 2 / rounds)))
+    drift = float(d[:, :first].mean() - d[:, first:].mean()) if rounds > first else 0.0
+    return Noise(within, between, drift)

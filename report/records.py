@@ -132,7 +132,23 @@ def steady_records(results):
                                          variant, "warm"))  # eager caches nothing: its cold call
     out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS))
             for r in idx.values() if r.saved("aa")]
-    return out + precision_records(results)
+    return out + precision_records(results) + noise_records(results)
+
+
+def noise_records(results):
+    """Where each steady A/A pair's noise lies (stats.noise): the per-round and between-process
+    spread of eager ÷ eager_aa, the first rounds' drift, and the interval's half-width."""
+    import stats  # NumPy: not for `--help`
+    out = []
+    for r in index(results).values():
+        i = r.info
+        if r.info["phase"] in ("train", "infer") and i.get("aa_rounds_s") and r.saved("aa"):
+            found, aa = stats.noise(i["paired_rounds_s"], i["aa_rounds_s"]), r.saved("aa")
+            out.append(record(r, "aa_noise", "relative sd", found.within,
+                              between_sd=found.between, first_rounds=found.first_rounds,
+                              half_width=(aa.high - aa.low) / 2 / aa.estimate,
+                              blocks=i.get("blocks") or [i.get("block", 1)]))
+    return out
 
 
 def precision_index(results):

@@ -5,6 +5,7 @@ from report.determinism import determinism_text
 from report.memory import memory_section
 from report.micro import micro_section
 from report.pipeline import pipeline_section
+from report.noise import noise_reading, noise_table
 from report.precision import precision_section
 from report.provenance import known_wrong_notes, runs_block
 from report.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
@@ -69,6 +70,8 @@ def tables(view, records, h):
                   "budgets allow no repeats), so no interval — read only large differences.", "", text,
                   seed_comparison(records), "", compile_per_shape(records), "",
                   "What to do, from these runs:", "", advice(records), ""]
+    if text := noise_table(records):
+        parts += [f"{h} Where the noise is (the A/A pairs)", "", noise_reading(records), "", text, ""]
     if text := scale_table(records):
         parts += [f"{h} Where graph mode stops paying (the VGG sweep)", "",
                   from_runs(view("scale")), "", scale_reading(records), "", text, ""]

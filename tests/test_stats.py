@@ -69,3 +69,16 @@ def test_ratio_of_medians_unpaired_per_process_values():
         stats.ratio_of_medians([[1.0, 2.0]], b)
     with pytest.raises(ValueError, match="per-process"):
         stats.ratio_of_medians([], b)
+
+
+def test_noise_tells_round_noise_from_process_noise():
+    rng = np.random.default_rng(1)
+    rounds = rng.lognormal(0, 0.10, (6, 40))  # round noise only
+    n = stats.noise(rounds, np.ones_like(rounds))
+    assert 0.08 < n.within < 0.12 and n.between < 0.03
+    levels = np.exp(rng.normal(0, 0.2, (6, 1))) * rng.lognormal(0, 0.01, (6, 40))
+    n = stats.noise(levels, np.ones_like(levels))
+    assert n.within < 0.02 and n.between > 0.1
+    slow_start = np.ones((3, 10))
+    slow_start[:, :2] = 1.5
+    assert abs(stats.noise(slow_start, np.ones_like(slow_start)).first_rounds - np.log(1.5)) < 1e-9
