@@ -91,6 +91,9 @@ CHARTS = (  # (file stem, title, section, reading of the machine's records and s
 )
 
 
+README_CHARTS = ("step_times", "scale", "break_even", "retrace", "memory")  # the rest: RESULTS.md
+
+
 def _charts(machines, outdir):
     """[(machine, title, path in outdir, reading)] of the charts drawn into `outdir`, per machine
     (a suffix per machine when there are several)."""
@@ -108,7 +111,8 @@ def _charts(machines, outdir):
         for stem, title, section, reading in CHARTS:
             if path := draw[stem](records, view(section), outdir / f"{stem}{suffix}.png"):
                 drawn.append((machine, title, path,
-                              f"{reading(records, view(section))} {from_runs(view(section))}"))
+                              f"{reading(records, view(section))} {from_runs(view(section))}",
+                              stem in README_CHARTS))
     return drawn
 
 
@@ -202,11 +206,13 @@ def _report(args):
     with tempfile.TemporaryDirectory() as tmp:
         drawn = _charts(shown, Path(tmp)) if args.charts else []
         final = Path(args.charts or ".")
+        placed = [(m, t, final / p.name, r, readme) for m, t, p, r, readme in drawn]
         section = render([r for r in results if r.machine == lead], shown,
-                         [(m, t, final / p.name, r) for m, t, p, r in drawn], base, args.run,
-                         details)
+                         [c[:4] for c in placed if c[4] or not details], base, args.run, details)
         answer = answer_text(machines, lead)
-        tables = details_text(results, machines, args.run)
+        tables = details_text(results, machines, args.run,
+                              [c[:4] for c in placed if not c[4]] if details else (),
+                              Path(details).parent if details else ".")
         files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),
@@ -214,7 +220,7 @@ def _report(args):
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]
-        _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _ in drawn],
+        _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None)
     if args.answer_for:
         print(answer_for(machines, results, args.answer_for))

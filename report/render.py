@@ -35,26 +35,35 @@ def render(results, machines, charts=(), relative_to=".", wanted=(), details=Non
     parts = runs_block(results, wanted)
     if details:
         link = os.path.relpath(details, relative_to)
-        parts += [f"Every table (per machine and section, each naming its run): [{link}]({link}).",
-                  ""]
+        parts += [f"Every table (per machine and section, each naming its run), and the other "
+                  f"charts: [{link}]({link}).", ""]
+    return "\n".join(parts + per_machine(machines, chart_body(charts, relative_to)))
 
+
+def chart_body(charts, relative_to):
+    """A per_machine body: one machine's charts ([(machine, title, path, reading)]) with their
+    readings, linked from `relative_to`."""
     def body(machine, view, records, h):
-        """One machine's charts with their readings."""
         out = []
         for m, title, path, reading in charts:
             if m == machine:
                 link = os.path.relpath(path, relative_to)
                 out += [f"{h} {title}", "", f"![{title}]({link})", "", reading, ""]
         return out
-    return "\n".join(parts + per_machine(machines, body))
+    return body
 
 
-def details_text(results, machines, wanted=()):
-    """RESULTS.md: every table of every machine, each section from its own run."""
+def details_text(results, machines, wanted=(), charts=(), relative_to="."):
+    """RESULTS.md: the charts the README leaves out, then every table of every machine, each
+    section from its own run."""
     if not results:
         return "_No results yet: run the main job._"
-    parts = ["# graphbench: every table", "", "The answer, the charts and how each figure is "
+    parts = ["# graphbench: every table", "", "The answer, the main charts and how each figure is "
              "measured are in the [README](README.md).", "", *runs_block(results, wanted)]
+    if charts:
+        parts += ["## More charts", "", *per_machine(
+            [m for m in machines if any(c[0] == m[0] for c in charts)],
+            chart_body(charts, relative_to)), "## Tables", ""]
     return "\n".join(parts + per_machine(machines, lambda m, view, records, h:
                                          tables(view, records, h)))
 
