@@ -6,6 +6,7 @@ from fractions import Fraction
 from catalog import KNOWN_WRONG
 from report.ratios import gain_bound
 from report.scale import answer_line
+from report.seeds import seed_004_text
 from report.text import break_even_text, label, span, speedup_text
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
@@ -38,6 +39,8 @@ def answer_text(machines, front=None):
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records), ""]
+        if seed := seed_004_text(records):
+            parts += [seed, ""]
     return "\n".join(parts)
 
 

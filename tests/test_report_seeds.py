@@ -1,0 +1,28 @@
+"""Seed 004's claim (Chainer @static_graph 1.12× on the MNIST CNN) against the run's interval."""
+from report.seeds import seed_004_text
+
+
+def speedup(low, high, estimate=None, backend="chainer"):
+    return {"kind": "speedup", "backend": backend, "model": "mnist_cnn", "variant": "graph",
+            "phase": "train", "precision": "float32", "interval": "95% paired bootstrap",
+            "estimate": estimate or (low + high) / 2, "low": low, "high": high, "processes": 3,
+            "rounds": 10, "run": "0001_default"}
+
+
+def test_the_seed_holds_inside_an_interval_that_excludes_one():
+    assert "the seed's 1.12× holds here" in seed_004_text([speedup(1.08, 1.15)])
+
+
+def test_an_interval_around_one_and_the_seed_cannot_tell_them_apart():
+    text = seed_004_text([speedup(0.94, 1.19, 1.10)])
+    assert "cannot tell the seed's 1.12× from no gain" in text and "up to 19%" in text
+    assert "1.10× [0.94, 1.19] ~ (±11.4%" in text and "63.7 s → 56.6 s" in text
+
+
+def test_an_interval_that_misses_the_seed_says_so():
+    assert "does not hold here" in seed_004_text([speedup(1.01, 1.05)])
+    assert "does not hold here" in seed_004_text([speedup(0.90, 0.98)])
+
+
+def test_no_chainer_figure_no_line():
+    assert seed_004_text([speedup(1.0, 1.2, backend="tf")]) == ""
