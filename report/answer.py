@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from catalog import KNOWN_WRONG
 from report.ratios import gain_bound
-from report.scale import answer_line
+from report.scale import answer_line, gflop, point
 from report.seeds import seed_004_text
 from report.text import break_even_text, label, span, speedup_text
 
@@ -49,11 +49,16 @@ def scope(machines):
     devices = sorted({r["device"] for _, _, records in machines for r in records
                       if r["kind"] == "step_time" and r.get("device")})
     gpu = any(d != "cpu" for d in devices)
+    swept = [r for _, _, records in machines for r in records
+             if r["kind"] == "scale_speedup" and r.get("flops")]
     return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
             + ("CPU and GPU" if gpu else "CPU only; no GPU has been measured yet")
             + ", on small networks (the workloads under each table) whose steps are dominated by "
             "per-op overhead, where graph mode has the most to remove: read each speedup as its "
-            "workload's, not as the full-size network's.")
+            "workload's, not as the full-size network's"
+            + (f"; each backend's line says how the gain changes as the work per step grows, up "
+               f"to the VGG at {point(max(swept, key=gflop))} (chart: where graph mode stops "
+               "paying)." if swept else "."))
 
 
 def hardware(records):

@@ -70,3 +70,10 @@ def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
                         "flops": None}, {**step(0.49), "variant": "graph"}]
     path = scale_chart(records, [], tmp_path / "scale.png")
     assert path.stat().st_size > 10_000
+
+
+def test_the_scope_names_the_sweeps_largest_point():
+    from report.answer import scope
+    text = scope([("m", None, CURVE + [step(0.19)])])
+    assert "up to the VGG at full width, 224² px, batch 1" in text
+    assert "where graph mode stops paying" not in scope([("m", None, [step(0.19)])])
