@@ -32,6 +32,7 @@ BACKENDS = {  # name -> (module, framework package, how to install it)
     "tf": ("backends.tf", "tensorflow", "tox -e tf"),
     "torch": ("backends.torch", "torch", "tox -e torch"),
     "chainer": ("backends.chainer", "chainer", "tox -e chainer"),
+    "jax": ("backends.jax", "jax", "tox -e jax"),
 }
 
 _TF_CUDA_GRAPHS = ("TensorFlow has no user-level CUDA-graph capture of a step (XLA:GPU's own "
@@ -54,6 +55,20 @@ UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
     ("tf", "cuda_graph"): _TF_CUDA_GRAPHS,
     ("chainer", "graph_cudagraphs"): _CHAINER_CUDA_GRAPHS,
     ("chainer", "cuda_graph"): _CHAINER_CUDA_GRAPHS,
+    ("jax", "graph_dynamic"): "jax.jit has no shape-polymorphic mode: it traces and compiles per "
+                              "input shape; jax.export's symbolic shapes save the trace and "
+                              "lowering only, each concrete shape is still compiled",
+    ("jax", "graph_relaxed"): "jax.jit has no shape-relaxing mode: one trace and compile per shape",
+    ("jax", "graph_static"): "jax.jit already specialises on every shape (see 'graph')",
+    ("jax", "xla"): "jax.jit already compiles the whole step with XLA (see 'graph')",
+    ("jax", "xla_dynamic"): "jax.jit compiles per concrete shape, and has no None-dim signature "
+                            "to trace once (see 'graph_dynamic')",
+    ("jax", "graph_cudagraphs"): "JAX has no user-level CUDA-graph mode (XLA:GPU's own command "
+                                 "buffers are part of 'graph')",
+    ("jax", "cuda_graph"): "JAX has no user-level CUDA-graph capture of a step",
+}
+EAGER_COMPILES = {  # backend -> why its eager mode has first calls to warm (an on-disk cache)
+    "jax": "eager JAX compiles each primitive once per shape, through the persistent cache",
 }
 CUDA_GRAPHS_CPU = ("CUDA graphs exist only on an NVIDIA GPU (--device cuda): on a CPU there is no "
                    "graph to capture or replay")
@@ -63,6 +78,8 @@ GPU_ONLY = {"graph_cudagraphs": CUDA_GRAPHS_CPU, "cuda_graph": CUDA_GRAPHS_CPU} 
 PRECISION_UNSUPPORTED = {  # (backend, precision) -> why it is a skip
     ("chainer", "bfloat16"): "NumPy and CuPy have no bfloat16 dtype: Chainer's mixed precision "
                              "is float16 (mixed16) only",
+    ("jax", "float16"): "JAX has no loss scaling of its own (it lives in separate libraries): "
+                        "float16 is not measured",
 }
 VARIANT_PRECISION_UNSUPPORTED = {  # (variant, precision) -> why it is a skip
     ("cuda_graph", "float16"): "float16 needs GradScaler, whose step reads found_inf on the host "
@@ -71,9 +88,13 @@ VARIANT_PRECISION_UNSUPPORTED = {  # (variant, precision) -> why it is a skip
 _XLA_DETERMINISM = ("TF 2.21: with op determinism on, XLA refuses MaxPool's gradient ('GPU MaxPool "
                     "gradient ops do not yet have a deterministic XLA implementation'), on CPU "
                     "too; every model here max-pools")
+_JAX_DETERMINISM = ("JAX has no deterministic-ops switch on CPU (xla_gpu_deterministic_ops is GPU "
+                    "only): the 'off' runs report whether same-seed runs repeat anyway")
 DETERMINISM_UNSUPPORTED = {  # (backend, variant) -> why deterministic ops cannot train it
     ("tf", "xla"): _XLA_DETERMINISM,
     ("tf", "xla_dynamic"): _XLA_DETERMINISM,
+    ("jax", "eager"): _JAX_DETERMINISM,
+    ("jax", "graph"): _JAX_DETERMINISM,
 }
 CPU_FLOAT16 = ("float16 mixed precision is measured on a GPU only (--device cuda): on CPU the "
                "frameworks' mixed-precision path is bfloat16")
@@ -129,19 +150,32 @@ class KnownWrong:
     isas: tuple = ()  # vector ISAs (suites.cpu.vector_isa) it holds on; empty: all
     strict: bool = True  # False: it shows in some runs only (memory corruption), so no XPASS rule
     precisions: tuple = ()  # the precisions it holds at; empty: all
+    versions: tuple = ()  # framework releases it was measured wrong in ("2.13.0"); empty: all
+    right_in: tuple = ()  # releases where its finding's reproducer was measured right
 
     def covers(self, backend, model, variant):
         return (backend, model) == (self.backend, self.model) and variant in self.variants
 
-    def holds_on(self, isa, precision="float32"):
-        """True on a CPU of vector ISA `isa` and at `precision`."""
+    def holds_on(self, isa, precision="float32", version=None):
+        """True on a CPU of vector ISA `isa`, at `precision` and in framework `version`."""
         return ((not self.isas or isa in self.isas)
-                and (not self.precisions or precision in self.precisions))
+                and (not self.precisions or precision in self.precisions)
+                and self.holds_in(version))
 
-    def applies_on(self, isa, backend, model, variant, batch, precision="float32"):
-        """True for this case on a CPU of vector ISA `isa`."""
+    def holds_in(self, version):
+        """True in framework `version` ('2.15.0+cpu' is release 2.15.0); unknown (None): True."""
+        return not self.versions or version is None or release(version) in self.versions
+
+    def measured_in(self, version):
+        """True: wrong there; False: measured right there; None: this release was not measured."""
+        if not self.versions or release(version) in self.versions:
+            return True
+        return False if release(version) in self.right_in else None
+
+    def applies_on(self, isa, backend, model, variant, batch, precision="float32", version=None):
+        """True for this case on a CPU of vector ISA `isa` (in framework `version`, if known)."""
         return (self.covers(backend, model, variant) and (not self.batches or batch in self.batches)
-                and self.holds_on(isa, precision))
+                and self.holds_on(isa, precision, version))
 
     @property
     def finding(self):
@@ -158,30 +192,40 @@ class KnownWrong:
             batches = "at batch " + ", ".join(f"{a}–{b}" if b > a else str(a) for a, b in runs)
         return " ".join(filter(None, [batches, self.precisions and "in " + " or ".join(
             self.precisions), self.isas and "with " + " or ".join(i.upper() for i in self.isas)
-            + " code"])) or "everywhere"
+            + " code", self.versions and f"in {self.backend} " + ", ".join(self.versions)
+            + (f" (right in {', '.join(self.right_in)})" if self.right_in else "")])) or "everywhere"
+
+
+def release(version):
+    """A framework version's release part: '2.15.0+cu132' -> '2.15.0'."""
+    return version.split("+")[0]
 
 
 KNOWN_WRONG = (
     KnownWrong("torch", "mnist_cnn", ("graph", "graph_dynamic", "graph_static"),
-               "torch 2.13 inductor (CPU, AVX-512 and AVX2 code alike): every conv gradient of "
+               "torch 2.13.0 inductor (CPU, AVX-512 and AVX2 code alike): every conv gradient of "
                "conv->conv->ReLU->maxpool is exactly zero at batch 2-7 in all three compile "
-               "modes, optimizer inside or outside the compiled region; right at 1, 16, 32 and "
-               "with aot_eager; at 8 wrong with dynamic=True when reusing a graph compiled at a "
-               "smaller batch (findings/torch_inductor_conv_grad.md)",
-               batches=(2, 3, 4, 5, 6, 7), repro_batch=4),
+               "modes with the loss compiled with the model, as here (the model compiled alone: "
+               "2-8), optimizer inside or outside the compiled region; right at 1, 9-16, 32 and "
+               "with aot_eager; right in 2.14.1 and 2.15.0 (pytorch/pytorch#185509, fixed by "
+               "#185873) (findings/torch_inductor_conv_grad.md)",
+               batches=(2, 3, 4, 5, 6, 7), repro_batch=4, versions=("2.13.0",),
+               right_in=("2.14.1", "2.15.0")),
     KnownWrong("torch", "resnet", ("graph", "graph_dynamic", "graph_static"),
-               "torch 2.13 inductor (CPU) with AVX2 code: the compiled ResNet backward corrupts "
-               "the heap (aborts, or wrong shortcut-conv gradients, varying from run to run); "
-               "right with AVX-512 code, aot_eager and eager (findings/torch_inductor_avx2_heap.md)",
-               isas=("avx2",), strict=False),
+               "torch 2.13.0, 2.14.1 and 2.15.0 inductor (CPU) with AVX2 code: the compiled ResNet "
+               "backward corrupts the heap (aborts, or wrong shortcut-conv gradients, varying "
+               "from run to run); right with AVX-512 code, aot_eager and eager; no upstream "
+               "report found (findings/torch_inductor_avx2_heap.md)",
+               isas=("avx2",), strict=False, versions=("2.13.0", "2.14.1", "2.15.0")),
     KnownWrong("torch", "vgg", ("graph", "graph_static"),
-               "torch 2.13 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
+               "torch 2.13.0 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
                "of the VGG is exactly zero at batch 5-8, 16, 32 (the backward reads the last "
                "max-pool's zero-filled gradient buffer before the scatter that fills it: the "
                "mnist_cnn bug); right at 1-4, with dynamic=True, aot_eager, eager and in float32, "
-               "AVX-512 and AVX2 alike; only the linear layer trains "
-               "(findings/torch_bf16_vgg.md)",
-               batches=(5, 6, 7, 8, 16, 32), precisions=("bfloat16",)),
+               "AVX-512 and AVX2 alike; only the linear layer trains; right in 2.14.1 and 2.15.0 "
+               "(pytorch/pytorch#185509, fixed by #185873) (findings/torch_bf16_vgg.md)",
+               batches=(5, 6, 7, 8, 16, 32), precisions=("bfloat16",), versions=("2.13.0",),
+               right_in=("2.14.1", "2.15.0")),
     KnownWrong("chainer", "resnet", ("graph",),
                "Chainer 7.8.1 @static_graph with BatchNormalization (NumPy CPU, float32 and "
                "float64, every batch 1-8/16/32): the replayed backward reuses step 1's batch "

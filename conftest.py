@@ -16,7 +16,8 @@ from backends import BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_c
 from suites import cpu
 from suites.profiles import PROFILES
 
-DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "numpy", "cupy-cuda12x")
+DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
+                 "numpy", "cupy-cuda12x")
 _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
 _run = {"cases": 0, "cases_run": 0, "interrupted": False}

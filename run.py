@@ -13,8 +13,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".tools"
-FRAMEWORK_ENVS = ("tf", "chainer", "torch")
+VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
+FRAMEWORK_ENVS = ("tf", "chainer", "torch", "jax")
 PROFILES = ("quick", "default", "paper")
+# a framework on another release (tox.ini): never run by default; bench saves its runs under
+# results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
+VERSION_ENVS = ("torch-next",)
 
 
 def tox():
@@ -40,14 +44,16 @@ def main(argv=None):
     parser.add_argument("--profile", choices=PROFILES,
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
-                                       f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`")
+                                       f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`; "
+                                       f"{', '.join(VERSION_ENVS)}: torch's newest release")
     parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
                                                        "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     args, pytest_args = parser.parse_args(argv[:split]), argv[split + 1:]
-    valid = FRAMEWORK_ENVS + (("report",) if args.job == "test" else ())
-    envs = valid if args.envs is None else tuple(e for e in args.envs.split(",") if e)
+    valid = FRAMEWORK_ENVS + VERSION_ENVS + (("report",) if args.job == "test" else ())
+    envs = (tuple(e for e in valid if e not in VERSION_ENVS) if args.envs is None
+            else tuple(e for e in args.envs.split(",") if e))
     if not envs:
         parser.error(f"--envs {args.envs!r} names no env: choose from {', '.join(valid)}")
     for env in envs:
@@ -77,10 +83,17 @@ def test(parser, envs, profile, pytest_args):
     if profile and not frameworks:
         parser.error("--profile sets the suites' profile, which the report env does not run")
     if not (profile or pytest_args):
-        return call(tox(), "-e", ",".join(envs))
-    failed = call(tox(), "-e", ",".join(frameworks), "--", "tests", "suites",
-                  "--benchmark-disable", "--profile", profile or "quick", *pytest_args)
+        return call(tox(), *parallel(envs), "-e", ",".join(envs))
+    failed = call(tox(), *parallel(frameworks), "-e", ",".join(frameworks), "--", "tests",
+                  "suites", "--benchmark-disable", "--profile", profile or "quick", *pytest_args)
     return call(tox(), "-e", "report") or failed if "report" in envs else failed
+
+
+def parallel(envs):
+    """tox's arguments to run several envs side by side, one per core: most of a test env's time
+    is single-threaded (imports, tracing, compiling), so two envs share two cores well; a failed
+    env's output is printed whole when it ends, a passing env's summed up in one line."""
+    return ("run-parallel", "-p", "auto") if len(envs) > 1 else ()
 
 
 def bench(envs, profile, pytest_args):
@@ -90,28 +103,44 @@ def bench(envs, profile, pytest_args):
     before, failed = saved_runs(), []
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
+        storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
         if call(tox(), "-e", env, "--", "suites", "-v", "-p", "suites.progress", "--profile",
-                profile, f"--benchmark-save={profile}", *pytest_args):
+                profile, f"--benchmark-save={profile}", *storage, *pytest_args):
             failed.append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
-    report = report_command(profile, sorted(saved_runs() - before))
+    new, version_failed = sorted(saved_runs() - before), False
+    for env in VERSION_ENVS:  # its runs' own report; never the README
+        if mine := [p for p in new if p.is_relative_to(VERSIONS / env)]:
+            version_failed |= bool(call(tox(), "-e", "report", "--",
+                                        *report_command(profile, mine, VERSIONS / env)))
+    if all(env in VERSION_ENVS for env in envs):
+        return 1 if failed or version_failed else 0
+    report = report_command(profile, [p for p in new if not p.is_relative_to(VERSIONS)])
     if failed:  # the report changes only when the whole job succeeded
         print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept); "
               f"README not redrawn: `.tools/bin/tox -e report -- {' '.join(report)}` draws it",
               file=sys.stderr)
         return 1
-    return 1 if call(tox(), "-e", "report", "--", *report) else 0
+    return 1 if call(tox(), "-e", "report", "--", *report) or version_failed else 0
 
 
 def saved_runs():
-    """The saved suite runs under results/ (machine folder / NNNN_profile.json)."""
-    return set((ROOT / "results").glob("*/[0-9][0-9][0-9][0-9]_*.json"))
+    """The saved suite runs under results/ (machine folder / NNNN_profile.json), and under
+    results/versions/<env>/ those of the VERSION_ENVS."""
+    return set((ROOT / "results").glob("*/[0-9][0-9][0-9][0-9]_*.json")) | set(
+        VERSIONS.glob("*/*/[0-9][0-9][0-9][0-9]_*.json"))
 
 
-def report_command(profile, new):
+def report_command(profile, new, results=None):
     """The report of a main job: the README for `default`, else a report file of the profile's
-    own in the machine's folder; either way the answer for the `new` runs printed at the end."""
+    own in the machine's folder; either way the answer for the `new` runs printed at the end.
+    `results`: a folder of another release's runs (VERSIONS), whose report is a file there."""
     answer = [arg for path in new for arg in ("--answer-for", str(path.relative_to(ROOT)))]
+    if results:
+        folder = new[0].parent.relative_to(ROOT)
+        return ("python", "-m", "report", "--results", str(results.relative_to(ROOT)),
+                "--profile", profile, "--report", str(folder / f"report-{profile}.md"),
+                "--charts", str(folder / f"charts-{profile}"), *answer)
     if profile == "default" or not new:
         return ("python", "-m", "report", "--readme", "README.md", "--charts", "docs/charts",
                 *answer)

@@ -40,7 +40,8 @@ def compare_runs(path_a, path_b):
     if not shared:
         raise ValueError(f"{path_a} and {path_b} have no benchmark in common (backends: "
                          f"{_backends(a)}; {_backends(b)}): nothing to compare")
-    lines = [f"| benchmark | {path_a} median ms | {path_b} median ms | b / a |",
+    lines = [versions_line(a, b), "",
+             f"| benchmark | {path_a} median ms | {path_b} median ms | b / a |",
              "|---|---|---|---|"]
     for name in shared:
         ma, mb = a[name].median, b[name].median
@@ -49,6 +50,16 @@ def compare_runs(path_a, path_b):
     if only := sorted(set(a) ^ set(b)):
         lines += ["", f"In one run only: {len(only)} benchmarks, e.g. {', '.join(only[:3])}"]
     return "\n".join(lines + speedup_table(a, b))
+
+
+def versions_line(a, b):
+    """The framework versions that differ between the runs (A → B), or that none do: what a
+    comparison of two releases (run.py's VERSION_ENVS) is about."""
+    va, vb = (next(iter(run.values())).graphbench.get("versions") or {} for run in (a, b))
+    differ = [f"{k} {va.get(k, 'absent')} → {vb.get(k, 'absent')}"
+              for k in sorted(set(va) | set(vb)) if va.get(k) != vb.get(k)]
+    return ("Versions (A → B): " + "; ".join(differ) + "; the others alike" if differ
+            else "Versions: the same in both runs")
 
 
 def _eager_of(run, r):

@@ -197,13 +197,16 @@ def _problem(bench):
 
 
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs
+VERSIONS = "versions"  # results/versions/<env>/: runs on another release (run.py VERSION_ENVS),
+# left out of the pins' report; `--results results/versions/<env>` or --compare shows them
 
 
 def load_dir(directory, incomplete=False):
     """Every suite result under `directory`; bad files (and, unless asked, unfinished runs) are
     reported and left out."""
     files = sorted(p for p in Path(directory).rglob("*.json")
-                   if p.name != SUMMARY and FINDINGS not in p.relative_to(directory).parts[:1])
+                   if p.name != SUMMARY
+                   and not {FINDINGS, VERSIONS} & set(p.relative_to(directory).parts[:1]))
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []

@@ -16,6 +16,8 @@ def how(framework, variant):
     """The call a variant stands for, in the user's framework."""
     if framework == "chainer":
         return "`@static_graph` on the forward"
+    if framework == "jax":
+        return "`jax.jit` of the whole step"
     return (TORCH if framework == "torch" else CALLS)[variant]
 
 

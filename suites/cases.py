@@ -13,12 +13,13 @@ from suites import cpu
 class KnownWrong(catalog.KnownWrong):
     """A measured wrong answer (catalog.KNOWN_WRONG), judged on this CPU."""
 
-    def holds_here(self, precision="float32"):
-        """True on this CPU's vector ISA and at `precision`."""
-        return self.holds_on(cpu.vector_isa(), precision)
+    def holds_here(self, precision="float32", version=None):
+        """True on this CPU's vector ISA, at `precision` and in framework `version`."""
+        return self.holds_on(cpu.vector_isa(), precision, version)
 
-    def applies(self, backend, model, variant, batch, precision="float32"):
-        return self.applies_on(cpu.vector_isa(), backend, model, variant, batch, precision)
+    def applies(self, backend, model, variant, batch, precision="float32", version=None):
+        return self.applies_on(cpu.vector_isa(), backend, model, variant, batch, precision,
+                               version)
 
 
 KNOWN_WRONG = tuple(KnownWrong(**asdict(entry)) for entry in catalog.KNOWN_WRONG)
@@ -64,9 +65,10 @@ class Case:
         return [runner.train_step(x, y) for _ in range(steps)]
 
     def known_wrong_entry(self):
-        """The KNOWN_WRONG entry that applies to this case on this CPU, or None."""
+        """The KNOWN_WRONG entry that applies to this case on this CPU and framework version."""
         return next((entry for entry in KNOWN_WRONG if entry.applies(
-            self.backend.NAME, self.spec.name, self.variant, self.batch, self.precision)), None)
+            self.backend.NAME, self.spec.name, self.variant, self.batch, self.precision,
+            self.backend.version())), None)
 
     def known_wrong(self):
         """Why this case is known to compute a wrong answer, or None."""

@@ -69,12 +69,15 @@ def measure(args):
         first_call_s = time.perf_counter() - start
         hits = None if before is None else backend.cache_hits() - before
         traces = runner.traces()
+        # jax: the first call split into trace, lower and compile (JAX's own duration events)
+        phases = backend.compile_phases(runner) if hasattr(backend, "compile_phases") else None
         start = time.perf_counter()
         second_loss = runner.train_step(x, y)
         second_call_s = time.perf_counter() - start
     return {"startup_s": startup_s, "first_call_s": first_call_s, "second_call_s": second_call_s,
             "cache_hits": hits, "loss": loss, "second_loss": second_loss, "traces": traces,
-            "second_traces": runner.traces(), "framework_version": backend.version()}
+            "second_traces": runner.traces(), "framework_version": backend.version(),
+            **({"phases_s": phases} if phases else {})}
 
 
 def main(argv=None):

@@ -100,8 +100,8 @@ class Adaptive:
     width only, never on whether it includes 1, so the A/A control stays honest."""
     target: float = 0.03
     min_step_s: float = 0.005
-    max_processes: int = 8
-    budget_s: float = 120.0
+    max_processes: int = 6
+    budget_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,10 @@ PROFILES = {
          "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8)},
         steady_rounds=30, warmup_rounds=3, cold_rounds=3, warm_rounds=3,  # a child process each
         steady_processes=3, steady_process_rounds=10,  # the 30 rounds of one process, split in 3
+        # blocks of at least 50 ms for the fastest arm: the A/A half-width on the MNIST CNN went
+        # from ±9.1% to ±6.2% (chainer) and ±9.3% to ±5.9% (torch) on an AMD EPYC Zen 4
+        # (suites/noise_sources.py, docs/METHOD.md)
+        steady_block=64, steady_block_s=0.05,
         construction_models=("mnist_cnn", "vgg", "resnet"),
         notes="sized for a 2-core CPU: the whole job within 90 minutes",
         # the job's 90-minute budget leaves out: ResNet-101 retracing, torch ResNet retracing, VGG
@@ -243,7 +247,7 @@ PROFILES = {
          "vgg": ({"width": 1.0, "side": 224}, 16),
          "resnet": ({"depth": 152, "width": 1.0, "side": 224}, 16)},
         steady_rounds=50, warmup_rounds=5, cold_rounds=3, warm_rounds=3,
-        steady_processes=5, steady_process_rounds=10,
+        steady_processes=5, steady_process_rounds=10, steady_block=64, steady_block_s=0.05,
         notes="the seeds' scale (VGG16 and ResNet152V2 at 224x224, batch 16): meant for a GPU",
         retrace=Retrace({"vgg16": ("vgg", {"width": 1.0, "side": 224}, 16),
                          **{f"resnet{d}": ("resnet", {"depth": d, "width": 1.0, "side": 224}, 16)

@@ -23,9 +23,10 @@ def shape_sequence(pattern, plan, seed=0):
     return [shapes[i % n] for i in range(plan.steps)]
 
 
-def run_sequence(runner, data, phase, budget_s):
-    """Step through `data`, timing each step; stop once the budget is spent."""
-    times, traces, start = [], [], time.perf_counter()
+def run_sequence(runner, data, phase, budget_s, compiles=None):
+    """Step through `data`, timing each step; stop once the budget is spent. `compiles(runner)`,
+    where the backend counts compiles apart from traces (jax), is read after each step."""
+    times, traces, start, compiled = [], [], time.perf_counter(), []
     for x, y in data:
         if times and time.perf_counter() - start > budget_s:
             break
@@ -33,7 +34,9 @@ def run_sequence(runner, data, phase, budget_s):
         out = runner.train_step(x, y) if phase == "train" else float(np.abs(runner.infer_step(x)).max())
         times.append(time.perf_counter() - t)
         traces.append(runner.traces())
-    return times, traces, out
+        if compiles:
+            compiled.append(compiles(runner))
+    return times, traces, out, compiled
 
 
 @pytest.mark.parametrize("pattern", ["varying", "repeating"])
@@ -57,7 +60,8 @@ def test_retrace(benchmark, case, env, phase, pattern, tmp_path_factory):
         return (runner, [runner.to_device(x, y) for x, y in batches]), {}
 
     def run(runner, data):
-        outcome["run"] = run_sequence(runner, data, phase, plan.budget_s)
+        outcome["run"] = run_sequence(runner, data, phase, plan.budget_s,
+                                      getattr(case.backend, "compiles", None))
 
     with count_log_signals(case.backend.LOG_SIGNALS) as signals:
         try:
@@ -65,7 +69,7 @@ def test_retrace(benchmark, case, env, phase, pattern, tmp_path_factory):
         finally:
             hits = case.backend.cache_hits()
             outcome["cache"].__exit__(None, None, None)
-    times, traces, last = outcome["run"]
+    times, traces, last, compiled = outcome["run"]
     seen, first_of_shape = set(), []
     for side in sides[:len(times)]:
         first_of_shape.append(side not in seen)
@@ -82,7 +86,8 @@ def test_retrace(benchmark, case, env, phase, pattern, tmp_path_factory):
         cache="cold" if plan.cold else "session", new_shape_time=sum(t for t, new in zip(times, first_of_shape) if new),
         seen_shape_time=sum(t for t, new in zip(times, first_of_shape) if not new),
         distinct_shapes=len(set(sides[:len(times)])), cut_short=cut,
-        cache_hits=None if hits is None else hits - outcome["hits"], **signals)
+        cache_hits=None if hits is None else hits - outcome["hits"], **signals,
+        **({"compiles_per_step": compiled} if compiled else {}))
     if cut:
         pytest.xfail(f"cut short (figure kept, marked in the results): {cut}")
     if not math.isfinite(last):

@@ -29,10 +29,11 @@ def test_scale(benchmark, case, env):
         pytest.skip(f"the sweep pairs eager with {', '.join(scale.variants)} only (every variant: "
                     "the steady suite)")
     arms = ["eager", *scale.variants]
+    # no adaptive repetition: the curve needs each point's ratio, not ±3% of it (8 processes a
+    # point took 4 minutes in tf alone)
     group = measured_once(_groups, (case.backend.NAME, case.model), lambda: measure_group(
         case, "train", arms, _plan(scale, case.model, benchmark.disabled), env,
-        1 if benchmark.disabled else scale.processes,
-        None if benchmark.disabled else env["profile"].adaptive))
+        1 if benchmark.disabled else scale.processes))
     losses = [c["loss"][case.variant] for c in group["children"]]
     loss = next((v for v in losses if not math.isfinite(v)), losses[0])
     info = extra_info(case, "scale", group["children"][0]["traces"][case.variant],

@@ -58,8 +58,8 @@ def test_a_finding_elsewhere_is_a_caveat_on_the_advice():
     for r in records:
         r["batch"] = 32
     line = advice(records, {m: r for (_, m), r in best(records).items()})
-    assert ("right as measured (batch 32), but a known wrong answer at batch 2–7: "
-            "[findings/torch_inductor_conv_grad.md]") in line
+    assert ("right as measured (batch 32), but a known wrong answer at batch 2–7 in torch 2.13.0 "
+            "(right in 2.14.1, 2.15.0): [findings/torch_inductor_conv_grad.md]") in line
 
 
 def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():

@@ -37,6 +37,10 @@ ALLOWED = {  # (tier, public name) -> why only some backends of the tier define 
                               "reuses",
     ("backends", "DYNAMIC"): "torch's variant -> torch.compile(dynamic=...), which "
                              "backends/user/torch.py reuses",
+    ("backends", "compile_phases"): "optional, jax only: suites/construction_child.py records "
+                                    "it where hasattr(backend, 'compile_phases')",
+    ("backends", "compiles"): "optional, jax only: suites/test_retrace.py records compiles per "
+                              "step where hasattr(backend, 'compiles') (eager compiles too)",
 }
 
 

@@ -9,7 +9,7 @@ from backends import BackendUnavailable, load, unsupported_reason
 
 @pytest.mark.parametrize("args, message", [
     (["--profile", "huge"], "unknown profile 'huge': choose one of quick, default, paper"),
-    (["--backend", "jax"], "unknown backend 'jax': choose one of tf, torch, chainer"),
+    (["--backend", "mxnet"], "unknown backend 'mxnet': choose one of tf, torch, chainer, jax"),
     (["--model", "lenet"], "unknown model 'lenet': choose one of mnist_cnn, vgg, resnet"),
     (["--variant", "fast"], "unknown variant 'fast': choose one of eager, graph, graph_dynamic"),
     (["--device", "tpu"], "unknown device 'tpu': choose one of cpu, cuda"),

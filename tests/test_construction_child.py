@@ -50,9 +50,10 @@ def test_child_refuses_an_unsupported_variant_in_one_line(tmp_path):
 
 def test_an_eager_child_returns_every_key(backend, backend_name, tmp_path):
     found = result(_command(backend_name, "eager", tmp_path), timeout=300)
-    assert set(found) == KEYS and found["loss_finite"]
+    assert set(found) == KEYS | ({"phases_s"} if backend_name == "jax" else set())
+    assert found["loss_finite"]
     assert found["traces"] == found["second_traces"] == 0
-    assert found["cache_hits"] == (0 if backend_name == "torch" else None)
+    assert found["cache_hits"] == (0 if backend_name in ("torch", "jax") else None)
     # start-up runs from the parent's spawn stamp: a new interpreter and the framework's import
     assert 0.05 < found["startup_s"] < 120 and found["first_call_s"] > 0
     assert found["second_call_s"] > 0 and found["second_loss"] != found["loss"]  # SGD stepped

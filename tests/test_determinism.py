@@ -22,5 +22,5 @@ def test_determinism_unsupported_entries_still_fail(case):
     """Each DETERMINISM_UNSUPPORTED entry still raises: when the framework fixes it, this fails."""
     if (case.backend.NAME, case.variant) not in DETERMINISM_UNSUPPORTED:
         pytest.skip("deterministic ops are supported here")
-    with case.backend.deterministic(True), pytest.raises(Exception, match="deterministic"):
+    with pytest.raises(Exception, match="deterministic"), case.backend.deterministic(True):
         case.train_losses(STEPS)

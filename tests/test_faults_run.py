@@ -25,8 +25,16 @@ def test_test_honours_envs(calls):
 
 def test_test_passes_profile_and_pytest_args_to_the_framework_envs(calls):
     assert run.main(["test", "--envs", "tf,torch", "--profile", "default", "--", "-k", "parity"]) == 0
-    assert calls == [["tox", "-e", "tf,torch", "--", "tests", "suites", "--benchmark-disable",
-                      "--profile", "default", "-k", "parity"]]
+    assert calls == [["tox", "run-parallel", "-p", "auto", "-e", "tf,torch", "--", "tests",
+                      "suites", "--benchmark-disable", "--profile", "default", "-k", "parity"]]
+
+
+def test_the_test_command_runs_its_envs_side_by_side_and_one_env_alone(calls):
+    assert run.main(["test"]) == 0
+    assert calls[-1][:4] == ["tox", "run-parallel", "-p", "auto"]
+    assert calls[-1][-1] == ",".join(run.FRAMEWORK_ENVS + ("report",))
+    assert run.main(["test", "--envs", "chainer"]) == 0
+    assert calls[-1] == ["tox", "-e", "chainer"]
 
 
 def test_test_refuses_pytest_args_for_the_report_env(calls, capsys):
@@ -76,3 +84,19 @@ def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
     assert [args[2] for args in made] == ["tf", "torch"]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "torch" in err[0] and "README not redrawn" in err[0]
+
+
+def test_another_release_runs_only_when_asked_and_never_redraws_the_readme(calls, monkeypatch):
+    new = run.VERSIONS / "torch-next" / "machine" / "0001_default.json"
+    seen = iter([set(), {new}])
+    monkeypatch.setattr(run, "saved_runs", lambda: next(seen))
+    assert run.main(["bench", "--envs", "torch-next"]) == 0
+    bench, report = calls
+    assert bench[:3] == ["tox", "-e", "torch-next"]
+    assert f"--benchmark-storage={run.VERSIONS / 'torch-next'}" in bench
+    assert report[:3] == ["tox", "-e", "report"] and "--readme" not in report
+    assert report[report.index("--results") + 1] == "results/versions/torch-next"
+    calls.clear()
+    monkeypatch.setattr(run, "saved_runs", lambda: set())
+    assert run.main(["bench"]) == 0
+    assert "torch-next" not in [call[2] for call in calls]

@@ -57,11 +57,12 @@ def test_known_wrong_still_reproduces(case, env, tmp_path):
     from suites import cpu
     from suites.cases import KNOWN_WRONG
     entries = [k for k in KNOWN_WRONG if k.covers(case.backend.NAME, case.model, case.variant)]
-    entry = next((k for k in entries if k.strict and k.holds_here(case.precision)), None)
+    version = case.backend.version()
+    entry = next((k for k in entries if k.strict and k.holds_here(case.precision, version)), None)
     if entry is None:
         pytest.skip(f"no entry for {case.variant} at {case.precision} is checked here (vector ISA "
-                    f"{cpu.vector_isa()}): varying, ISA- or precision-bound ones are checked by "
-                    "findings/")
+                    f"{cpu.vector_isa()}, {case.backend.NAME} {version}): varying, ISA-, "
+                    "precision- or version-bound ones are checked by findings/")
     case.batch = entry.repro_batch or case.batch
     # a private compile cache: a wrong graph compiled here must not be reused by later cases
     with case.backend.compile_cache(tmp_path), pytest.raises(AssertionError):

@@ -15,6 +15,9 @@ EXPECTED = {
     ("chainer", "python_numbers"): (None, 1),  # @static_graph refuses a Python float input
     ("chainer", "function_in_loop"): (4, 1),  # a schedule per new static chain
     ("chainer", "changing_shapes"): (3, 3),  # a schedule per shape; there is no fix
+    ("jax", "python_numbers"): (1, 1),  # jit traces a Python float as a weakly typed argument
+    ("jax", "function_in_loop"): (4, 1),  # jit caches on the function object
+    ("jax", "changing_shapes"): (3, 3),  # a trace per shape; no polymorphic mode to fix it
 }
 
 

@@ -111,7 +111,7 @@ def test_charts_are_drawn_and_linked(tmp_path):
 def test_missing_backend_is_named(tmp_path, capsys):
     shutil.copy(FIXTURE, tmp_path / "run.json")
     cli.main(["--results", str(tmp_path)])
-    assert "no results for backend(s) tf, torch; drawing the rest" in capsys.readouterr().err
+    assert "no results for backend(s) jax, tf, torch; drawing the rest" in capsys.readouterr().err
 
 
 def test_two_runs_side_by_side(tmp_path, capsys):
@@ -123,6 +123,19 @@ def test_two_runs_side_by_side(tmp_path, capsys):
     times = capsys.readouterr().out.split("Speedup over eager within each run")[0]
     rows = [line for line in times.splitlines() if line.startswith("| test_")]
     assert len(rows) == len(data["benchmarks"]) and all("| 2.00" in row for row in rows)
+
+
+def test_compare_names_the_framework_versions_that_differ(tmp_path, capsys):
+    data = json.loads(FIXTURE.read_text())
+    versions = data["machine_info"]["graphbench"]["versions"]
+    name = next(iter(versions))
+    versions[name] = "9.9.9"
+    (tmp_path / "next.json").write_text(json.dumps(data))
+    assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "next.json")]) == 0
+    old = json.loads(FIXTURE.read_text())["machine_info"]["graphbench"]["versions"][name]
+    assert f"Versions (A → B): {name} {old} → 9.9.9; the others alike" in capsys.readouterr().out
+    assert cli.main(["--compare", str(FIXTURE), str(FIXTURE)]) == 0
+    assert "Versions: the same in both runs" in capsys.readouterr().out
 
 
 def test_compare_with_a_corrupt_file_is_one_line(tmp_path, capsys):

@@ -19,6 +19,7 @@ EXPECTED = {
     ("torch", "graph_dynamic"): 3,
     ("torch", "graph_static"): 3,
     ("chainer", "graph"): 3,  # one schedule per distinct shape
+    ("jax", "graph"): 3,  # jax.jit: one trace and one compile per distinct shape
 }
 
 

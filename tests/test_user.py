@@ -38,7 +38,7 @@ def test_import_error():
 def test_no_builder():
     with pytest.raises(UserFileError) as error:
         load(FIXTURES / "no_builder.py")
-    assert "defines none of tf_model, torch_model, chainer_model" in _one_line(error)
+    assert "defines none of tf_model, torch_model, chainer_model, jax_model" in _one_line(error)
 
 
 @pytest.mark.parametrize("mode, call, expected", [
@@ -103,7 +103,7 @@ def test_pytest_user_suite_refuses_a_file_without_builders():
     code, lines = _run("-m", "pytest", "user", "--user", str(FIXTURES / "no_builder.py"), "-q")
     assert code == 4
     assert any(line.endswith("no_builder.py: defines none of tf_model, torch_model, "
-                             "chainer_model") for line in lines)
+                             "chainer_model, jax_model") for line in lines)
 
 
 def test_readme_user_file_is_complete(tmp_path):

@@ -7,10 +7,12 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-BUILDERS = {"tf": "tf_model", "torch": "torch_model", "chainer": "chainer_model"}
+BUILDERS = {"tf": "tf_model", "torch": "torch_model", "chainer": "chainer_model",
+            "jax": "jax_model"}
 KEYS = ("model", "loss", "optimizer")
 LOSS_CALL = {"tf": "loss(target, outputs)", "torch": "loss(outputs, target)",  # as Keras losses,
-             "chainer": "loss(outputs, target)"}  # F.cross_entropy, F.softmax_cross_entropy
+             "chainer": "loss(outputs, target)",  # F.cross_entropy, F.softmax_cross_entropy
+             "jax": "loss(outputs, target)"}  # as optax's losses (logits, labels)
 TOLERANCE = (1e-3, 1e-4)  # (rtol, atol) of the accuracy check unless the file sets TOLERANCE
 RETRACE_SEED = 0
 
