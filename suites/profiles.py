@@ -100,7 +100,7 @@ class Adaptive:
     width only, never on whether it includes 1, so the A/A control stays honest."""
     target: float = 0.03
     min_step_s: float = 0.005
-    max_processes: int = 6
+    max_processes: int = 20  # cheap groups may take many; the time share stops costly ones
     budget_s: float = 60.0
 
 
