@@ -151,10 +151,13 @@ def half_widths(times, min_step_s=0.0):
     return out
 
 
+BARE = {"rounds": 1, "warmup": 0, "block": 1}  # --benchmark-disable: one bare round
+
+
 def steady_plan(profile, disabled):
     """Rounds, warm-up and block of a paired group: the profile's, or one bare round under
     --benchmark-disable."""
-    return ({"rounds": 1, "warmup": 0, "block": 1} if disabled else
+    return (BARE if disabled else
             {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
              "block": profile.steady_block, "block_s": profile.steady_block_s})
 

@@ -7,7 +7,7 @@ import pytest
 
 import stats
 from suites.cases import extra_info
-from suites.paired import measure_group, measured_once, paired_info, record
+from suites.paired import BARE, measure_group, measured_once, paired_info, record
 from suites.test_steady import CI_METHOD
 
 pytestmark = pytest.mark.suite_models("scale")
@@ -16,9 +16,8 @@ _groups = {}  # (backend, label) -> its measurement (or the failure), once per s
 
 def _plan(scale, label, disabled):
     """Rounds and warm-up at this point; one bare round under --benchmark-disable."""
-    if disabled:
-        return {"rounds": 1, "warmup": 0, "block": 1}
-    return {"rounds": scale.rounds(label), "warmup": scale.warmup_rounds, "block": 1}
+    return BARE if disabled else {"rounds": scale.rounds(label), "warmup": scale.warmup_rounds,
+                                  "block": 1}
 
 
 def test_scale(benchmark, case, env):
