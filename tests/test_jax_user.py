@@ -26,16 +26,3 @@ def test_jit_follows_eager_and_traces_per_shape(backend):
     np.testing.assert_allclose(graph, eager, rtol=1e-5)
     assert eager[-1] < eager[0] and (none, traces) == (0, 2)  # two shapes: two traces
 
-
-def test_a_model_that_is_no_function_is_one_line(backend, tmp_path):
-    if backend[0].NAME != "jax":
-        pytest.skip(f"{backend[0].NAME}: the JAX user adapter only")
-    from backends.user import UserFileError
-    from backends.user.jax import Runner
-    path = tmp_path / "wrong.py"
-    path.write_text("def jax_model():\n    return {'model': object(), 'params': {}, "
-                    "'loss': lambda o, t: o, 'optimizer': object()}\n")
-    with pytest.raises(UserFileError) as error:
-        Runner(load(path), "eager")
-    assert str(error.value).endswith("jax_model(): 'model' is a object, not a pure "
-                                     "apply(params, *inputs) function")

@@ -18,7 +18,8 @@ from user.save import save
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "user"
-EXAMPLES = {"tf": "keras_text.py", "torch": "torch_transformer.py", "chainer": "chainer_textcnn.py"}
+EXAMPLES = {"tf": "keras_text.py", "torch": "torch_transformer.py", "chainer": "chainer_textcnn.py",
+            "jax": "jax_textcnn.py"}
 
 
 def _framework(name):
@@ -48,7 +49,8 @@ def test_wrong_model_type_is_one_line(framework):
     adapter = importlib.import_module(f"backends.user.{framework}")
     with pytest.raises(UserFileError) as error:
         adapter.Runner(user, "eager", example=user.batch((2, 3), 0))
-    wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link"}
+    wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link",
+              "jax": "pure apply(params, *inputs) function"}
     assert str(error.value).endswith(f"{framework}_model(): 'model' is a object, not a "
                                      f"{wanted[framework]}")
 
