@@ -115,7 +115,7 @@ def steady_records(results):
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", idx.get((backend, model, "eager", phase,
                                                                None)), r.saved("speedup"),
-                                        **facts(r, ADAPTIVE_FACTS)))
+                                        **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))

@@ -12,21 +12,12 @@ def _rows_of(records, backend, variant):
             and r["estimate"] is not None and r.get("flops")]
 
 
-def _with_flops(records):
-    """Speedup records with the FLOPs of their step_time record (the setting travels there)."""
-    flops = {(r["backend"], r["model"], r["variant"], r["phase"]): r.get("flops")
-             for r in records if r["kind"] == "step_time" and r["precision"] == "float32"}
-    return [{**r, "flops": flops.get((r["backend"], r["model"], r["variant"], r["phase"]))}
-            if r["kind"] == "speedup" else r for r in records]
-
-
 def scale_chart(records, results, path):
     """Per backend, eager ÷ graph along the VGG sweep (intervals as bars) on one log-log axis,
     with the answer's own rows as hollow marks."""
     found = sweep(records)
     if not found:
         return None
-    records = _with_flops(records)
     fig, ax = plt.subplots(figsize=(8.5, 5.2))
     fig.suptitle("Where graph mode stops paying: speedup over eager against work per step",
                  fontsize=12, fontweight="bold")

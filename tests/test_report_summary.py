@@ -88,6 +88,10 @@ def test_records_carry_their_run_and_the_runs_noise_floor(tmp_path):
     assert all(r["significant"] == (not r["low"] <= 1 <= r["high"]) for r in paired
                if r["interval"] == "95% paired bootstrap")
     assert {(r["processes"], r["rounds"]) for r in paired if r["kind"] == "speedup"} == {(2, 3)}
+    steps = {(r["backend"], r["model"], r["variant"], r["phase"]): r for r in paired
+             if r["kind"] == "step_time"}
+    assert all(r["flops"] == steps[r["backend"], r["model"], r["variant"], r["phase"]]["flops"]
+               and r["batch"] for r in paired if r["kind"] == "speedup")  # the setting travels
     unpaired = [r for r in records if r["machine"].startswith("ci-b") and r["kind"] == "speedup"]
     assert unpaired and all(r["interval"] is None and r["significant"] is None for r in unpaired)
     assert {r["run"] for r in paired} == {"0002_default"}
