@@ -5,9 +5,13 @@ import math
 import random
 import time
 
+import stats
 from backends import PRECISIONS, VARIANTS
 from catalog import STEADY_AA as AA  # a second, independent float32 eager runner: the A/A control
 from suites import child
+
+CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
+             f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
 
 run_child = child.result  # the name user/measure.py imports
 GC_SETTING = ("collected before, disabled during each block; the heap older than the rounds "
@@ -162,7 +166,7 @@ def steady_plan(profile, disabled):
              "block": profile.steady_block, "block_s": profile.steady_block_s})
 
 
-def paired_info(group, arm, ci_method):
+def paired_info(group, arm, ci_method=CI_METHOD):
     """What a result saves of its group: its own rounds and how they were timed."""
     first = group["children"][0]["settings"]
     return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),

@@ -1,5 +1,5 @@
 """Run profiles: model sizes, batch and rounds for CI (quick), this CPU (default) and a GPU (paper)."""
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)

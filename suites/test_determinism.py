@@ -12,7 +12,6 @@ import stats
 from backends import DETERMINISM_UNSUPPORTED, VARIANTS
 from suites.cases import extra_info
 from suites.paired import arm_name, measure_group, measured_once, paired_info, record, steady_plan
-from suites.test_steady import CI_METHOD
 
 _groups = {}  # (backend, model) -> its measurement (or the failure), once per session
 
@@ -74,7 +73,7 @@ def test_determinism(benchmark, case, env, flag, request):
         repeat_identical=first == second, identical_to_eager=first == eager,
         max_rel_diff_to_eager=_max_rel_diff(first, eager), compared_steps=steps,
         steps_taken=1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"],
-        **paired_info(group, arm, CI_METHOD))
+        **paired_info(group, arm))
     record(benchmark, group["times"][arm])
     pair = (case.variant, arm)  # a NaN step is not a time to divide by (as in test_steady)
     if case.deterministic and not benchmark.disabled and all(

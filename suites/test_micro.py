@@ -6,8 +6,7 @@ import pytest
 import stats
 from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS
 from suites import child
-from suites.paired import AA, record
-from suites.test_steady import CI_METHOD
+from suites.paired import AA, CI_METHOD, record
 
 # A micro call lasts from about 4 µs (a 10x10 matmul) to a third of a second (the large
 # convolution): timed one call at a time (the steady block of 1), a round would be mostly the

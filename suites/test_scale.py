@@ -8,7 +8,6 @@ import pytest
 import stats
 from suites.cases import extra_info
 from suites.paired import BARE, measure_group, measured_once, paired_info, record
-from suites.test_steady import CI_METHOD
 
 pytestmark = pytest.mark.suite_models("scale")
 _groups = {}  # (backend, label) -> its measurement (or the failure), once per session
@@ -38,7 +37,7 @@ def test_scale(benchmark, case, env):
     info = extra_info(case, "scale", group["children"][0]["traces"][case.variant],
                       env["threads"], env["device"], loss=loss)
     benchmark.extra_info.update(info, step="train",
-                                **paired_info(group, case.variant, CI_METHOD))
+                                **paired_info(group, case.variant))
     record(benchmark, group["times"][case.variant])
     finite = all(math.isfinite(c["loss"][a]) for c in group["children"] for a in arms)
     if case.variant != "eager" and not benchmark.disabled and finite:

@@ -10,8 +10,6 @@ from suites.cases import extra_info
 from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, paired_info,
                            record, steady_plan)
 
-CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
-             f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
 _groups = {}  # group key -> its measurement (or the failure), once per session
 
 
@@ -79,7 +77,7 @@ def test_steady(benchmark, case, env, phase, request):
                       loss=loss)
     # the loss is the value after this many steps on one batch (in each child)
     steps = 1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"]
-    benchmark.extra_info.update(info, steps_taken=steps, **paired_info(group, arm, CI_METHOD))
+    benchmark.extra_info.update(info, steps_taken=steps, **paired_info(group, arm))
     record(benchmark, group["times"][arm])
     if not benchmark.disabled and _finite(group, case.variant, case.precision):
         benchmark.extra_info.update(_ratios(group, case.variant, case.precision))
