@@ -23,9 +23,10 @@ def _conv(x, layer, params):
     return out
 
 
-def _batchnorm(x, layer, params, training):
+def _batchnorm(x, layer, params, training, seen):
     if training:
         mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+        seen[layer.name] = mean, var, x.size // x.shape[1]
     else:  # fresh running statistics
         mean, var = np.zeros(x.shape[1]), np.ones(x.shape[1])
     gamma = params[f"{layer.name}.gamma"].astype(np.float64)
@@ -34,11 +35,11 @@ def _batchnorm(x, layer, params, training):
     return (x - mean[None, :, None, None]) * scale[None, :, None, None] + beta[None, :, None, None]
 
 
-def _layer(x, layer, params, training):
+def _layer(x, layer, params, training, seen):
     if isinstance(layer, Conv):
         return _conv(x, layer, params)
     if isinstance(layer, BatchNorm):
-        return _batchnorm(x, layer, params, training)
+        return _batchnorm(x, layer, params, training, seen)
     if isinstance(layer, Linear):
         return x @ params[f"{layer.name}.W"].astype(np.float64).T + params[f"{layer.name}.b"]
     if isinstance(layer, ReLU):
@@ -52,21 +53,29 @@ def _layer(x, layer, params, training):
     if isinstance(layer, Flatten):
         return x.reshape(x.shape[0], -1)
     if isinstance(layer, Residual):
-        pre = _run(x, layer.pre, params, training)
-        short = _run(pre if layer.shortcut_from_pre else x, layer.shortcut, params, training)
-        return _run(pre, layer.body, params, training) + short
+        pre = _run(x, layer.pre, params, training, seen)
+        source = pre if layer.shortcut_from_pre else x
+        short = _run(source, layer.shortcut, params, training, seen)
+        return _run(pre, layer.body, params, training, seen) + short
     raise TypeError(f"reference has no rule for {layer!r}")
 
 
-def _run(x, layers, params, training):
+def _run(x, layers, params, training, seen):
     for layer in layers:
-        x = _layer(x, layer, params, training)
+        x = _layer(x, layer, params, training, seen)
     return x
 
 
 def forward(spec, params, x, training=True):
     """Logits (float64) of `spec` with `params` on NCHW input `x`."""
-    return _run(np.asarray(x, np.float64), spec.layers, params, training)
+    return _run(np.asarray(x, np.float64), spec.layers, params, training, {})
+
+
+def batch_statistics(spec, params, x):
+    """Each BatchNorm's (mean, biased variance, values per channel) in one training forward."""
+    seen = {}
+    _run(np.asarray(x, np.float64), spec.layers, params, True, seen)
+    return seen
 
 
 def softmax_cross_entropy(logits, labels):
