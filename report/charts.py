@@ -16,6 +16,9 @@ from report.text import variant_order  # noqa: E402
 COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 
 
+FRAMEWORKS = ("tensorflow-cpu", "tensorflow", "torch", "chainer", "jax")  # the versions a subtitle names
+
+
 def subtitle(results):
     """Machine, device, threads and framework versions behind a chart."""
     machines, versions = set(), {}
@@ -24,7 +27,7 @@ def subtitle(results):
         machines.add(f"{r.machine} · {g.get('device')} · {g.get('threads')} threads · "
                      f"profile {g.get('profile')}")
         for k, v in g.get("versions", {}).items():
-            if k in ("tensorflow-cpu", "tensorflow", "torch", "chainer"):
+            if k in FRAMEWORKS:
                 versions[k] = v
     runs = sorted({f"{r.info['backend']} {r.run}{'†' if r.dirty else ''}" for r in results})
     return (" | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))

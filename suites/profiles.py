@@ -28,7 +28,7 @@ class Profile:
     steady_block: int = 1  # steady: steps per arm per round (the most, with steady_block_s)
     steady_block_s: float = 0.0  # steady: grow the block until the fastest arm's lasts this long
     steady_phases: tuple = ("train", "infer")  # steady: the steps it times
-    skips: tuple = ()  # Skip rules of the construction and memory suites (retrace: Retrace.skips)
+    skips: tuple = ()  # Skip rules of the construction, memory and micro suites (retrace: its own)
     variants: dict = None  # backend -> the variants this profile runs (None: every variant)
     micro_shared_child: bool = False  # the micro workloads of a backend share each child process
 
@@ -40,7 +40,7 @@ class Profile:
                 f"only (--profile default runs every variant)")
 
     def skip_reason(self, suite, backend, model, variant):
-        """Why this profile leaves a construction or memory case out, or None."""
+        """Why this profile leaves a construction, memory or micro case out, or None."""
         return first_reason([r for r in self.skips if suite in r.suites], backend, model, variant)
 
     def suite_models(self, suite):
@@ -165,25 +165,33 @@ _DEFAULT_RETRACE_SKIPS = (  # measured compile costs on the 2-core CPU decide th
          "shape passed the 120 s budget in 5 of its 6 runs in run 0014, so it gave no complete "
          "figure (run --profile paper)", backend="torch", labels=("resnet50",)),
 )
-_DEFAULT_SKIPS = (  # the job's 90 minutes: what run 0014 (torch) and 0012 (tf) paid for these
+_CUT_MICRO = ("conv", "lstm_cell", "mlp_step", "sum_even", "square_if_positive",
+              "square_vectorized")
+_DEFAULT_SKIPS = (  # the job's 90 minutes: what runs 0014 and 0023 (torch), 0021 (tf) paid for these
     Skip("default profile: torch graph_static's first call compiles the same static graph as "
-         "graph's (run 0014: 155.6 vs 155.2 s on resnet, 70.1 vs 70.1 s on vgg), so it is "
-         "measured on mnist_cnn only (all in --profile paper)", suites=("construction",),
-         backend="torch", labels=("vgg", "resnet"), variants=("graph_static",)),
-    Skip("default profile: torch graph_dynamic's first call is measured on mnist_cnn only (its "
-         "three cold processes took 7 min on resnet, 1.6 on vgg in run 0014; --profile paper)",
-         suites=("construction",), backend="torch", labels=("vgg", "resnet"),
+         "graph's (run 0014: 155.6 vs 155.2 s on resnet, 70.1 vs 70.1 s on vgg), so only graph's "
+         "is measured (mnist_cnn's three cold processes took 66 s in run 0023 on a 2-core AMD "
+         "EPYC Zen 4; all in --profile paper)", suites=("construction",), backend="torch",
+         variants=("graph_static",)),
+    Skip("default profile: torch graph_dynamic's first call is not measured (its three cold "
+         "processes took 7 min on resnet, 1.6 on vgg in run 0014, 69 s on mnist_cnn in run 0023; "
+         "--profile paper)", suites=("construction",), backend="torch",
          variants=("graph_dynamic",)),
+    Skip("default profile: tf and torch memory is measured on mnist_cnn and vgg (resnet took at "
+         "least 3.4 min in tf, run 0021, and 3.0 in torch, run 0023, on a 2-core AMD EPYC Zen 4; "
+         "--profile paper)", suites=("memory",), backend=("tf", "torch"), labels=("resnet",)),
     Skip("default profile: torch graph_static and graph_dynamic memory is measured on mnist_cnn "
          "only (a compile per batch size in each of 3 children: 3.1 and 3.2 min on resnet in run "
-         "0014; --profile paper)", suites=("memory",), backend="torch", labels=("vgg", "resnet"),
+         "0014; --profile paper)", suites=("memory",), backend="torch", labels=("vgg",),
          variants=("graph_static", "graph_dynamic")),
     Skip("default profile: JAX memory is measured on mnist_cnn and vgg (resnet took 2.8 min on a "
          "2-core AMD EPYC Zen 4 at 7918aea: op-by-op eager compiles each primitive in each of 3 "
          "children; --profile paper)", suites=("memory",), backend="jax", labels=("resnet",)),
-    Skip("default profile: tf xla_dynamic memory is measured on mnist_cnn and vgg (1.5 min on "
-         "resnet in run 0012; --profile paper)", suites=("memory",), backend="tf",
-         labels=("resnet",), variants=("xla_dynamic",)),
+    Skip("default profile: the micro suite keeps matmul10, dispatch, fizzbuzz, train_loop and "
+         "square_naive (first call, per-op cost, seed 001's loops); the rest run in --profile "
+         "quick and paper (the suite took 11.4 min in torch, 3.3 in tf, in runs 0023 and 0021 on "
+         "a 2-core AMD EPYC Zen 4; conv, lstm_cell and mlp_step alone 3.4 min in torch)",
+         suites=("micro",), labels=_CUT_MICRO),
 )
 
 PROFILES = {

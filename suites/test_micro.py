@@ -123,6 +123,8 @@ def test_micro(benchmark, env, backend, workload, variant, tmp_path_factory, req
     micro = micro_module(backend)
     if reason := micro.UNSUPPORTED.get((workload, variant)):
         pytest.skip(f"{micro.NAME}/{workload}/{variant}: {reason}")
+    if reason := env["profile"].skip_reason("micro", micro.NAME, workload, variant):
+        pytest.skip(reason)
     group = _measure(request, micro, workload, env, benchmark.disabled, tmp_path_factory)
     first = group["children"][0]
     module = backend[0]

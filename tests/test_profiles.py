@@ -8,11 +8,17 @@ def test_a_default_skip_names_its_suite_backend_model_and_variant():
     reason = DEFAULT.skip_reason("construction", "torch", "resnet", "graph_static")
     assert reason and "--profile paper" in reason
     assert DEFAULT.skip_reason("memory", "torch", "resnet", "graph_static")
-    for kept in (("construction", "torch", "mnist_cnn", "graph_static"),
+    for cut in (("memory", "tf", "resnet", "xla"), ("memory", "torch", "resnet", "graph"),
+                ("construction", "torch", "mnist_cnn", "graph_dynamic"),
+                ("micro", "jax", "conv", "graph")):
+        assert DEFAULT.skip_reason(*cut), cut
+    for kept in (("construction", "torch", "mnist_cnn", "graph"),
                  ("construction", "torch", "resnet", "graph"),
                  ("construction", "tf", "resnet", "graph_dynamic"),
-                 ("memory", "torch", "resnet", "graph"),
-                 ("memory", "tf", "resnet", "xla"),
+                 ("memory", "torch", "vgg", "graph"),
+                 ("memory", "chainer", "resnet", "graph"),
+                 ("memory", "tf", "vgg", "xla"),
+                 ("micro", "torch", "fizzbuzz", "graph"),
                  ("steady", "torch", "resnet", "graph_static")):
         assert DEFAULT.skip_reason(*kept) is None, kept
 
