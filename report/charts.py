@@ -291,8 +291,10 @@ def retrace_chart(records, results, path):
     fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
     norm = matplotlib.colors.LogNorm(1 / 30, 30)
     for ax, backend in zip(axes[0], backends):
-        nets = sorted({n for b, n, _ in found if b == backend}, key=by_depth(found))
         variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
+        skipped = {n for _, n, _ in found  # a network the profile leaves out whole: its row says so
+                   if all(skip_note(results, backend, n, v, "train") for v in variants)}
+        nets = sorted({n for b, n, _ in found if b == backend} | skipped, key=by_depth(found))
         for i, net in enumerate(nets):
             eager = found.get((backend, net, "eager"))
             for j, variant in enumerate(variants):
@@ -314,7 +316,10 @@ def retrace_chart(records, results, path):
                     text += f"\ncut at {r['steps_done']}/{r['steps_planned']}"
                 elif ratio is not None and variant != "eager":
                     text += f"\n{ratio:.0f}× eager" if ratio >= 10 else f"\n{ratio:.2g}× eager"
-                ax.text(j, i, text, ha="center", va="center", fontsize=6)
+                dark = sum(w * c for w, c in zip((0.299, 0.587, 0.114),
+                                                 matplotlib.colors.to_rgb(color))) < 0.5
+                ax.text(j, i, text, ha="center", va="center", fontsize=6,
+                        color="white" if dark else "black")
         ax.set_xlim(-0.5, len(variants) - 0.5)
         ax.set_ylim(len(nets) - 0.5, -0.5)
         ax.set_xticks(range(len(variants)), variants, fontsize=7, rotation=30, ha="right")
