@@ -19,6 +19,13 @@ COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
 FRAMEWORKS = ("tensorflow-cpu", "tensorflow", "torch", "chainer", "jax")  # the versions a subtitle names
 
 
+def by_model(names):
+    """The spec's networks smallest first (mnist_cnn, vgg, resnet), then any other name: the
+    panel order of every chart."""
+    known = [m for m in ("mnist_cnn", "vgg", "resnet") if m in names]
+    return known + sorted(set(names) - set(known))
+
+
 def subtitle(results):
     """Machine, device, threads and framework versions behind a chart."""
     machines, versions = set(), {}
@@ -65,9 +72,7 @@ def _finish(fig, path, bottom=0.07):
 
 
 def _models(idx):
-    order = ("mnist_cnn", "vgg", "resnet")
-    found = {m for (_, m, _, p, _) in idx if p in STEP_PHASES}
-    return [m for m in order if m in found] + sorted(found - set(order))
+    return by_model({m for (_, m, _, p, _) in idx if p in STEP_PHASES})
 
 
 def speedup_chart(records, results, phase, path):
@@ -112,8 +117,7 @@ def step_time_chart(records, results, path):
     circle) to its best graph variant's (filled), on one shared log axis; a large speedup can
     mean a slow eager mode."""
     cells, top = lookup(records), best(records)
-    models = [m for m in ("mnist_cnn", "vgg", "resnet") if any(k[1] == m for k in top)]
-    models += sorted({m for _, m in top} - set(models))
+    models = by_model({m for _, m in top})
     if not models:
         return None
     fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "

@@ -1,7 +1,7 @@
 """Charts of what graph mode costs: memory per variant, and a step at a new shape vs a seen one."""
 import matplotlib.ticker
 
-from report.charts import COLORS, _figure, _finish, plt
+from report.charts import COLORS, _figure, _finish, by_model, plt
 from report.retrace import by_depth, new_vs_seen_steps, totals
 from report.text import variant_order
 
@@ -11,7 +11,7 @@ MIB = 2 ** 20
 def memory_chart(records, results, path):
     """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
     records = [r for r in records if r["kind"] == "memory_peak" and r["estimate"] is not None]
-    models = sorted({r["model"] for r in records})
+    models = by_model({r["model"] for r in records})
     if not models:
         return None
     fig, axes = _figure(models, "Memory: peak train-step RSS above the post-import baseline",
