@@ -127,6 +127,17 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("case_id", params)
 
 
+def pytest_collection_modifyitems(config, items):
+    """A saved run of a profile that times some suites only: the others are visible skips."""
+    if config.getoption("benchmark_disable", False):
+        return
+    profile = config.graphbench["profile"]
+    for item in items:
+        suite = item.module.__name__.rpartition(".")[2].removeprefix("test_")
+        if item.module.__name__.startswith("suites.") and (reason := profile.bench_skip(suite)):
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest.fixture
 def env(request):
     """The session's profile, device and thread settings."""
@@ -199,6 +210,9 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "memory": dataclasses.asdict(profile.memory) if profile.memory else None,
         "pipeline": dataclasses.asdict(profile.pipeline) if profile.pipeline else None,
         "scale": dataclasses.asdict(profile.scale) if profile.scale else None,
+        "skips": [dataclasses.asdict(rule) for rule in profile.skips],
+        "precision_phases": list(profile.precision_phases),
+        "bench_suites": profile.bench_suites and list(profile.bench_suites),
     }
     output_json["graphbench_run"] = run_status()
 

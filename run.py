@@ -18,7 +18,7 @@ FRAMEWORK_ENVS = ("tf", "chainer", "torch", "jax")
 PROFILES = ("quick", "default", "paper")
 # a framework on another release (tox.ini): never run by default; bench saves its runs under
 # results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
-VERSION_ENVS = ("torch-next",)
+VERSION_ENVS = ("torch-release",)
 
 
 def tox():
@@ -45,7 +45,7 @@ def main(argv=None):
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
                                        f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`; "
-                                       f"{', '.join(VERSION_ENVS)}: torch's newest release")
+                                       f"{', '.join(VERSION_ENVS)}: torch on another release")
     parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
                                                        "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)

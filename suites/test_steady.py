@@ -13,7 +13,7 @@ from suites.paired import (AA, arm_name, group_arms, measure_group, measured_onc
 _groups = {}  # group key -> its measurement (or the failure), once per session
 
 
-def _selected(request, key):
+def _selected(request, key, profile):
     """(variant, precision) of this group's steady tests that the session runs (after -k, -m,
     skips)."""
     found = []
@@ -22,9 +22,23 @@ def _selected(request, key):
         if getattr(item, "obj", None) is not test_steady or item.get_closest_marker("skip"):
             continue
         backend, label, variant, _, precision = params["case_id"]
-        if (backend, label, params["phase"]) == key:
+        phase = params["phase"]
+        if ((backend, label, phase) == key
+                and not _profile_skip(profile, backend, label, variant, precision, phase)):
             found.append((variant, precision))
     return found
+
+
+def _profile_skip(profile, backend, label, variant, precision, phase):
+    """Why the profile leaves this steady case out, or None."""
+    if phase not in profile.steady_phases:
+        return (f"profile {profile.name!r} times the {', '.join(profile.steady_phases)} step "
+                f"only (--profile default times train and infer)")
+    if precision != "float32" and phase not in profile.precision_phases:
+        return (f"profile {profile.name!r} times {precision} on the "
+                f"{', '.join(profile.precision_phases)} step only (mixed precision is a training "
+                f"feature; --profile paper times both)")
+    return profile.skip_reason("steady", backend, label, variant, phase)
 
 
 def _measure(request, case, env, phase, disabled):
@@ -32,8 +46,8 @@ def _measure(request, case, env, phase, disabled):
     key = (case.backend.NAME, case.model, phase)
     profile = env["profile"]
     return measured_once(_groups, key, lambda: measure_group(
-        case, phase, group_arms(_selected(request, key)), steady_plan(profile, disabled), env,
-        1 if disabled else profile.steady_processes, None if disabled else profile.adaptive))
+        case, phase, group_arms(_selected(request, key, profile)), steady_plan(profile, disabled),
+        env, 1 if disabled else profile.steady_processes, None if disabled else profile.adaptive))
 
 
 def _ratios(group, variant, precision):
@@ -64,10 +78,9 @@ def _finite(group, variant, precision):
 @pytest.mark.parametrize("phase", ["train", "infer"])
 def test_steady(benchmark, case, env, phase, request):
     """This variant's paired step times and, against eager, its speedup with a 95% interval."""
-    if phase not in env["profile"].steady_phases:
-        pytest.skip(f"profile {env['profile'].name!r} times the "
-                    f"{', '.join(env['profile'].steady_phases)} step only (--profile default "
-                    f"times train and infer)")
+    if reason := _profile_skip(env["profile"], case.backend.NAME, case.model, case.variant,
+                               case.precision, phase):
+        pytest.skip(reason)
     group = _measure(request, case, env, phase, benchmark.disabled)
     arm, children = arm_name(case.variant, case.precision), group["children"]
     losses = [c["loss"][arm] for c in children]

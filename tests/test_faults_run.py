@@ -87,16 +87,16 @@ def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
 
 
 def test_another_release_runs_only_when_asked_and_never_redraws_the_readme(calls, monkeypatch):
-    new = run.VERSIONS / "torch-next" / "machine" / "0001_default.json"
+    new = run.VERSIONS / "torch-release" / "machine" / "0001_default.json"
     seen = iter([set(), {new}])
     monkeypatch.setattr(run, "saved_runs", lambda: next(seen))
-    assert run.main(["bench", "--envs", "torch-next"]) == 0
+    assert run.main(["bench", "--envs", "torch-release"]) == 0
     bench, report = calls
-    assert bench[:3] == ["tox", "-e", "torch-next"]
-    assert f"--benchmark-storage={run.VERSIONS / 'torch-next'}" in bench
+    assert bench[:3] == ["tox", "-e", "torch-release"]
+    assert f"--benchmark-storage={run.VERSIONS / 'torch-release'}" in bench
     assert report[:3] == ["tox", "-e", "report"] and "--readme" not in report
-    assert report[report.index("--results") + 1] == "results/versions/torch-next"
+    assert report[report.index("--results") + 1] == "results/versions/torch-release"
     calls.clear()
     monkeypatch.setattr(run, "saved_runs", lambda: set())
     assert run.main(["bench"]) == 0
-    assert "torch-next" not in [call[2] for call in calls]
+    assert "torch-release" not in [call[2] for call in calls]

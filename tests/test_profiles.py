@@ -9,18 +9,43 @@ def test_a_default_skip_names_its_suite_backend_model_and_variant():
     assert reason and "--profile paper" in reason
     assert DEFAULT.skip_reason("memory", "torch", "resnet", "graph_static")
     for cut in (("memory", "tf", "resnet", "xla"), ("memory", "torch", "resnet", "graph"),
+                ("memory", "chainer", "vgg", "graph"),
                 ("construction", "torch", "mnist_cnn", "graph_dynamic"),
-                ("micro", "jax", "conv", "graph")):
+                ("construction", "torch", "vgg", "graph"),
+                ("micro", "jax", "conv", "graph"), ("micro", "torch", "matmul10", "eager"),
+                ("micro", "tf", "fizzbuzz", "graph_relaxed"),
+                ("steady", "torch", "resnet", "graph_static", "train"),
+                ("steady", "jax", "resnet", "eager", "infer")):
         assert DEFAULT.skip_reason(*cut), cut
     for kept in (("construction", "torch", "mnist_cnn", "graph"),
                  ("construction", "torch", "resnet", "graph"),
                  ("construction", "tf", "resnet", "graph_dynamic"),
-                 ("memory", "torch", "vgg", "graph"),
-                 ("memory", "chainer", "resnet", "graph"),
-                 ("memory", "tf", "vgg", "xla"),
+                 ("memory", "torch", "mnist_cnn", "graph_static"),
+                 ("memory", "tf", "mnist_cnn", "graph_relaxed"),
                  ("micro", "torch", "fizzbuzz", "graph"),
-                 ("steady", "torch", "resnet", "graph_static")):
+                 ("steady", "torch", "resnet", "graph", "train"),
+                 ("steady", "tf", "resnet", "xla_dynamic", "train"),
+                 ("steady", "jax", "vgg", "eager", "infer")):
         assert DEFAULT.skip_reason(*kept) is None, kept
+
+
+def test_default_times_bfloat16_on_the_train_step_only():
+    from suites.test_steady import _profile_skip
+    assert "training feature" in _profile_skip(DEFAULT, "tf", "mnist_cnn", "graph", "bfloat16",
+                                               "infer")
+    assert _profile_skip(DEFAULT, "tf", "mnist_cnn", "graph", "bfloat16", "train") is None
+    assert _profile_skip(DEFAULT, "tf", "mnist_cnn", "graph", "float32", "infer") is None
+    assert "graph_static" in _profile_skip(DEFAULT, "torch", "vgg", "graph_static", "float32",
+                                           "train")
+    assert _profile_skip(PROFILES["paper"], "tf", "resnet", "graph", "bfloat16", "infer") is None
+
+
+def test_a_saved_quick_run_times_the_headline_suites_only():
+    assert QUICK.bench_skip("steady") is None and QUICK.bench_skip("retrace") is None
+    assert "the test command runs this suite" in QUICK.bench_skip("micro")
+    assert QUICK.bench_skip("memory") and QUICK.bench_skip("pipeline")
+    for profile in (DEFAULT, PROFILES["paper"]):
+        assert profile.bench_skip("micro") is None
 
 
 def test_quick_and_paper_leave_nothing_out_by_rule():
