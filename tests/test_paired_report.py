@@ -10,7 +10,7 @@ from report.load import load_file
 from report.readings import aa_reading, speedup_reading
 from report.tables import summary_table
 from report.text import interval_cell
-from tests.reporting import machines_of, records_of
+from tests.reporting import records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
 

@@ -6,7 +6,7 @@ from report.load import load_file
 from report.precision import precision_section
 from report.select import index
 from report.tables import summary_table
-from tests.reporting import machines_of, records_of
+from tests.reporting import records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tf_flags_quick.json"
 

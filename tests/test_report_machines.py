@@ -8,7 +8,7 @@ from report import __main__ as cli
 from report.answer import answer_text
 from report.load import load_dir
 from report.write import SUMMARY_END, SUMMARY_START
-from tests.reporting import machines_of, records_of
+from tests.reporting import machines_of
 from tests.test_report_runs import QUICK, save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"

@@ -3,7 +3,7 @@ from report.answer import memory_cost, memory_cost_text
 from report.load import Result
 from report.memory import MIB, growth_per_shape, memory_peaks, memory_section
 from report.records import MEMORY_CI, machine_records, memory_records
-from tests.reporting import machines_of, records_of
+from tests.reporting import records_of
 
 PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,
          ("torch", "eager"): 40, ("torch", "graph"): 60}
@@ -138,3 +138,18 @@ def test_repeated_children_show_the_median_and_range():
     text = (lambda found: memory_section(records_of(found)))([r, _result("tf", "graph", 50)])
     assert _row(text, "| resnet | tf | eager |")[3] == "100.0 (90.0–130.0)"
     assert _row(text, "| resnet | tf | graph |")[3] == "50.0"  # one child: no range
+
+
+def test_the_memory_chart_names_what_the_profile_left_out():
+    from report.cost_charts import profile_gaps
+    from report.load import Result
+    rules = [{"reason": "r", "suites": ["memory"], "labels": ["vgg", "resnet"], "backend": None},
+             {"reason": "r", "suites": ["memory"], "backend": ["tf", "torch"],
+              "variants": ["graph_static"]},
+             {"reason": "r", "suites": ["steady"], "labels": ["resnet"]}]
+    run = Result("f", "m", "0001_default", "2026", "test_memory[tf-mnist_cnn-eager]",
+                 {"backend": "tf", "model": "mnist_cnn", "variant": "eager", "phase": "memory"},
+                 {}, {}, profile={"skips": rules})
+    assert profile_gaps([run], "memory") == ["every model (graph_static) in tf, torch",
+                                             "vgg, resnet in every backend"]
+    assert profile_gaps([run], "micro") == []

@@ -1,7 +1,7 @@
 """The pipeline section over synthetic results: tables, seed 003's verdict and the advice."""
 from report.load import Result
 from report.pipeline import Pipeline, claim_verdicts, pipeline_section
-from tests.reporting import machines_of, records_of
+from tests.reporting import records_of
 
 EPOCH = {"naive": 1.0, "parallel": 1.5, "cache": 0.99, "prefetch": 0.5, "vectorized": 0.98}
 
