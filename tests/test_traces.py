@@ -14,7 +14,7 @@ EXPECTED = {
     ("tf", "graph_relaxed"): 2,  # the second shape widens H and W to None
     # torch 2.13.0 and 2.15.0 on CPU, at these sides: max-pool and inductor's C++ size guards
     # specialise H and W, so even dynamic=True (and the default's dynamic recompile) compiles
-    # once per distinct side here (2.13.0's TORCH_LOGS=recompiles: "tensor 'x' size mismatch at index 2")
+    # once per distinct side here (2.13.0's TORCH_LOGS=recompiles: "size mismatch at index 2")
     ("torch", "graph"): 3,
     ("torch", "graph_dynamic"): 3,
     ("torch", "graph_static"): 3,
