@@ -117,18 +117,20 @@ def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
             seed, env["device"], env["threads"]))
     start = time.perf_counter()
     children = [run(seed) for seed in range(processes)]
+    if adaptive:
+        budget_s, most = adaptive.limits((case.backend.NAME, case.model, phase))
     while adaptive:
         widths = half_widths(_times(arms, children), adaptive.min_step_s)
         reached = all(w <= adaptive.target for w in widths.values())
         spent = time.perf_counter() - start
-        if (reached or len(children) >= adaptive.max_processes
-                or spent + spent / len(children) > adaptive.budget_s):
+        if reached or len(children) >= most or spent + spent / len(children) > budget_s:
             break
         children.append(run(len(children)))
     group = {"times": _times(arms, children), "children": children}
     if adaptive:
         group["adaptive"] = {"target_half_width": adaptive.target, "reached_target": reached,
-                             "half_widths": widths, "group_seconds": spent}
+                             "half_widths": widths, "group_seconds": spent,
+                             "budget_s": budget_s}
     return group
 
 

@@ -9,7 +9,7 @@ from suites import paired
 from suites.profiles import PROFILES, Adaptive
 
 pytest.importorskip("numpy")
-CASE = SimpleNamespace(backend=SimpleNamespace(NAME="tf"), spec=SimpleNamespace(
+CASE = SimpleNamespace(backend=SimpleNamespace(NAME="tf"), model="mnist_cnn", spec=SimpleNamespace(
     name="mnist_cnn", config={}), batch=8)
 ENV = {"device": "cpu", "threads": 1}
 PLAN = {"rounds": 10, "warmup": 0, "block": 1}
@@ -96,3 +96,14 @@ def test_a_block_target_reaches_the_child_and_none_adds_no_flag():
     assert command[command.index("--block-s") + 1] == "0.05"
     assert "--block-s" not in paired.child_command("tf", "mnist_cnn", {}, 8, "train", ["eager"],
                                                    {**plan, "block_s": 0.0})
+
+
+def test_a_focus_group_gets_its_own_limits(monkeypatch):
+    seeds = fake_children(monkeypatch, 0.02, 0.2)
+    focus = ((("tf", "mnist_cnn", "train"), 60.0, 12),)
+    found = measure(Adaptive(target=0.001, max_processes=5, budget_s=60, focus=focus))["adaptive"]
+    assert len(seeds) == 12 and found["budget_s"] == 60.0 and not found["reached_target"]
+    seeds.clear()
+    other = ((("tf", "mnist_cnn", "infer"), 60.0, 12),)
+    measure(Adaptive(target=0.001, max_processes=5, budget_s=60, focus=other))
+    assert len(seeds) == 5

@@ -74,3 +74,11 @@ def test_a_quick_variant_skip_is_a_visible_skip_of_the_case():
     assert skip_reason("torch", "graph_dynamic", "float32", env, "vgg").startswith("profile 'quick'")
     assert skip_reason("torch", "graph", "float32", env, "vgg") is None
     assert skip_reason("torch", "xla", "float32", env, "vgg").startswith("torch/xla")
+
+
+def test_seed_004s_comparison_gets_its_own_time_share():
+    adaptive = DEFAULT.adaptive
+    assert adaptive.limits(("chainer", "mnist_cnn", "train")) == (180.0, 60)
+    for other in (("chainer", "mnist_cnn", "infer"), ("chainer", "vgg", "train"),
+                  ("tf", "mnist_cnn", "train")):
+        assert adaptive.limits(other) == (adaptive.budget_s, adaptive.max_processes), other
