@@ -30,9 +30,10 @@ def memory_chart(records, results, path):
         ax.set_title(model)
         ax.invert_yaxis()
     if gaps := profile_gaps(results, "memory"):
-        fig.text(0.5, 0.04, "Left out by the profile (--profile paper measures them): "
-                 + "; ".join(gaps), ha="center", va="bottom", fontsize=7, color="#555", wrap=True)
-    return _finish(fig, path, bottom=0.1 if gaps else 0.07)
+        fig.text(0.5, 0.085, "Left out of the newest runs by their profile (--profile paper "
+                 "measures them; a bar there comes from the earlier run named below): "
+                 + "; ".join(gaps), ha="center", va="bottom", fontsize=7, color="#555")
+    return _finish(fig, path, bottom=0.13 if gaps else 0.07)
 
 
 def profile_gaps(results, suite):
