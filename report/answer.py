@@ -206,12 +206,15 @@ def shapes_text(records, backend):
 
 def memory_cost(records, backend, variants):
     """The memory_ratio record (variant peak ÷ eager peak) of a named variant on the model with
-    the largest eager peak, or None."""
-    eager = {r["model"]: r["estimate"] for r in records if r["kind"] == "memory_peak"
-             and r["backend"] == backend and r["variant"] == "eager" and r["estimate"] is not None}
-    found = [r for r in records if r["kind"] == "memory_ratio" and r["backend"] == backend
-             and r["estimate"] is not None and r["variant"] in variants.get(r["model"], ())
-             and r["model"] in eager]
+    the largest eager peak, from the backend's newest run that measured memory (an older run may
+    have had another framework release), or None."""
+    mine = [r for r in records if r["kind"] in ("memory_peak", "memory_ratio")
+            and r["backend"] == backend and r["estimate"] is not None]
+    newest = max((r["run"] for r in mine), default=None)
+    eager = {r["model"]: r["estimate"] for r in mine if r["kind"] == "memory_peak"
+             and r["variant"] == "eager" and r["run"] == newest}
+    found = [r for r in mine if r["kind"] == "memory_ratio" and r["run"] == newest
+             and r["variant"] in variants.get(r["model"], ()) and r["model"] in eager]
     return max(found, key=lambda r: eager[r["model"]], default=None)
 
 

@@ -3,7 +3,7 @@ import matplotlib.ticker
 
 from report.charts import COLORS, _figure, _finish, by_model, plt
 from report.retrace import by_depth, new_vs_seen_steps, totals
-from report.select import latest
+from report.select import profile_gaps
 from report.text import variant_order
 
 MIB = 2 ** 20
@@ -34,21 +34,6 @@ def memory_chart(records, results, path):
                  "measures them; a bar there comes from the earlier run named below): "
                  + "; ".join(gaps), ha="center", va="bottom", fontsize=7, color="#555")
     return _finish(fig, path, bottom=0.13 if gaps else 0.07)
-
-
-def profile_gaps(results, suite):
-    """What the runs' profiles left out of `suite` by rule, one short phrase per rule (the rules
-    are saved in each run's plan)."""
-    found = set()
-    for r in latest(results):
-        for rule in (r.profile or {}).get("skips", ()):
-            if suite not in (rule.get("suites") or ()):
-                continue
-            who = rule.get("backend") or "every backend"
-            what = ", ".join(rule.get("labels") or ["every model"])
-            variants = f" ({', '.join(rule['variants'])})" if rule.get("variants") else ""
-            found.add(f"{what}{variants} in {who if isinstance(who, str) else ', '.join(who)}")
-    return sorted(found)
 
 
 def retrace_step_chart(records, results, path):

@@ -116,6 +116,21 @@ def latest(results):
     return list(best.values())
 
 
+def profile_gaps(results, suite):
+    """What the runs' profiles left out of `suite` by rule, one short phrase per rule (the rules
+    are saved in each run's plan)."""
+    found = set()
+    for r in latest(results):
+        for rule in (r.profile or {}).get("skips", ()):
+            if suite not in (rule.get("suites") or ()):
+                continue
+            who = rule.get("backend") or "every backend"
+            what = ", ".join(rule.get("labels") or ["every model"])
+            variants = f" ({', '.join(rule['variants'])})" if rule.get("variants") else ""
+            found.add(f"{what}{variants} in {who if isinstance(who, str) else ', '.join(who)}")
+    return sorted(found)
+
+
 def index(results):
     """{(backend, model, variant, phase, cache): result} of the newest float32, non-deterministic
     results with a valid time."""

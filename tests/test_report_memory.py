@@ -141,7 +141,7 @@ def test_repeated_children_show_the_median_and_range():
 
 
 def test_the_memory_chart_names_what_the_profile_left_out():
-    from report.cost_charts import profile_gaps
+    from report.select import profile_gaps
     from report.load import Result
     rules = [{"reason": "r", "suites": ["memory"], "labels": ["vgg", "resnet"], "backend": None},
              {"reason": "r", "suites": ["memory"], "backend": ["tf", "torch"],
@@ -153,3 +153,16 @@ def test_the_memory_chart_names_what_the_profile_left_out():
     assert profile_gaps([run], "memory") == ["every model (graph_static) in tf, torch",
                                              "vgg, resnet in every backend"]
     assert profile_gaps([run], "micro") == []
+
+
+def test_the_answer_reads_memory_from_the_backends_newest_memory_run_only():
+    older = [_result("tf", v, p, model=m) for v, p in (("eager", 100), ("graph", 150))
+             for m in ("resnet", "mnist_cnn")]
+    newer = [_result("tf", v, p, model="mnist_cnn", when="2026-02-01T00:00:00")
+             for v, p in (("eager", 40), ("graph", 44))]
+    for r in newer:
+        r.run, r.file = "0002_x", "g.json"
+    records = machine_records(lambda name: older + newer if name == "memory" else [])
+    found = memory_cost(records, "tf", {"resnet": ["graph"], "mnist_cnn": ["graph"]})
+    assert (found["model"], found["run"], round(found["estimate"], 2)) == ("mnist_cnn", "0002_x",
+                                                                          1.1)
