@@ -5,6 +5,7 @@ Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -19,6 +20,11 @@ PROFILES = ("quick", "default", "paper")
 # a framework on another release (tox.ini): never run by default; bench saves its runs under
 # results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
 VERSION_ENVS = ("torch-release",)
+# disk each env takes once installed, in GB (du on the 2-core AMD EPYC, tox.ini's pins; torch is
+# 2.15.0 with its CUDA libraries, torch-release its default 2.13.0 CPU wheel), and a margin for
+# pip's temporary files and the runs' caches
+ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7, "report": 0.2}
+MARGIN_GB = 1.0
 
 
 def tox():
@@ -61,6 +67,9 @@ def main(argv=None):
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
     if args.user and args.job != "bench":
         parser.error("--user goes with bench: python3 run.py bench --user FILE")
+    if not args.user and (short := disk_short((*envs, "report"))):
+        print(f"run.py: {short}", file=sys.stderr)
+        return 1
     try:
         if args.user:
             return bench_user(parser, args.user, args.envs and envs, args.profile or "default",
@@ -72,6 +81,22 @@ def main(argv=None):
         print("run.py: interrupted; a run saved so far is marked unfinished, and the report "
               "leaves it out", file=sys.stderr)
         return 130
+
+
+def free_gb():
+    return shutil.disk_usage(ROOT).free / 1e9
+
+
+def disk_short(envs):
+    """What is missing, in one line, when the envs tox has yet to create need more disk than is
+    free (pip would stop half-way through an install with `No space left on device`); else ''."""
+    new = [env for env in dict.fromkeys(envs) if not (ROOT / ".tox" / env).exists()]
+    need, free = sum(ENV_GB[env] for env in new) + MARGIN_GB, free_gb()
+    if not new or free >= need:
+        return ""
+    sizes = ", ".join(f"{env} {ENV_GB[env]:g}" for env in new)
+    return (f"{free:.1f} GB free on the disk of {ROOT}; installing the envs {sizes} GB needs about "
+            f"{need:.1f}: free some space, or name fewer envs with --envs")
 
 
 def test(parser, envs, profile, pytest_args):
@@ -160,6 +185,9 @@ def bench_user(parser, path, envs, profile, pytest_args):
     chosen = [fw for fw in found if not envs or fw in envs]
     if not chosen:
         parser.error(f"--envs {','.join(envs)}: {path} defines a model for {', '.join(found)} only")
+    if short := disk_short(chosen):
+        print(f"run.py: {short}", file=sys.stderr)
+        return 1
     started = time.time()
     failed = [fw for fw in chosen if call(
         tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",

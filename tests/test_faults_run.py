@@ -100,3 +100,17 @@ def test_another_release_runs_only_when_asked_and_never_redraws_the_readme(calls
     monkeypatch.setattr(run, "saved_runs", lambda: set())
     assert run.main(["bench"]) == 0
     assert "torch-release" not in [call[2] for call in calls]
+
+
+def test_too_little_disk_for_new_envs_is_one_line_before_any_install(calls, monkeypatch, tmp_path,
+                                                                     capsys):
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "free_gb", lambda: 2.0)
+    assert run.main(["test", "--envs", "tf,torch"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "2.0 GB free" in err[0] and "torch 5.5" in err[0] and not calls
+    assert "needs about 8.3" in err[0] and "--envs" in err[0]  # tf, torch, report and the margin
+    for env in ("tf", "torch", "report"):  # created envs need nothing more
+        (tmp_path / ".tox" / env).mkdir(parents=True)
+    assert run.main(["test", "--envs", "tf,torch"]) == 0 and calls
+    assert run.disk_short(["chainer"]) == ""  # 0.2 + 1.0 fits in 2.0
