@@ -2,6 +2,7 @@
 import argparse
 import importlib.util
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -210,10 +211,12 @@ def _report(args):
         section = render([r for r in results if r.machine == lead], shown,
                          [c[:4] for c in placed if c[4] or not details], base, args.run, details)
         answer = answer_text(machines, lead)
+        short = answer_text(machines, lead, more=details and os.path.relpath(
+            details, base) + "#the-answer-in-full")
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
-                              Path(details).parent if details else ".")
-        files = [(args.readme, text and splice(splice(text, section), answer, SUMMARY_START,
+                              Path(details).parent if details else ".", answer if text else None)
+        files = [(args.readme, text and splice(splice(text, section), short, SUMMARY_START,
                                                SUMMARY_END)),
                  (details, details and tables + "\n"),
                  (summary, summary and summary_json(machines)),

@@ -15,21 +15,31 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
 FINDING = re.compile(r"findings/[\w.]+\.md")
 
 
-def answer_text(machines, front=None):
+def answer_text(machines, front=None, more=None):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
     table with its workloads and one line per backend; with `front` (a machine), that machine's
-    only, the others named with a link to their tables."""
+    only, the others named with a link to their tables; with `more` (a link to the full answer),
+    a short how-to-read and each backend's advice alone."""
     if not machines:
         return "_No results yet: run the main job._"
     others = [m for m, _, _ in machines if front is not None and m != front]
-    parts = [scope(machines), "", "Each framework against its own eager mode (a large speedup can "
-             "mean a slow eager mode, so these rows do not rank frameworks: compare the step "
-             "times). Speedups with a 95% interval are paired; `~` marks an interval that "
-             "includes 1. Break-even counts train steps until the graph variant's first call is "
-             "paid back: on a first run (cold compile caches) and on every later run on the same "
-             "machine (warm caches). The cold first call is timed in a fresh process after its "
-             "start-up (interpreter, framework import), which each backend's line gives. Generated "
-             "from `results/summary.json`'s records; every table is in RESULTS.md.", ""]
+    parts = [scope(machines), ""]
+    if more:
+        parts += ["Each framework against its own eager mode: rank frameworks by step time, not "
+                  "by speedup. Paired 95% intervals; `~` marks one that includes 1. Break-even: "
+                  "train steps until the graph variant's first call is paid back, on a first run "
+                  f"(cold caches) and on later runs (warm). [In full]({more}): each backend's "
+                  "start-up, input sizes that vary, the work-per-step sweep and memory.", ""]
+    else:
+        parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
+                  "eager mode, so these rows do not rank frameworks: compare the step times). "
+                  "Speedups with a 95% interval are paired; `~` marks an interval that includes "
+                  "1. Break-even counts train steps until the graph variant's first call is paid "
+                  "back: on a first run (cold compile caches) and on every later run on the same "
+                  "machine (warm caches). The cold first call is timed in a fresh process after "
+                  "its start-up (interpreter, framework import), which each backend's line gives. "
+                  "Generated from `results/summary.json`'s records; every table is in "
+                  "RESULTS.md.", ""]
     if others:
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in others) + ".", ""]
@@ -38,7 +48,7 @@ def answer_text(machines, front=None):
             continue
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records), "", workloads(records) + no_cache(records), "",
-                  *backend_lines(records), ""]
+                  *backend_lines(records, brief=bool(more)), ""]
         if seed := seed_004_text(records):
             parts += [seed, ""]
     return "\n".join(parts)
@@ -242,11 +252,15 @@ def startup_text(records, backend):
             "before its cold first call;")
 
 
-def backend_lines(records):
-    """Per backend: process start-up, what varying sizes cost, memory cost and the advice."""
+def backend_lines(records, brief=False):
+    """Per backend: process start-up, what varying sizes cost, memory cost and the advice (only
+    the advice when `brief`)."""
     lines, top = [], best(records)
     for backend in sorted({b for b, _ in top}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
+        if brief:
+            lines.append(f"- **{backend}**: " + advice(records, mine).removeprefix("**advice**: "))
+            continue
         text = [f"- **{backend}**:"]
         if startup := startup_text(records, backend):
             text.append(startup)

@@ -53,13 +53,16 @@ def chart_body(charts, relative_to):
     return body
 
 
-def details_text(results, machines, wanted=(), charts=(), relative_to="."):
-    """RESULTS.md: the charts the README leaves out, then every table of every machine, each
-    section from its own run."""
+def details_text(results, machines, wanted=(), charts=(), relative_to=".", answer=None):
+    """RESULTS.md: the answer in full, the charts the README leaves out, then every table of
+    every machine, each section from its own run."""
     if not results:
         return "_No results yet: run the main job._"
-    parts = ["# graphbench: every table", "", "The answer, the main charts and how each figure is "
-             "measured are in the [README](README.md).", "", *runs_block(results, wanted)]
+    parts = ["# graphbench: every table", "", "The answer in short, the main charts and how each "
+             "figure is measured are in the [README](README.md).", ""]
+    if answer:
+        parts += ["## The answer in full", "", answer, ""]
+    parts += ["## Runs", "", *runs_block(results, wanted)]
     if charts:
         parts += ["## More charts", "", *per_machine(
             [m for m in machines if any(c[0] == m[0] for c in charts)],

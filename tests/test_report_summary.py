@@ -311,3 +311,21 @@ def test_of_tied_variants_the_answer_shows_one_with_a_first_call():
     assert best(apart)["torch", "resnet"]["variant"] == "graph_static"
     untimed = tied[:2]
     assert best(untimed)["torch", "resnet"]["variant"] == "graph_static"
+
+
+def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path):
+    """The README's answer keeps each backend's advice and links to RESULTS.md, where each backend's
+    line also gives its start-up, varying sizes and memory."""
+    paired_with_construction(tmp_path / "results", {"mnist_cnn": [0.4], "vgg": [0.6]})
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme)]) == 0
+    short, full = readme.read_text(), (tmp_path / "RESULTS.md").read_text()
+    line = next(line for line in short.splitlines() if line.startswith("- **chainer**"))
+    assert line.startswith("- **chainer**: ") and "advice" not in line and "fresh process" not in line
+    assert "[In full](RESULTS.md#the-answer-in-full)" in short
+    assert "\n## The answer in full\n" in full
+    rest = full.split("## The answer in full", 1)[1]
+    assert next(line for line in rest.splitlines() if line.startswith("- **chainer**")).startswith(
+        "- **chainer**: a fresh process takes 0.4–0.6 s")
+    assert "| backend | model | best graph variant" in rest
