@@ -82,3 +82,26 @@ def test_seed_004s_comparison_gets_its_own_time_share():
     for other in (("chainer", "mnist_cnn", "infer"), ("chainer", "vgg", "train"),
                   ("tf", "mnist_cnn", "train")):
         assert adaptive.limits(other) == (adaptive.budget_s, adaptive.max_processes), other
+
+
+def test_the_hook_skips_a_saved_quick_runs_other_suites_and_leaves_the_test_command_alone():
+    """conftest's collection hook: with benchmarks on, a suite outside bench_suites is a visible
+    skip naming why; tests/ and the headline suites run; --benchmark-disable skips nothing."""
+    import types
+
+    import conftest
+
+    def item(module):
+        found = types.SimpleNamespace(module=types.SimpleNamespace(__name__=module), marks=[])
+        found.add_marker = found.marks.append
+        return found
+
+    for disabled, skipped in ((False, ["suites.test_micro"]), (True, [])):
+        config = types.SimpleNamespace(graphbench={"profile": QUICK},
+                                       getoption=lambda name, default=None: disabled)
+        items = [item(m) for m in ("suites.test_micro", "suites.test_steady", "tests.test_micro")]
+        conftest.pytest_collection_modifyitems(config, items)
+        assert [i.module.__name__ for i in items if i.marks] == skipped
+        for found in items:
+            for mark in found.marks:
+                assert mark.name == "skip" and mark.kwargs["reason"] == QUICK.bench_skip("micro")
