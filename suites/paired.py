@@ -184,14 +184,14 @@ def paired_info(group, arm, ci_method=CI_METHOD):
 
 def adaptive_info(group, arm):
     """How adaptive repetition ended for this arm's ratio: its target, whether the group reached
-    it, and this arm's half-width (eager: its A/A ratio's)."""
+    it, this arm's half-width (eager: its A/A ratio's), and the group's time and time budget."""
     found = group.get("adaptive")
     if not found:
         return {}
     width = found["half_widths"].get(arm if arm != "eager" else AA)
     return {"target_half_width": found["target_half_width"],
             "reached_target": found["reached_target"], "half_width": width,
-            "group_seconds": found["group_seconds"]}
+            "group_seconds": found["group_seconds"], "budget_s": found["budget_s"]}
 
 
 def measured_once(groups, key, measure):

@@ -103,6 +103,7 @@ def test_a_focus_group_gets_its_own_limits(monkeypatch):
     focus = ((("tf", "mnist_cnn", "train"), 60.0, 12),)
     found = measure(Adaptive(target=0.001, max_processes=5, budget_s=60, focus=focus))["adaptive"]
     assert len(seeds) == 12 and found["budget_s"] == 60.0 and not found["reached_target"]
+    assert paired.adaptive_info({"adaptive": found}, "graph")["budget_s"] == 60.0  # saved per result
     seeds.clear()
     other = ((("tf", "mnist_cnn", "infer"), 60.0, 12),)
     measure(Adaptive(target=0.001, max_processes=5, budget_s=60, focus=other))
