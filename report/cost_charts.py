@@ -31,7 +31,8 @@ def memory_chart(records, results, path):
         ax.invert_yaxis()
     if gaps := profile_gaps(results, "memory"):
         fig.text(0.5, 0.085, "Left out of the newest runs by their profile (--profile paper "
-                 "measures them; a bar there comes from the earlier run named below): "
+                 "measures them; a bar there comes from an earlier run of the same framework release, "
+                 "named below): "
                  + "; ".join(gaps), ha="center", va="bottom", fontsize=7, color="#555")
     return _finish(fig, path, bottom=0.13 if gaps else 0.07)
 

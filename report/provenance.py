@@ -50,7 +50,8 @@ def machine_lines(results, shown=None):
     lines = ([f"Runs on `{listed[0].machine}`:", ""] if one else []) + [
         run_line(r, with_machine=not one) for r in listed]
     if shown is not None and (unused := sorted(k for k in runs if k not in shown)):
-        lines.append("- Not shown (a newer run of the same backend and section is): "
+        lines.append("- Not shown (a newer run of the same backend and section is, or the "
+                     "run is of an older release of its framework): "
                      + ", ".join(f"`{run}`" for _, run in unused))
     if any(r.dirty for r in runs.values()):
         lines.append("- † a run made from a tree with uncommitted changes: its commit alone "

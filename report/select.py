@@ -50,11 +50,29 @@ def names(run):
     return {run, run.split("_", 1)[0]}
 
 
+def release(r):
+    """The framework versions a result's run installed (graphbench's versions)."""
+    return sorted((r.graphbench.get("versions") or {}).items())
+
+
+def newest_releases(results):
+    """{(machine, backend): the release of the backend's newest run}."""
+    newest = {}
+    for r in results:
+        key = (r.machine, r.info["backend"])
+        if key not in newest or r.datetime > newest[key].datetime:
+            newest[key] = r
+    return {key: release(r) for key, r in newest.items()}
+
+
 def chosen(results, wanted=()):
     """{unit: run file}: a run named in `wanted` where it has the unit, else the newest complete run
-    that has it (an unfinished one only when no finished run has it)."""
-    runs = defaultdict(dict)  # keyed by file: two machines' copies may share a run name
-    for r in results:
+    that has it (an unfinished one only when no finished run has it); of a backend's runs, only
+    those on its newest run's release, so that no table mixes two releases of a framework."""
+    runs, current = defaultdict(dict), newest_releases(results)
+    for r in results:  # keyed by file: two machines' copies may share a run name
+        if release(r) != current[r.machine, r.info["backend"]] and not names(r.run) & set(wanted):
+            continue
         runs[unit(r)][r.file] = max(runs[unit(r)].get(r.file, (False, "")), (r.complete, r.datetime))
     out = {}
     for key, found in runs.items():
@@ -68,7 +86,7 @@ def pick(results, name, wanted=(), runs=None):
     when the caller has it); the peak brings the train steps of its own run (throughput is never
     one run's step over another run's peak)."""
     runs = runs or chosen(results, wanted)
-    picked = [r for r in results if section(r) == name and runs[unit(r)] == r.file]
+    picked = [r for r in results if section(r) == name and runs.get(unit(r)) == r.file]
     if name == "peak":
         peak_runs = {(r.info["backend"], r.file) for r in picked}
         picked += [r for r in results if r.info["phase"] == "train"
@@ -103,7 +121,7 @@ def views(results, wanted=()):
 def shown_runs(results, wanted=()):
     """{(machine, run)} of the runs some section of the report shows."""
     runs = chosen(results, wanted)
-    return {(r.machine, r.run) for r in results if runs[unit(r)] == r.file}
+    return {(r.machine, r.run) for r in results if runs.get(unit(r)) == r.file}
 
 
 def latest(results):
