@@ -5,7 +5,7 @@ import statistics
 from catalog import LOADER_BASELINE
 from report.load import BASELINE
 from report.ratios import CI, break_even_range, ratio
-from report.select import index, invalid, latest, of_phase
+from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
@@ -86,7 +86,11 @@ def break_even_record(parts, variant, cache="cold"):
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
         anchor = next(p for p in parts if p)
-        return record(anchor, "break_even", "steps", None, note=f"no {missing} in this run",
+        skipped = parts[0] is None and profile_skip(anchor, "construction", anchor.info["model"],
+                                                    variant)
+        note = (f"first calls left out by profile `{anchor.profile_name}` in this run" if skipped
+                else f"no {missing} in this run")
+        return record(anchor, "break_even", "steps", None, note=note,
                       variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts
     saved = train.saved("speedup")

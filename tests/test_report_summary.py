@@ -329,3 +329,19 @@ def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path)
     assert next(line for line in rest.splitlines() if line.startswith("- **chainer**")).startswith(
         "- **chainer**: a fresh process takes 0.4–0.6 s")
     assert "| backend | model | best graph variant" in rest
+
+
+def test_a_break_even_the_profile_left_out_says_so(tmp_path):
+    """No first call because the run's profile skipped it: the break-even names the profile, not
+    a missing figure; a first call missing for no rule stays 'no ... in this run'."""
+    from report.records import steady_records
+    data = json.loads(QUICK.read_text())
+    data["graphbench_profile"]["skips"] = [{"reason": "too slow", "backend": "chainer",
+                                            "labels": ["vgg"], "variants": None, "phases": None,
+                                            "suites": ["construction"]}]
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"]["phase"] != "construction"]
+    save(tmp_path, data, "0001_quick", "2026-01-01T00:00:00")
+    notes = {r["model"]: r["note"] for r in steady_records(load_dir(tmp_path))
+             if r["kind"] == "break_even"}
+    assert notes["vgg"] == "first calls left out by profile `quick` in this run"
+    assert notes["mnist_cnn"].startswith("no cold first call")
