@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from isa import tier
+
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
@@ -123,20 +125,17 @@ def load_file(path):
                    data.get("commit_info")) for bench in data["benchmarks"]]
 
 
-ISAS = (("AVX-512", {"avx512f", "avx512bw", "avx512vl", "avx512dq"}), ("AVX2", {"avx2", "fma"}))
-
-
 def machine_name(machine_info):
-    """A machine as every table names it: host, CPU model, family/model numbers, vector ISA, cores
-    and Python. Two CPUs one brand string calls 'AMD EPYC' (an AVX2-only one and an AVX-512 one)
-    are two machines."""
+    """A machine as every table names it: host, CPU model, family/model numbers, vector ISA with
+    the tiers that change compiled code (isa.tier), cores and Python. Two CPUs one brand string
+    calls 'AMD EPYC' (an AVX2-only one and an AVX-512 one), or one CPU with and without AMX, are
+    two machines."""
     cpu = machine_info.get("cpu") or {}
     flags = set(cpu.get("flags") or ()) | set((machine_info.get("graphbench") or {})
                                               .get("cpu", {}).get("flags") or ())
-    isa = next((name for name, needs in ISAS if needs <= flags), "no AVX2" if flags else "ISA ?")
     family = (f"family {cpu['family']} model {cpu['model']}, " if "family" in cpu and "model" in cpu
               else "")
-    return (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, {family}{isa}, "
+    return (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, {family}{tier(flags)}, "
             f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
 
 

@@ -4,6 +4,8 @@ import platform
 from functools import lru_cache
 from pathlib import Path
 
+import isa
+
 # ATEN_CPU_CAPABILITY caps PyTorch's kernels and inductor's generated code (with
 # ONEDNN_MAX_CPU_ISA for oneDNN): an AVX-512 CPU so capped runs AVX2 code
 _CAPS = {"default": "default", "avx2": "avx2", "avx512": "avx512"}
@@ -36,11 +38,8 @@ def flags():
 
 def native_isa():
     """The widest x86 vector ISA the CPU has: avx512, avx2 or default (other CPUs: the arch)."""
-    have = set(flags())
-    if {"avx512f", "avx512bw", "avx512vl", "avx512dq"} <= have:
-        return "avx512"
-    if {"avx2", "fma"} <= have:
-        return "avx2"
+    if found := isa.base_isa(flags()):
+        return found
     return "default" if platform.machine() in ("x86_64", "AMD64") else platform.machine()
 
 
