@@ -135,6 +135,22 @@ LOADERS = {  # the input pipeline's loaders (seed 003)
     "vectorized": "decode per example, then crop and scale the whole batch in one op",
 }
 LOADER_BASELINE = "naive"  # the loader every other is compared with
+PHASES = {  # what a saved result timed (its extra_info's phase); report/select.py groups them
+    "train": "a train step, steady state",
+    "infer": "an inference step, steady state",
+    "construction": "the first calls: trace, compile and run, cold and warm",
+    "retrace": "steps at input sizes that change",
+    "micro": "a micro-benchmark workload (dispatch, control flow, the pitfalls)",
+    "peak": "the matmul peak that a throughput is measured against",
+    "memory": "the memory a train step needs",
+    "determinism": "a train step with deterministic ops on and off",
+    "pipeline": "an epoch through an input loader",
+    "scale": "a train step as the work per step grows",
+}
+PITFALL_VARIANTS = {  # the micro suite's pitfalls: variants of their own
+    "naive": "the pitfall as written",
+    "fixed": "the same code with its fix",
+}
 STEADY_AA = "eager_aa"  # a second, independent float32 eager runner: the A/A control
 
 

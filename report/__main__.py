@@ -33,7 +33,14 @@ def _results(args):
     """The results to report, or ValueError with the one line that says why there are none."""
     if not Path(args.results).is_dir():
         raise ValueError(f"--results {args.results}: no such folder")
-    results = load_dir(args.results, incomplete=args.incomplete)
+    damaged = []
+    results = load_dir(args.results, incomplete=args.incomplete, damaged=damaged)
+    if damaged and results and not args.skip_damaged:
+        them, their = ("it", "its") if len(damaged) == 1 else ("them", "their")
+        raise ValueError(f"{', '.join(damaged)}: cannot be read (above), and a report without "
+                         f"{them} would lack {their} figures: move {them} out "
+                         f"of {args.results} (or replace {them} by a new run), or pass "
+                         f"--skip-damaged to publish without {them}")
     if args.machine:
         found = sorted({r.machine for r in results})
         results = [r for r in results if args.machine in r.machine]
@@ -136,6 +143,9 @@ def parser():
                           "runs); profiles never meet in one ratio")
     add("--incomplete", action="store_true",
         help="include runs that did not finish (interrupted), marked as such")
+    add("--skip-damaged", action="store_true",
+        help="publish without the saved runs that cannot be read (each is named); without it, a "
+             "damaged run stops the report and nothing is published")
     add("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
         help="print two saved runs (JSON files) side by side, then exit")
     add("--report", metavar="FILE", help="write the whole report (answer, runs and charts, every "

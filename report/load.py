@@ -1,25 +1,15 @@
-"""Read saved pytest-benchmark runs; a bad file is a one-line warning, never fatal, never touched."""
+"""Read saved pytest-benchmark runs: a malformed file is a one-line warning and left out, a damaged
+one (not readable) is named to the caller; none is ever touched."""
 import json
-import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from isa import tier
+from report.conform import SAVED_RATIOS, bench_problem, file_problem
 
-REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
-TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
-SAVED_RATIOS = {  # a paired ratio's name -> the extra_info keys its suite saved it under
-    "speedup": ("speedup", "ci_low", "ci_high", "significant"),
-    "aa": ("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
-    "precision": ("precision_speedup", "precision_ci_low", "precision_ci_high",
-                  "precision_significant"),
-    "determinism": ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
-                    "determinism_significant"),
-    "loader": ("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant"),
-}
 BASELINE = ("float32", False)  # (precision, deterministic) of the main tables
 
 
@@ -104,12 +94,17 @@ def warn(message):
     print(f"report: {message}", file=sys.stderr)
 
 
+class Damaged(ValueError):
+    """A saved run that cannot be read at all (cut short, not text, unreadable)."""
+
+
 def load_file(path):
-    """The results of one saved run; raises ValueError with a one-line reason if it is not one."""
+    """The results of one saved run; raises ValueError with a one-line reason if it is not one
+    (Damaged when it cannot be read)."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path}: not readable JSON ({error})") from None
+        raise Damaged(f"{path}: not readable JSON ({error})") from None
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         raise ValueError(f"{path}: not a pytest-benchmark results file (no 'benchmarks' list)")
     machine_info = data.get("machine_info")
@@ -117,7 +112,8 @@ def load_file(path):
     if not isinstance(graphbench, dict):
         raise ValueError(f"{path}: a pytest-benchmark file, but not from this suite "
                          "(no machine_info.graphbench)")
-    if problem := _file_problem(data) or next(filter(None, map(_problem, data["benchmarks"])), None):
+    if problem := file_problem(data) or next(filter(None, map(bench_problem, data["benchmarks"])),
+                                             None):
         raise ValueError(f"{path}: {problem}; file left out")
     return [Result(str(path), machine_name(machine_info), Path(path).stem, data.get("datetime", ""),
                    bench["name"], bench["extra_info"], bench["stats"], graphbench,
@@ -139,70 +135,14 @@ def machine_name(machine_info):
             f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
 
 
-FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
-OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
-
-
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _non_finite(value, where):
-    """(where, value) of every NaN or infinity inside `value` (dicts and lists walked)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        yield where, value
-    elif isinstance(value, dict):
-        for key, inner in value.items():
-            if not str(key).startswith(FINDING_KEYS):
-                yield from _non_finite(inner, f"{where}.{key}")
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _non_finite(inner, where)
-
-
-def _file_problem(data):
-    """What makes a saved run's top level unusable, in a few words, or None."""
-    if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
-        return f"{'/'.join(bad)} is not an object"
-    if not isinstance(data["machine_info"]["graphbench"].get("profile"), str):
-        return "machine_info.graphbench has no profile name"
-    if not isinstance(data.get("datetime", ""), str):
-        return "its datetime is not a string"
-    return None
-
-
-def _problem(bench):
-    """What makes one saved benchmark unusable (a ratio or time that would print as nan, 0 or a
-    crash), in a few words, or None."""
-    if not isinstance(bench, dict) or not isinstance(bench.get("name"), str):
-        return "a benchmark without a name"
-    name, stats, info = bench["name"], bench.get("stats"), bench.get("extra_info")
-    if not isinstance(stats, dict) or not isinstance(info, dict):
-        return f"benchmark {name!r} has no stats or no extra_info"
-    needs = REQUIRED_KEYS + (("workload",) if info.get("phase") == "micro" else ())
-    if bad := [k for k in needs if not isinstance(info.get(k), str)]:
-        return f"benchmark {name!r} has no {'/'.join(bad)} string in its extra_info"
-    if found := next(_non_finite(stats, "stats"), None) or next(_non_finite(info, "extra_info"), None):
-        return f"benchmark {name!r} has {found[0]} = {found[1]}"
-    if bad := [k for k in TIMES if not _number(stats.get(k)) or stats[k] < 0]:
-        return f"benchmark {name!r} has no numeric {'/'.join(bad)} in its stats"
-    if stats["median"] <= 0:
-        return f"benchmark {name!r} has a median of {stats['median']} s"
-    for keys in SAVED_RATIOS.values():
-        if keys[0] in info and (bad := [k for k in keys[:3] if not _number(info.get(k))
-                                        or info[k] <= 0]):
-            return f"benchmark {name!r} has no positive {'/'.join(bad)} in its extra_info"
-    return None
-
-
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs
 VERSIONS = "versions"  # results/versions/<env>/: runs on another release (run.py VERSION_ENVS),
 # left out of the pins' report; `--results results/versions/<env>` or --compare shows them
 
 
-def load_dir(directory, incomplete=False):
+def load_dir(directory, incomplete=False, damaged=None):
     """Every suite result under `directory`; bad files (and, unless asked, unfinished runs) are
-    reported and left out."""
+    reported and left out; the paths of damaged ones are added to the list `damaged`."""
     files = sorted(p for p in Path(directory).rglob("*.json")
                    if p.name != SUMMARY
                    and not {FINDINGS, VERSIONS} & set(p.relative_to(directory).parts[:1]))
@@ -214,6 +154,8 @@ def load_dir(directory, incomplete=False):
             found = load_file(path)
         except ValueError as error:
             warn(str(error))
+            if isinstance(error, Damaged) and damaged is not None:
+                damaged.append(str(path))
             continue
         if found and not found[0].complete and not incomplete:
             warn(f"{path}: the run did not finish ({unfinished(found[0])}); left out "

@@ -1,0 +1,123 @@
+"""What a saved run must hold to be read, checked once, at load: numbers that print, fields of the
+types the report reads, and only the backends, phases, variants and precisions catalog.py knows."""
+import math
+
+from catalog import BACKENDS, LOADERS, PHASES, PITFALL_VARIANTS, PRECISIONS, VARIANTS
+
+REQUIRED_KEYS = ("backend", "model", "variant", "phase")
+TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
+SAVED_RATIOS = {  # a paired ratio's name -> the extra_info keys its suite saved it under
+    "speedup": ("speedup", "ci_low", "ci_high", "significant"),
+    "aa": ("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
+    "precision": ("precision_speedup", "precision_ci_low", "precision_ci_high",
+                  "precision_significant"),
+    "determinism": ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
+                    "determinism_significant"),
+    "loader": ("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant"),
+}
+FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
+OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
+CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},
+           "precision": PRECISIONS, "loader": LOADERS}  # extra_info key -> what it may be
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _names(value):
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _flags(value):
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+FIELDS = (  # (path in the file, check, what it must be) of the fields the report reads, if present
+    (("graphbench_run", "complete"), lambda v: isinstance(v, bool), "true or false"),
+    (("graphbench_run", "cases"), _count, "a count"),
+    (("graphbench_run", "cases_run"), _count, "a count"),
+    (("machine_info", "cpu"), lambda v: isinstance(v, dict), "an object"),
+    (("machine_info", "cpu", "flags"), _flags, "a list of flag names"),
+    (("machine_info", "graphbench", "versions"), _names, "an object of package: version"),
+    (("machine_info", "graphbench", "cpu"), lambda v: isinstance(v, dict), "an object"),
+    (("machine_info", "graphbench", "cpu", "flags"), _flags, "a list of flag names"),
+)
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _non_finite(value, where):
+    """(where, value) of every NaN or infinity inside `value` (dicts and lists walked)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        yield where, value
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            if not str(key).startswith(FINDING_KEYS):
+                yield from _non_finite(inner, f"{where}.{key}")
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _non_finite(inner, where)
+
+
+def _at(data, path):
+    """The value at `path` inside nested objects, or None where the path ends early."""
+    for key in path:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
+
+
+def _shown(value):
+    return repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+
+
+def file_problem(data):
+    """What makes a saved run's top level unusable, in a few words, or None."""
+    if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
+        return f"{'/'.join(bad)} is not an object"
+    if not isinstance(data["machine_info"]["graphbench"].get("profile"), str):
+        return "machine_info.graphbench has no profile name"
+    if not isinstance(data.get("datetime", ""), str):
+        return "its datetime is not a string"
+    for path, fits, what in FIELDS:
+        if (value := _at(data, path)) is not None and not fits(value):
+            return f"{'.'.join(path)} is {_shown(value)}, not {what}"
+    return None
+
+
+def _choice_problem(info):
+    """The extra_info field whose value catalog.py does not know, with the choices, or None."""
+    for key, choices in CHOICES.items():
+        if key in info and info[key] not in choices:
+            return f"extra_info.{key} {_shown(info[key])}: not one of {', '.join(choices)}"
+    if "deterministic" in info and not isinstance(info["deterministic"], bool):
+        return f"extra_info.deterministic {_shown(info['deterministic'])}: not true or false"
+    return None
+
+
+def bench_problem(bench):
+    """What makes one saved benchmark unusable (a ratio or time that would print as nan, 0 or a
+    crash, a field the catalog does not know), in a few words, or None."""
+    if not isinstance(bench, dict) or not isinstance(bench.get("name"), str):
+        return "a benchmark without a name"
+    name, stats, info = bench["name"], bench.get("stats"), bench.get("extra_info")
+    if not isinstance(stats, dict) or not isinstance(info, dict):
+        return f"benchmark {name!r} has no stats or no extra_info"
+    needs = REQUIRED_KEYS + (("workload",) if info.get("phase") == "micro" else ())
+    if bad := [k for k in needs if not isinstance(info.get(k), str)]:
+        return f"benchmark {name!r} has no {'/'.join(bad)} string in its extra_info"
+    if unknown := _choice_problem(info):
+        return f"benchmark {name!r} has {unknown}"
+    if found := next(_non_finite(stats, "stats"), None) or next(_non_finite(info, "extra_info"), None):
+        return f"benchmark {name!r} has {found[0]} = {found[1]}"
+    if bad := [k for k in TIMES if not _number(stats.get(k)) or stats[k] < 0]:
+        return f"benchmark {name!r} has no numeric {'/'.join(bad)} in its stats"
+    if stats["median"] <= 0:
+        return f"benchmark {name!r} has a median of {stats['median']} s"
+    for keys in SAVED_RATIOS.values():
+        if keys[0] in info and (bad := [k for k in keys[:3] if not _number(info.get(k))
+                                        or info[k] <= 0]):
+            return f"benchmark {name!r} has no positive {'/'.join(bad)} in its extra_info"
+    return None
