@@ -188,10 +188,19 @@ def bench_user(parser, path, envs, profile, pytest_args):
     if short := disk_short(chosen):
         print(f"run.py: {short}", file=sys.stderr)
         return 1
+    import tempfile
     started = time.time()
-    failed = [fw for fw in chosen if call(
-        tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",
-        profile, *pytest_args)]
+    handle, written = tempfile.mkstemp(prefix="graphbench-user-causes-")
+    os.close(handle)
+    os.environ["GRAPHBENCH_USER_CAUSES"] = written  # each failure's one line (user/test_user.py)
+    try:
+        failed = [fw for fw in chosen if call(
+            tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",
+            profile, *pytest_args)]
+    finally:
+        os.environ.pop("GRAPHBENCH_USER_CAUSES")
+        causes = dict.fromkeys(Path(written).read_text().splitlines())
+        os.unlink(written)
     name = Path(path).stem
     for report in sorted((ROOT / "results").glob(f"*/user-{name}.md")):
         if report.stat().st_mtime >= started:  # this run's, not an earlier one's
@@ -200,6 +209,8 @@ def bench_user(parser, path, envs, profile, pytest_args):
     if failed:
         print(f"run.py: the user run failed in: {', '.join(failed)} (reports saved so far are "
               "kept)", file=sys.stderr)
+    for cause in causes:  # last: what to fix, not tox's and pytest's banners above it
+        print(f"run.py: {cause}", file=sys.stderr)
     return 1 if failed else 0
 
 

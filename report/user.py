@@ -79,15 +79,32 @@ def ran(m):
     return [v for v in m["variants"] if v not in m["failed"]]
 
 
+def non_finite(m, arm):
+    """Where the arm's loss (or inference outputs) stopped being finite, in words: a first-call
+    process's (which keeps every step's loss), else a steady one's; None if none did (or the
+    measurement predates the check)."""
+    found = [c.get("non_finite") for cache in ("cold", "warm") for c in m[cache].get(arm, [])]
+    found += [c.get("non_finite", {}).get(arm) for c in m["steady"]]
+    return next((why for why in found if why), None)
+
+
+def invalid(m, arm):
+    """Why the arm's times are no figures: where its loss, or eager's, stopped being finite (they
+    time NaN or inf arithmetic: shown as the suites show a non-finite loss, never as a figure);
+    None while both stayed finite."""
+    own, eager = non_finite(m, arm), non_finite(m, "eager")
+    return own or (eager and f"eager's {eager}")
+
+
 def records(m, machine, run, commit=None, dirty=None):
     """One record per figure, with summary.json's fields."""
     base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32", "known_wrong": None,
             "processes": len(m["steady"]), "rounds": m["plan"]["rounds"],
             "aa_floor_low": None, "aa_floor_high": None}
-    aa = [speedup(m, p, AA) for p in ("train", "infer")]
-    wide = max(aa, key=lambda r: r.high / r.low)
-    base.update(aa_floor_low=wide.low, aa_floor_high=wide.high)
+    if not invalid(m, AA):
+        wide = max((speedup(m, p, AA) for p in ("train", "infer")), key=lambda r: r.high / r.low)
+        base.update(aa_floor_low=wide.low, aa_floor_high=wide.high)
     out = []
 
     def add(variant, phase, kind, unit, estimate, low=None, high=None, interval=None,
@@ -95,14 +112,18 @@ def records(m, machine, run, commit=None, dirty=None):
         out.append({**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
                     "unit": unit, "estimate": estimate, "low": low, "high": high,
                     "interval": interval, "significant": significant, "note": note})
+    valid = [arm for arm in ["eager", *ran(m)] if not invalid(m, arm)]
+    for arm in ["eager", *ran(m)]:
+        for phase in ("train", "infer") if arm not in valid else ():
+            add(arm, phase, "step_time", "s", None, note=f"non-finite loss: {invalid(m, arm)}")
     for phase in ("train", "infer"):
-        for arm in ["eager", *ran(m)]:
+        for arm in valid:
             add(arm, phase, "step_time", "s", step_s(m, phase, arm))
-        for arm in [AA, *ran(m)]:
+        for arm in [a for a in [AA, *ran(m)] if not invalid(m, a)]:
             r = speedup(m, phase, arm)
             add(arm, phase, "aa_ratio" if arm == AA else "speedup", "x", r.estimate, r.low, r.high,
                 CI, r.significant)
-    for arm in ["eager", *ran(m)]:
+    for arm in valid:
         for cache in ("cold", "warm"):
             for phase in ("train", "infer"):
                 if (s := first_call(m, arm, cache, phase)) is not None:
@@ -110,9 +131,10 @@ def records(m, machine, run, commit=None, dirty=None):
         add(arm, "train", "peak_memory", "MiB", peak_mib(m, arm), case="cold")
         add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold")
     for arm in ran(m):
-        n, low, high, note = break_even_range(m, arm)
-        add(arm, "train", "break_even", "steps", n, low, high, CI if low else None, note=note,
-            case="cold")
+        if arm in valid:
+            n, low, high, note = break_even_range(m, arm)
+            add(arm, "train", "break_even", "steps", n, low, high, CI if low else None, note=note,
+                case="cold")
         if (check := accuracy(m, arm)) is not None:
             add(arm, "train", "accuracy_loss_diff", "abs", check["loss_max_abs_diff"],
                 significant=not check["match"], note="mismatch" if not check["match"] else None)

@@ -44,12 +44,17 @@ def _mismatch(m, arm):
 
 def recommend(m):
     """One paragraph: which variant to compile with (or stay eager), and what to do about shapes."""
-    fw, good = m["framework"], [v for v in U.ran(m) if not _mismatch(m, v)]
-    wrong = [v for v in U.ran(m) if _mismatch(m, v)]
+    fw, shown = m["framework"], [v for v in U.ran(m) if not U.invalid(m, v)]
+    if why := U.non_finite(m, "eager"):
+        return (f"**{fw}: no answer: the loss is not finite.** Eager's {why}: every time measured "
+                "is of NaN or inf arithmetic, so no variant gets a speedup. Make the model train "
+                "stably (a lower learning rate, gradient clipping, a loss that cannot overflow) "
+                "and run again.")
+    good, wrong = [v for v in shown if not _mismatch(m, v)], [v for v in shown if _mismatch(m, v)]
     lines = []
     faster = [v for v in good if U.speedup(m, "train", v).low > 1]
     if not faster:
-        best = max(U.ran(m), key=lambda v: U.speedup(m, "train", v).estimate, default=None)
+        best = max(shown, key=lambda v: U.speedup(m, "train", v).estimate, default=None)
         lines.append(f"**{fw}: stay eager.** No graph variant makes a train step significantly "
                      "faster with a matching result" + (
                          f" (best: `{best}` {_x(U.speedup(m, 'train', best))})." if best else "."))
@@ -80,6 +85,8 @@ def recommend(m):
     if wrong:
         lines.append(f"⚠ **{', '.join(wrong)} compute a different result from eager** (see "
                      "Accuracy): do not use them without checking why.")
+    lines += [f"✗ **{v}: the loss is not finite** ({U.invalid(m, v)}) where eager's stays finite: "
+              "do not use it without checking why." for v in U.ran(m) if U.invalid(m, v)]
     if m["failed"]:
         lines.append(f"Could not run: {', '.join(m['failed'])} (see Skipped).")
     return " ".join(lines)
@@ -110,7 +117,10 @@ def tables(m):
            "first call s cold | warm | break-even steps | peak MiB | accuracy |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for arm in arms:
-        row = [f"`{arm}`"]
+        if U.invalid(m, arm):  # as the suites show a non-finite loss: never as a figure
+            out.append(_row(arm, ["non-finite ✗"] * 8 + [_accuracy(m, arm)]))
+            continue
+        row = []
         for phase in ("train", "infer"):
             row.append(f"{U.step_s(m, phase, arm) * 1e3:.2f}")
             row.append("1" if arm == "eager" else _x(U.speedup(m, phase, arm)))
@@ -121,19 +131,18 @@ def tables(m):
         row.append(note or (f"{n:,} ({low:,}–{high:,})"))
         peak = U.peak_mib(m, arm)
         row.append("—" if peak is None else f"{peak:.1f}")
-        check = U.accuracy(m, arm)
-        row.append("reference" if arm == "eager" else "—" if check is None else
-                   ("✓" if check["match"] else "⚠ **MISMATCH**") +
-                   f" (loss Δ {check['loss_max_abs_diff']:.1e}, outputs Δ "
-                   f"{check['outputs_max_abs_diff']:.1e})")
-        out.append("| " + " | ".join(row) + " |")
-    aa = [U.speedup(m, p, AA) for p in ("train", "infer")]
+        out.append(_row(arm, row + [_accuracy(m, arm)]))
+    aa = "non-finite ✗" if U.invalid(m, AA) else ", ".join(
+        f"{p} {_x(U.speedup(m, p, AA))}" for p in ("train", "infer"))
     tol = m["steady"][0]["tolerance"]
-    out += ["", f"A/A control (eager ÷ a second eager runner): train {_x(aa[0])}, infer "
-                f"{_x(aa[1])}; `~` marks an interval that includes 1. Accuracy: outputs before "
+    out += ["", f"A/A control (eager ÷ a second eager runner): {aa}; "
+                f"`~` marks an interval that includes 1. Accuracy: outputs before "
                 f"training and losses over {m['steady'][0]['accuracy_steps']} train steps against "
                 f"eager, `allclose(rtol={tol['rtol']}, atol={tol['atol']})`; eager vs a second "
                 f"eager: loss Δ {U.accuracy(m, AA)['loss_max_abs_diff']:.1e}.", ""]
+    if bad := [a for a in ["eager", AA, *U.ran(m)] if U.non_finite(m, a)]:
+        out += ["Not finite (their times are left out):", ""]
+        out += [f"- ✗ `{a}`: {U.non_finite(m, a)}" for a in bad] + [""]
     out += _retrace_table(m, arms)
     if "graph_breaks" in m["cold"]["eager"][0]:
         g = m["cold"]["eager"][0]["graph_breaks"]
@@ -144,6 +153,19 @@ def tables(m):
         out += ["Skipped (the framework's reason):", ""]
         out += [f"- `{arm}`: {reason}" for arm, reason in m["failed"].items()] + [""]
     return out
+
+
+def _row(arm, cells):
+    return "| " + " | ".join([f"`{arm}`", *cells]) + " |"
+
+
+def _accuracy(m, arm):
+    """The accuracy cell: ✓ or ⚠ **MISMATCH** with the largest differences from eager."""
+    check = U.accuracy(m, arm)
+    return ("reference" if arm == "eager" else "—" if check is None else
+            ("✓" if check["match"] else "⚠ **MISMATCH**") +
+            f" (loss Δ {check['loss_max_abs_diff']:.1e}, outputs Δ "
+            f"{check['outputs_max_abs_diff']:.1e})")
 
 
 def _hits(m, arm, cache):
@@ -163,6 +185,9 @@ def _retrace_table(m, arms):
     if not m["cold"]["eager"][0]["retrace"]:
         return ["No retrace run (smoke run).", ""]
     for arm in arms:
+        if U.invalid(m, arm):
+            out.append(_row(arm, ["non-finite ✗"] * 6))
+            continue
         r = U.retrace(m, arm)
         signals = ", ".join([f"{k}: {v}" for k, v in r["signals"].items()]
                             + ([r["cut"]] if r["cut"] else [])) or "—"

@@ -1,8 +1,8 @@
 """Cold child: one variant from a fresh process: start-up, first call, peak memory over a few steps,
 then one train step per retrace shape (time, traces, memory held, framework warnings)."""
-import math
 import time
 
+from backends.user import first_non_finite
 from suites import rss
 from suites.logs import count_log_signals
 
@@ -21,15 +21,14 @@ def measure(args, backend, adapter, device):
         runner = adapter.Runner(user, variant, device, example=example)
         batch = runner.to_device(*example)
         t = time.perf_counter()
-        loss = runner.train_step(*batch)
+        losses = [runner.train_step(*batch)]
         out["first_call_s"] = time.perf_counter() - t
         out["first_call_peak_bytes"] = rss.peak(method) - baseline
         out["cache_hits"] = None if hits is None else backend.cache_hits() - hits
         rss.reset_peak()
-        for _ in range(args.memory_steps):
-            loss = runner.train_step(*batch)
+        losses += [runner.train_step(*batch) for _ in range(args.memory_steps)]
         out.update(peak_rss_bytes=rss.peak(method) - baseline, peak_method=method,
-                   losses=[loss])
+                   losses=losses)
         t = time.perf_counter()
         runner.infer_step(batch[0])  # compiles the inference graph too: the steady child reuses it
         out["infer_first_call_s"] = time.perf_counter() - t
@@ -39,7 +38,9 @@ def measure(args, backend, adapter, device):
         if variant == "eager" and hasattr(adapter, "graph_breaks"):
             out["graph_breaks"] = adapter.graph_breaks(runner, *batch)
     out["log_signals"] = signals
-    out["loss_finite"] = all(math.isfinite(s["loss"]) for s in out["retrace"]) and math.isfinite(loss)
+    trail = [*losses, *(s["loss"] for s in out["retrace"])]  # every train step, in order
+    out["non_finite"] = first_non_finite(dict(enumerate(trail, 1)))
+    out["loss_finite"] = out["non_finite"] is None
     return out
 
 

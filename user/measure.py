@@ -130,7 +130,7 @@ def check(path, framework):
         try:
             step()
         except Exception as error:
-            user.fail(f"{builder}()", f"{what} raised {one_line(error)}")
+            user.fail(f"{builder}()", f"{what} raised {one_line(error)}", error)
     if not math.isfinite(float(runner.train_step(xs, target))):
         user.fail(f"{builder}()", "the loss is not finite after an eager train step")
     return user

@@ -5,7 +5,7 @@ import traceback
 
 import numpy as np
 
-from backends.user import one_line
+from backends.user import first_non_finite, one_line
 from suites.paired import AA, arm_spec, interleave
 
 
@@ -72,21 +72,36 @@ def _measure(args, backend, adapter, device):
             continue
         reference = reference or (outputs, losses)
         checks[arm] = _compare(outputs, losses, *reference, rtol, atol)
-    times = {}
+    times, last = {}, {}
     for phase in ("train", "infer"):
-        steps = {arm: _step(r, phase, r.to_device(*example)) for arm, r in runners.items()}
+        steps = {arm: _step(r, phase, r.to_device(*example), last, arm)
+                 for arm, r in runners.items()}
         interleave(steps, args.warmup, args.block, args.seed)
         times[phase], settings = interleave(steps, args.rounds, args.block, args.seed)
+    trained = args.accuracy_steps + (args.warmup + args.rounds) * args.block
+    non_finite = {arm: why for arm in runners if (why := _non_finite(
+        checks[arm]["losses"], last[("train", arm)], last[("infer", arm)], trained))}
     return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
             "accuracy": checks, "tolerance": {"rtol": rtol, "atol": atol},
             "accuracy_steps": args.accuracy_steps, "failed": failed, "shape": list(shape),
+            "non_finite": non_finite,
             "traces": {arm: r.traces() for arm, r in runners.items()},
             "first_calls": first, "startup_s": startup,
             "framework_version": backend.version()}
 
 
-def _step(runner, phase, batch):
+def _step(runner, phase, batch, last, arm):
+    """One timed step of the arm; its loss (or outputs) kept in `last`, checked after the clock."""
     xs, target = batch
     if phase == "train":
-        return lambda: runner.train_step(xs, target)
-    return lambda: runner.infer_step(xs)
+        return lambda: last.__setitem__((phase, arm), runner.train_step(xs, target))
+    return lambda: last.__setitem__((phase, arm), runner.infer_step(xs))
+
+
+def _non_finite(losses, last_loss, last_outputs, trained):
+    """Where an arm's train losses (the accuracy steps', then the last timed one), or its last
+    inference outputs, stopped being finite; None if they never did."""
+    why = first_non_finite({**dict(enumerate(losses, 1)), trained: last_loss})
+    if why or np.isfinite(last_outputs).all():
+        return why
+    return f"inference outputs not finite after {trained} train steps"

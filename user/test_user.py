@@ -1,5 +1,7 @@
 """Your model, eager against every graph variant of its framework: one test per variant, after one
 measurement per framework (saved, with its report, before any test's verdict)."""
+import os
+
 import pytest
 
 from backends import BackendUnavailable, load
@@ -16,6 +18,18 @@ def _machine_info(config):
     info = config.hook.pytest_benchmark_generate_machine_info(config=config)
     config.hook.pytest_benchmark_update_machine_info(config=config, machine_info=info)
     return info
+
+
+def _cause(line):
+    """Keep a failure's one line for run.py, which ends with it (GRAPHBENCH_USER_CAUSES)."""
+    if path := os.environ.get("GRAPHBENCH_USER_CAUSES"):
+        with open(path, "a") as out:
+            out.write(line + "\n")
+
+
+def _fail(line):
+    _cause(line)
+    pytest.fail(line, pytrace=False)  # the one line, not pytest's source listing
 
 
 def _measure(config, framework):
@@ -35,15 +49,17 @@ def _measure(config, framework):
         except BackendUnavailable as error:
             _measured[framework] = ("skip", str(error))
         except UserFileError as error:  # bad input: its one line, and nothing else to run
+            _cause(str(error))
             pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
         except RuntimeError as error:
-            _measured[framework] = ("fail", str(error))
+            _measured[framework] = ("fail", f"{framework}: {error}")
+            _cause(_measured[framework][1])
     found = _measured[framework]
     if isinstance(found, tuple):
         kind, reason = found
         if kind == "skip":
             pytest.skip(reason)
-        pytest.fail(reason, pytrace=False)  # the one line, not pytest's source listing
+        pytest.fail(reason, pytrace=False)
     return found
 
 
@@ -53,11 +69,13 @@ def test_user(request, user_variant):
     m = _measure(request.config, framework)
     if variant in m["failed"]:
         pytest.skip(f"{framework}/{variant} could not run: {m['failed'][variant]}")
+    if why := figures.invalid(m, variant):
+        _fail(f"{framework}/{variant}: the loss is not finite: {why}; its times are of NaN or inf "
+              f"arithmetic, left out of the report {m['report']}")
     if variant == "eager":
         return
     found = figures.accuracy(m, variant)
     if found and not found["match"]:
-        pytest.fail(f"{framework}/{variant} does not compute what eager computes: loss differs by "
-                    f"{found['loss_max_abs_diff']:.2e}, outputs by "
-                    f"{found['outputs_max_abs_diff']:.2e} (tolerance {found['tolerance']}); "
-                    f"report {m['report']}", pytrace=False)
+        _fail(f"{framework}/{variant} does not compute what eager computes: loss differs by "
+              f"{found['loss_max_abs_diff']:.2e}, outputs by {found['outputs_max_abs_diff']:.2e} "
+              f"(tolerance {found['tolerance']}); report {m['report']}")

@@ -2,8 +2,11 @@
 import ast
 import importlib.util
 import io
+import math
+import numbers
 import sys
 import tokenize
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,25 +30,59 @@ def one_line(error):
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
+def first_non_finite(losses):
+    """`loss inf at train step 4 (23.8 → 1.53e+14 → 9.2e+26 → inf)` for {step: loss}, `by` step 4
+    when the steps before it are not all there; None while every loss is finite (a model whose
+    loss is NaN or inf is timed doing NaN arithmetic)."""
+    trail, last = [], 0
+    for step, loss in sorted(losses.items()):
+        gap, last = step > last + 1, step
+        trail += (["…"] if gap else []) + [f"{loss:.3g}"]
+        if not math.isfinite(loss):
+            return (f"loss {loss:.3g} {'by' if gap else 'at'} train step {step} "
+                    f"({' → '.join(trail[-6:])})")
+    return None
+
+
 def frameworks_in(path):
     """The frameworks whose builder the file defines, read from its source (nothing imported)."""
     path = Path(path)
+    if path.is_dir():
+        *most, last = BUILDERS.values()
+        raise UserFileError(f"{path}: is a directory; --user takes one model file (a .py "
+                            f"defining {', '.join(most)} or {last})")
     if not path.is_file():
         raise UserFileError(f"{path}: no such file")
     try:
         tree = ast.parse(_source(path), str(path))
     except SyntaxError as error:
         raise UserFileError(f"{path}: does not parse: line {error.lineno}: {error.msg}") from None
-    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    found = [fw for fw, name in BUILDERS.items() if name in defined]
+    found = [fw for fw, name in BUILDERS.items() if name in _bound(tree)]
     if not found:
         raise UserFileError(f"{path}: defines none of {', '.join(BUILDERS.values())}")
     return found
 
 
+def _bound(tree):
+    """The names a module binds at its top level: def, assignment (a lambda) or import."""
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
 def _source(path):
     """The file's text in its declared encoding (UTF-8 unless a PEP 263 coding line says other)."""
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise UserFileError(f"{path}: cannot be read: {error.strerror}") from None
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     except SyntaxError:  # an undecodable first line, or an unknown encoding named there
@@ -69,8 +106,13 @@ class UserFile:
     def name(self):
         return self.path.stem
 
-    def fail(self, function, what):
-        raise UserFileError(f"{self.path}: {function}: {what}")
+    def fail(self, function, what, error=None):
+        """Raise the one line `file[:line]: function: what`; the line is where `error` was raised
+        in this file (its innermost frame here), when it was."""
+        frames = traceback.extract_tb(error.__traceback__) if error else []
+        lines = [f.lineno for f in frames if Path(f.filename).resolve() == self.path.resolve()]
+        at = f":{lines[-1]}" if lines else ""
+        raise UserFileError(f"{self.path}{at}: {function}: {what}")
 
     def call(self, function, *args):
         """Call the file's `function`; anything it raises becomes one line naming it."""
@@ -80,7 +122,7 @@ class UserFile:
         try:
             return fn(*args)
         except Exception as error:
-            self.fail(f"{function}()", f"raised {one_line(error)}")
+            self.fail(f"{function}()", f"raised {one_line(error)}", error)
 
     def shapes(self):
         """The retrace run's shapes: SHAPES, or shapes(rng) with a generator seeded 0."""
@@ -94,11 +136,23 @@ class UserFile:
             self.fail("SHAPES", "not defined: list the input shapes (or define shapes(rng))")
         if not isinstance(found, (list, tuple)) or not found:
             self.fail(where, f"must be a non-empty list of shapes, got {type(found).__name__}")
-        return [_shape(s) for s in found]
+        return [self._shape(s, f"{where}: shape {i} of {len(found)}, ")
+                for i, s in enumerate(found, 1)]
 
     def shape(self):
         """The steady-state shape: SHAPE, else the first retrace shape."""
-        return _shape(self.module.SHAPE) if hasattr(self.module, "SHAPE") else self.shapes()[0]
+        if hasattr(self.module, "SHAPE"):
+            return self._shape(self.module.SHAPE, "SHAPE: ")
+        return self.shapes()[0]
+
+    def _shape(self, value, where):
+        """A shape as a tuple of positive ints; a zero, negative or fractional dimension fails."""
+        shape = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+        for dim, n in enumerate(shape):
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+                raise UserFileError(f"{self.path}: {where}{shape}: dimension {dim} is {n}; a "
+                                    "shape's dimensions are positive ints")
+        return shape
 
     def tolerance(self):
         rtol, atol = getattr(self.module, "TOLERANCE", TOLERANCE)
@@ -115,6 +169,9 @@ class UserFile:
         for i, a in enumerate((*xs, *(target if isinstance(target, tuple) else (target,)))):
             if not isinstance(a, np.ndarray):
                 self.fail("inputs()", f"array {i} is a {type(a).__name__}, not a NumPy array")
+            if a.size == 0:
+                self.fail(f"inputs({shape}, {seed})", f"array {i} has shape {a.shape}: an empty "
+                                                      "array (a dimension is 0)")
         return tuple(xs), target
 
     def build(self, framework, complete=None):
@@ -131,10 +188,6 @@ class UserFile:
         if not callable(out["loss"]):
             self.fail(f"{name}()", f"'loss' must be a callable {LOSS_CALL[framework]}")
         return out
-
-
-def _shape(value):
-    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
 
 
 def load(path):
