@@ -4,11 +4,13 @@ import importlib.util
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from pathlib import Path
 
 from catalog import BACKENDS
+from report import stops
 from report.answer import answer_text, break_even_reading, step_time_reading
 from report.compare import compare_command
 from report.load import SUMMARY, load_dir, warn
@@ -23,8 +25,8 @@ from report.scale import scale_reading
 from report.select import front, names, one_profile, views
 from report.terminal import answer_for, standalone
 from report.text import from_runs
-from report.write import (END, START, SUMMARY_END, SUMMARY_START, chart_folders, check_outputs,
-                          publish, readme_text, rewrite_readme, splice)
+from report.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
+                          check_outputs, publish, readme_text, rewrite_readme, splice)
 
 __all__ = ["END", "START", "details_text", "main", "render", "rewrite_readme"]
 
@@ -157,17 +159,29 @@ def parser():
 
 
 def main(argv=None):
-    """Run the report (or --compare); 0 when made, 2 with one line on why not."""
+    """Run the report (or --compare); 0 when made, 2 with one line on why not, 128 + the signal
+    with one line on which files stand when stopped."""
     args = parser().parse_args(argv)
     if args.compare:
         return compare_command(args.compare)
-    try:
-        return _report(args)
-    except OSError as error:  # e.g. a full disk while the charts are drawn
-        problem = f"{error.filename or 'the report'}: {error.strerror or error}"
-    except ValueError as error:
-        problem = str(error)
-    warn(f"{problem}; README and charts not changed" if args.readme or args.charts else problem)
+    kept = "README and charts not changed" if args.readme or args.charts else None
+    published = []
+    with stops.raised():
+        try:
+            return _report(args, published)
+        except Mixed as error:
+            problem, kept = str(error), None
+        except OSError as error:  # e.g. a full disk while the charts are drawn
+            problem = f"{error.filename or 'the report'}: {error.strerror or error}"
+        except ValueError as error:
+            problem = str(error)
+        except stops.Stopped as error:
+            signum = error.args[0]
+            stands = ("the new README and charts stand, whole" if published
+                      else kept or "no file written")
+            warn(f"stopped by {signal.Signals(signum).name}; {stands}")
+            return 128 + signum
+    warn(f"{problem}; {kept}" if kept else problem)
     return 2
 
 
@@ -192,7 +206,7 @@ def _check(args):
     return text
 
 
-def _report(args):
+def _report(args, published=None):
     """Make the whole report first (charts in a temporary folder); then stage every file beside
     its target and move them all, or none."""
     text = _check(args)
@@ -234,7 +248,7 @@ def _report(args):
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
-                 final if drawn else None)
+                 final if drawn else None, [] if published is None else published)
     if args.answer_for:
         print(answer_for(machines, results, args.answer_for))
         print(f"report: the full report: {args.report or details}")
@@ -243,15 +257,16 @@ def _report(args):
     return 0
 
 
-def _publish(files, charts):
-    """Write every file or none; a charts folder made for them goes again when they could not be."""
+def _publish(files, charts, published):
+    """Write every file or none (True appended to `published` once all are in place); a charts
+    folder made for them goes again when they could not be."""
     made = charts is not None and not charts.exists()
     if made:
         charts.mkdir(parents=True)
     try:
-        publish(files)
-    except ValueError:
-        if made:
+        publish(files, published)
+    except BaseException:
+        if made and not published:
             shutil.rmtree(charts, ignore_errors=True)
         raise
 

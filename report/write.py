@@ -1,11 +1,14 @@
 """The report's files: README blocks between markers; every output checked, staged beside its
-target and then moved, so that a failure changes nothing."""
+target and then moved, the old files kept until the last move, so that a failure or a stop signal
+leaves the old files or the new ones, whole."""
 import contextlib
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
+from report import stops
 from report.load import warn
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
@@ -94,11 +97,20 @@ def _write(path, data):
         os.fsync(out.fileno())
 
 
+def _staged(path):
+    return path.with_name(f".{path.name}.new")
+
+
+def _discard(path):
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
+
+
 def stage(path, data):
-    """`data` (text or bytes) in a file beside `path`, checked, to be moved over it; a failed write
-    leaves no staged file."""
+    """`data` (text or bytes) in a file beside `path`, checked, to be moved over it; a failed or
+    interrupted write leaves no staged file."""
     path, data = Path(path), data.encode() if isinstance(data, str) else data
-    staged = path.with_name(f".{path.name}.new")
+    staged = _staged(path)
     try:
         if path.is_dir():
             raise IsADirectoryError(21, "a folder where the file goes")
@@ -106,28 +118,87 @@ def stage(path, data):
         if staged.stat().st_size != len(data):
             raise OSError(5, f"{staged.stat().st_size} of {len(data)} bytes written")
     except OSError as error:
-        with contextlib.suppress(OSError):
-            staged.unlink(missing_ok=True)
+        _discard(staged)
         raise ValueError(f"{path}: cannot write beside it ({error.strerror or error})") from None
+    except BaseException:
+        _discard(staged)
+        raise
     return staged
 
 
-def publish(files):
-    """Stage every (target, data), then move them all over their targets; when one cannot be
-    staged, nothing is moved and no staged file is left (ValueError with the one line)."""
-    staged = []
+class Mixed(ValueError):
+    """A move failed and an old file could not be put back: the published files are a mix."""
+
+
+def _keep(target):
+    """A second name for the file at `target` (a copy where links fail), kept until the new file
+    is in place; None when there is no file."""
+    if not target.is_file():
+        return None
+    kept = target.with_name(f".{target.name}.old")
+    kept.unlink(missing_ok=True)
+    try:
+        os.link(target, kept)
+    except OSError:
+        shutil.copy2(target, kept)
+    return kept
+
+
+def _put_back(moves, kept):
+    """Undo the moves made: each old file back over its target, a new one with none removed;
+    returns [(target, its old file)] of those that could not be put back."""
+    failed = []
+    for (staged, target), old in zip(moves, kept):
+        if staged.exists():  # never moved
+            continue
+        try:
+            if old:
+                os.replace(old, target)
+            else:
+                target.unlink()
+        except OSError:
+            failed.append((target, old))
+    return failed
+
+
+def _swap(moves):
+    """Move every staged file over its target, the old ones kept until the last move; when one
+    cannot be moved, put the old ones back (ValueError, or Mixed when that failed too)."""
+    kept, failed = [], []
+    try:
+        for staged, target in moves:
+            kept.append(_keep(target))
+        for staged, target in moves:
+            os.replace(staged, target)
+    except OSError as error:
+        why = f"{target}: cannot replace it ({error.strerror or error})"
+        if failed := _put_back(moves, kept):
+            raise Mixed(f"{why}, nor put back " + ", ".join(
+                f"{t} (its old file: {old})" if old else f"{t} (new)" for t, old in failed)
+                + ": the published files are a mix of old and new") from None
+        raise ValueError(why) from None
+    finally:
+        for old in set(filter(None, kept)) - {old for _, old in failed}:
+            _discard(old)
+
+
+def publish(files, published=None):
+    """Stage every (target, data), then move them all over their targets, or none: the old files
+    stay until the last move and are put back when one fails; no staged or kept file is left
+    (ValueError with the one line). Stop signals wait while files move; True is appended to the
+    list `published` once every new file is in place, before they are let in."""
+    moves = [(_staged(Path(target)), Path(target)) for target, _ in files]
     try:
         for target, data in files:
-            staged.append((stage(target, data), target))
-        while staged:
-            os.replace(*staged[0])
-            staged.pop(0)
-    except OSError as error:
-        raise ValueError(f"{staged[0][1]}: cannot replace it ({error.strerror or error})") from None
+            stage(target, data)
+        with stops.held():
+            _swap(moves)
+            if published is not None:
+                published.append(True)
     finally:
-        for path, _ in staged:
-            with contextlib.suppress(OSError):
-                path.unlink(missing_ok=True)
+        with stops.held():
+            for staged, _ in moves:
+                _discard(staged)
 
 
 def rewrite_readme(path, section):
