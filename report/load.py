@@ -35,6 +35,7 @@ class Result:
     profile: dict = None  # the run's profile plan (sizes, rounds, retrace skips)
     status: dict = None  # the run's graphbench_run: complete or not, and why
     commit: dict = None  # pytest-benchmark's commit_info: id, dirty, time, branch
+    python: str = None  # the run's Python version (not the machine's: envs differ)
 
     def saved(self, name):
         """The paired ratio `name` (SAVED_RATIOS) this result carries, or None (saved before its
@@ -118,21 +119,22 @@ def load_file(path):
     return [Result(str(path), machine_name(machine_info), Path(path).stem, data.get("datetime", ""),
                    bench["name"], bench["extra_info"], bench["stats"], graphbench,
                    data.get("graphbench_profile"), data.get("graphbench_run"),
-                   data.get("commit_info")) for bench in data["benchmarks"]]
+                   data.get("commit_info"), machine_info.get("python_version"))
+            for bench in data["benchmarks"]]
 
 
 def machine_name(machine_info):
     """A machine as every table names it: host, CPU model, family/model numbers, vector ISA with
-    the tiers that change compiled code (isa.tier), cores and Python. Two CPUs one brand string
-    calls 'AMD EPYC' (an AVX2-only one and an AVX-512 one), or one CPU with and without AMX, are
-    two machines."""
+    the tiers that change compiled code (isa.tier) and cores. Two CPUs one brand string calls 'AMD
+    EPYC' (an AVX2-only one and an AVX-512 one), or one CPU with and without AMX, are two machines.
+    Python is the run's, beside its framework versions (the jax env runs 3.12, the others 3.11)."""
     cpu = machine_info.get("cpu") or {}
     flags = set(cpu.get("flags") or ()) | set((machine_info.get("graphbench") or {})
                                               .get("cpu", {}).get("flags") or ())
     family = (f"family {cpu['family']} model {cpu['model']}, " if "family" in cpu and "model" in cpu
               else "")
     return (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, {family}{tier(flags)}, "
-            f"{cpu.get('count', '?')} cores, Python {machine_info.get('python_version', '?')})")
+            f"{cpu.get('count', '?')} cores)")
 
 
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs

@@ -95,10 +95,16 @@ def pick(results, name, wanted=(), runs=None):
 
 
 def front(results, made=()):
-    """The machine the README answers for: the one that saved the runs `made` (the main job
-    that just ran), else the one with the newest run."""
-    mine = [r for r in results if Path(r.file).resolve() in {Path(f).resolve() for f in made}]
-    newest = max(mine or results, key=lambda r: r.datetime, default=None)
+    """The machine the README answers for: of the machines with runs of the most backends, the one
+    that saved the runs `made` (the main job that just ran), else the one with the newest run; a
+    job of fewer backends (`--envs jax`) on another machine never takes the README's answer."""
+    backends = defaultdict(set)
+    for r in results:
+        backends[r.machine].add(r.info["backend"])
+    most = max(map(len, backends.values()), default=0)
+    full = [r for r in results if len(backends[r.machine]) == most]
+    mine = [r for r in full if Path(r.file).resolve() in {Path(f).resolve() for f in made}]
+    newest = max(mine or full, key=lambda r: r.datetime, default=None)
     return newest and newest.machine
 
 

@@ -76,8 +76,7 @@ def test_the_committed_runs_keep_their_machines():
     """0001-0020 (Intel Xeon, AMX) stay one machine, 0021-0037 (AMD EPYC) another."""
     by_run = {r.run[:4]: r.machine for r in load_dir(RESULTS)}
     intel = {m for run, m in by_run.items() if run <= "0020"}
-    amd = {m for run, m in by_run.items() if run >= "0021"}
+    amd = {m for run, m in by_run.items() if "0021" <= run <= "0037"}
     assert intel == {"vm (Intel(R) Xeon(R) Processor, family 6 model 167, "
-                     "AVX-512+VNNI+BF16+FP16+AMX, 2 cores, Python 3.11.7)"}
-    assert amd == {"vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores, "
-                   "Python 3.11.7)"}
+                     "AVX-512+VNNI+BF16+FP16+AMX, 2 cores)"}
+    assert amd == {"vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"}

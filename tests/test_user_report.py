@@ -103,7 +103,7 @@ def test_the_machine_is_named_by_its_cpu(tmp_path):
     m = synthetic()
     m["machine_info"] = {"node": "box", "python_version": "3.11.7", "cpu": {
         "brand_raw": "AMD EPYC", "family": 25, "model": 1, "count": 2, "flags": ["avx2", "fma"]}}
-    name = "box (AMD EPYC, family 25 model 1, AVX2, 2 cores, Python 3.11.7)"
+    name = "box (AMD EPYC, family 25 model 1, AVX2, 2 cores)"
     assert f"Machine `{name}`;" in save(m, tmp_path, "vm").read_text()
     rows = (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()
     assert {json.loads(line)["machine"] for line in rows} == {name}

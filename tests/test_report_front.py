@@ -1,0 +1,29 @@
+"""The README answers for a machine with every backend measured: a job of fewer backends on
+another machine (`run.py bench --envs jax`) goes to RESULTS.md and never shrinks the answer."""
+import json
+
+from report.load import load_dir
+from report.select import front
+from tests.test_report_machines import on_machine
+from tests.test_report_runs import QUICK, save
+
+
+def _as_tf(bench):
+    bench = json.loads(json.dumps(bench))
+    bench["extra_info"]["backend"] = "tf"
+    return bench
+
+
+def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
+    base = json.loads(QUICK.read_text())
+    two = on_machine(base, "ci-a", 1)
+    two["benchmarks"] += [_as_tf(b) for b in two["benchmarks"]]
+    save(tmp_path / "results" / "ci-a", two, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 1), "0002_default",
+         "2026-01-02T00:00:00")
+    results = load_dir(tmp_path / "results")
+    newer = str(tmp_path / "results" / "ci-b" / "0002_default.json")
+    assert front(results).startswith("ci-a (")
+    assert front(results, [newer]).startswith("ci-a (")
+    one = [r for r in results if r.info["backend"] == "chainer"]
+    assert front(one, [newer]).startswith("ci-b (")  # as many backends: the job's own machine
