@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -262,7 +263,7 @@ def save_run(storage, output_json, save):
     """pytest-benchmark's FileStorage.save, but never a truncated run file or a lost run: written
     through a temporary file and a rename; when that fails, kept in the temp folder, named."""
     from pytest_benchmark.utils import safe_dumps
-    target = storage.get(f"{storage._next_num}_{save}.json")
+    target = storage.get(f"{next_number(storage.path)}_{save}.json")
     data = safe_dumps(output_json, ensure_ascii=True, indent=4).encode()
     try:
         write_file(target, data)
@@ -271,6 +272,14 @@ def save_run(storage, output_json, save):
                            f"({error.strerror or error}); {keep(data, target)}")
         return
     storage.logger.info(f"Saved benchmark data in: {target}")
+
+
+def next_number(results):
+    """The next run number over every folder of `results`: pytest-benchmark numbers the runs of one
+    Python version's folder, and a run's number is its name in the report (the jax env runs on
+    Python 3.12 beside the others' 3.11)."""
+    saved = [int(p.name[:4]) for p in Path(results).glob("*/[0-9][0-9][0-9][0-9]_*.json")]
+    return f"{max(saved, default=0) + 1:04d}"
 
 
 def write_file(path, data):

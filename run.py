@@ -4,6 +4,7 @@
 Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its own tox env.
 """
 import argparse
+import glob
 import os
 import shutil
 import subprocess
@@ -19,11 +20,12 @@ FRAMEWORK_ENVS = ("tf", "chainer", "torch", "jax")
 PROFILES = ("quick", "default", "paper")
 # a framework on another release (tox.ini): never run by default; bench saves its runs under
 # results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
-VERSION_ENVS = ("torch-release",)
+VERSION_ENVS = ("torch-release", "jax-release")
 # disk each env takes once installed, in GB (du on the 2-core AMD EPYC, tox.ini's pins; torch is
 # 2.15.0 with its CUDA libraries, torch-release its default 2.13.0 CPU wheel), and a margin for
 # pip's temporary files and the runs' caches
-ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7, "report": 0.2}
+ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
+          "jax-release": 0.7, "report": 0.2}
 MARGIN_GB = 1.0
 
 
@@ -51,7 +53,8 @@ def main(argv=None):
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
                                        f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`; "
-                                       f"{', '.join(VERSION_ENVS)}: torch on another release")
+                                       f"{', '.join(VERSION_ENVS)}: torch or JAX on another "
+                                       "release")
     parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
                                                        "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -67,6 +70,7 @@ def main(argv=None):
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
     if args.user and args.job != "bench":
         parser.error("--user goes with bench: python3 run.py bench --user FILE")
+    jax_python(envs)
     if not args.user and (short := disk_short((*envs, "report"))):
         print(f"run.py: {short}", file=sys.stderr)
         return 1
@@ -81,6 +85,33 @@ def main(argv=None):
         print("run.py: interrupted; a run saved so far is marked unfinished, and the report "
               "leaves it out", file=sys.stderr)
         return 130
+
+
+def jax_python(envs):
+    """Point tox's jax env at a Python 3.12 (JAX 0.12 needs it: tox.ini), or say in one line that
+    there is none and the env falls back to Python 3.11 with JAX 0.10.2."""
+    if "jax" not in envs or os.environ.get("GRAPHBENCH_JAX_PYTHON"):
+        return
+    if found := python312():
+        os.environ["GRAPHBENCH_JAX_PYTHON"] = found
+    else:
+        print("run.py: no Python 3.12 found: the jax env runs JAX 0.10.2 on Python 3.11 "
+              "(JAX 0.12 needs 3.12)", flush=True)
+
+
+def python312():
+    """The path of a Python 3.12 that runs, or None: `python3.12` on the PATH, else one under
+    pyenv's versions (pyenv's shim fails for a version that is installed but not selected)."""
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    for exe in [shutil.which("python3.12"),
+                *sorted(glob.glob(f"{root}/versions/3.12*/bin/python3.12"), reverse=True)]:
+        try:
+            if exe and subprocess.run([exe, "-c", "import sys; assert sys.version_info[:2] == "
+                                       "(3, 12)"], capture_output=True, timeout=60).returncode == 0:
+                return exe
+        except (OSError, subprocess.SubprocessError):
+            continue
+    return None
 
 
 def free_gb():

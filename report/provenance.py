@@ -73,7 +73,8 @@ def run_line(r, with_machine=True):
     on = f" on `{r.machine}`" if with_machine else ""
     return (f"- {r.label}{on}, {r.datetime[:16].replace('T', ' ')} UTC, commit "
             f"`{str(commit.get('id', 'unknown'))[:8]}`{dirty}: profile `{g.get('profile')}`, "
-            f"device `{g.get('device')}`, {g.get('threads')} threads{isa}; {versions}")
+            f"device `{g.get('device')}`, {g.get('threads')} threads{isa}; "
+            f"Python {r.python or '?'}, {versions}")
 
 
 def gap_lines(runs):
