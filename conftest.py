@@ -7,21 +7,25 @@ import importlib.util
 import itertools
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from backends import BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load
-from suites import cpu
+from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load,
+                      unsupported_reason)
+from suites import cpu, jobs
 from suites.profiles import PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
                  "numpy", "cupy-cuda12x")
 _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
-_run = {"cases": 0, "cases_run": 0, "interrupted": False}
+_run = {"cases": 0, "cases_run": 0, "interrupted": False, "stopped": None, "finishing": False}
+STOPS = {"SIGINT": "interrupted (Ctrl-C)", "SIGTERM": "stopped (SIGTERM)",
+         "SIGHUP": "stopped (SIGHUP: the terminal closed)"}
 _file_seconds = {}  # test file -> seconds its tests took
 _skips = {}  # skip reason -> how many tests gave it
 
@@ -67,8 +71,11 @@ def pytest_configure(config):
             "variants": _choices(config, "variant", VARIANTS),
             "precisions": _choices(config, "precision", PRECISIONS),
         }
+        if saving(config):
+            check_workload(config.graphbench)
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
+    take_stop_signals()
     # NumPy's BLAS threads (Chainer's CPU path) are read once, when NumPy loads: the conftest
     # imports nothing that loads NumPy before this point
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -80,6 +87,23 @@ def pytest_configure(config):
                     backend_module(config, name)
                 except RuntimeError as error:
                     raise pytest.UsageError(str(error)) from None
+
+
+def take_stop_signals():
+    """SIGTERM and SIGHUP stop a session as Ctrl-C does, so its partial run is saved; SIGINT too
+    where it came in ignored (run.py starts tox so)."""
+    for name in STOPS:
+        if hasattr(signal, name):
+            _run.setdefault("handlers", {})[name] = signal.signal(getattr(signal, name), _stop)
+
+
+def _stop(signum, frame):
+    # once stopping (or saving), a second signal (run.py passes on the one it got) would cut the
+    # save of the run short
+    if _run["finishing"] or _run["stopped"]:
+        return
+    _run["stopped"] = signal.Signals(signum).name
+    raise KeyboardInterrupt
 
 
 def backend_module(config, name):
@@ -226,11 +250,32 @@ def check_run_options(config):
     threads = config.getoption("threads")
     if threads is None or threads < 1:  # None: os.cpu_count() could not tell
         raise ValueError(f"--threads {threads}: the thread count must be 1 or more")
-    save = config.getoption("benchmark_save", None) or config.getoption("benchmark_autosave", None)
+    save = saving(config)
     off = [o for o in ("disable", "skip") if config.getoption(f"benchmark_{o}", None)]
     if save and off:
         raise ValueError(f"--benchmark-{off[0]} with --benchmark-save/--benchmark-autosave: "
                          "benchmarks that do not run measure nothing, so nothing would be saved")
+
+
+def saving(config):
+    return config.getoption("benchmark_save", None) or config.getoption("benchmark_autosave", None)
+
+
+def check_workload(env):
+    """A run to save must time some case: a selection that leaves none names what would run."""
+    for option, valid in (("backend", BACKENDS), ("model", env["profile"].models),
+                          ("variant", VARIANTS)):
+        if not env[f"{option}s"]:
+            raise ValueError(f"--{option} names none: choose from {', '.join(valid)}")
+    why = {(b, v): unsupported_reason(b, v, env["device"]) or env["profile"].variant_skip(b, v)
+           for b in env["backends"] for v in VARIANTS}
+    if any(not why[b, v] for b in env["backends"] for v in env["variants"]):
+        return
+    backend, variant = env["backends"][0], env["variants"][0]
+    runs = [v for v in VARIANTS if any(not why[b, v] for b in env["backends"])]
+    raise ValueError(f"--variant {','.join(env['variants'])} leaves no case to run on "
+                     f"{','.join(env['backends'])} ({backend}/{variant}: {why[backend, variant]}): "
+                     f"choose --variant from {', '.join(runs) or 'none: --device cuda'}")
 
 
 def given_profiles(args):
@@ -257,6 +302,13 @@ def pytest_sessionstart(session):
         raise pytest.UsageError(f"--benchmark-save: cannot write to the results folder {folder} "
                                 f"({error.strerror or error}); nothing was run") from None
     bench.storage.save = functools.partial(save_run, bench.storage)
+    _run["job"] = jobs.Job(bench.storage.path / ".jobs", {
+        "tox_env": os.environ.get("TOX_ENV_NAME"), "profile": session.config.graphbench[
+            "profile"].name})
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    for killed in _run["job"].start():
+        if reporter:
+            reporter.write_line(f"WARNING: {jobs.killed_line(killed)}", yellow=True)
 
 
 def save_run(storage, output_json, save):
@@ -328,6 +380,8 @@ def pytest_collection_finish(session):
 
 def pytest_runtest_logfinish():
     _run["cases_run"] += 1
+    if job := _run.get("job"):
+        job.beat(_run["cases_run"], _run["cases"])
 
 
 def pytest_runtest_logreport(report):
@@ -347,7 +401,7 @@ def pytest_terminal_summary(terminalreporter):
 
 
 def pytest_keyboard_interrupt():
-    _run["interrupted"] = True
+    _run["interrupted"] = _run["finishing"] = True
 
 
 def run_status():
@@ -355,13 +409,20 @@ def run_status():
     status = {"complete": not _run["interrupted"] and _run["cases_run"] == _run["cases"],
               "cases_run": _run["cases_run"], "cases": _run["cases"]}
     if not status["complete"]:
-        status["reason"] = "interrupted (Ctrl-C)" if _run["interrupted"] else "stopped early"
+        status["reason"] = (STOPS[_run["stopped"] or "SIGINT"] if _run["interrupted"]
+                            else "stopped early")
+    if job := _run.get("job"):  # what else ran on the machine meanwhile
+        _run["beside"] = status["beside"] = job.beside()
+        status["load"] = {"start": job.data["load_start"], "end": jobs.load(),
+                          "cpus": os.cpu_count()}
     return status
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     """A benchmark session that measured nothing, or whose run was asked for and not saved,
     fails, with one line on why."""
+    _run["finishing"] = True
     benchmarks = any("benchmark" in getattr(item, "fixturenames", ()) for item in session.items)
     if benchmarks and _unavailable and not _loaded:
         fixes = " or ".join(f"`.tools/bin/{BACKENDS[name][2]}`" for name in _unavailable)
@@ -386,6 +447,13 @@ def nothing_saved(config):
 
 
 def pytest_unconfigure(config):
+    for name, handler in _run.pop("handlers", {}).items():
+        signal.signal(getattr(signal, name), handler)
     reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if job := _run.pop("job", None):
+        job.finish()
+        if _run.get("beside") and reporter:
+            line = jobs.beside_line(_run["beside"], job.data["load_start"], jobs.load())
+            reporter.write_line(f"WARNING: {line}", yellow=True)
     if _run.get("error") and reporter:  # last, below the skip reasons
         reporter.write_line(f"ERROR: {_run['error']}", red=True)

@@ -4,9 +4,12 @@
 Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its own tox env.
 """
 import argparse
+import contextlib
 import glob
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -40,9 +43,52 @@ def tox():
     return str(exe)
 
 
+STOP_S = 30  # how long a stopped child may take to save its partial run before it is killed
+EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+
+
+class Stopped(KeyboardInterrupt):
+    """A SIGTERM or SIGHUP, which stops the job as Ctrl-C does."""
+
+
+def _raise_stopped(signum, frame):
+    raise Stopped(signal.Signals(signum).name)
+
+
+def _own_group():
+    # tox stops pytest with SIGINT, then SIGTERM and SIGKILL half a second later, which cuts its
+    # save of the partial run short: tox ignores the stop signals, and pytest takes them (conftest)
+    os.setpgrp()
+    for name in EXIT_CODES:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+
+
 def call(*args):
     print("run.py:", " ".join(args), flush=True)
-    return subprocess.run(args, cwd=ROOT).returncode
+    if os.name != "posix":
+        return subprocess.run(args, cwd=ROOT).returncode
+    child = subprocess.Popen(args, cwd=ROOT, preexec_fn=_own_group)
+    try:
+        return child.wait()
+    except KeyboardInterrupt as stop:
+        stop_child(child, getattr(signal, stop.args[0] if isinstance(stop, Stopped) else "SIGINT"))
+        raise
+
+
+def stop_child(child, how):
+    """Pass the stop to the child's process group and wait while it saves; kill it if it hangs."""
+    previous = {name: signal.signal(getattr(signal, name), signal.SIG_IGN) for name in EXIT_CODES}
+    try:
+        os.killpg(child.pid, how)
+        child.wait(STOP_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+    except ProcessLookupError:
+        child.wait()
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def main(argv=None):
@@ -74,6 +120,9 @@ def main(argv=None):
     if not args.user and (short := disk_short((*envs, "report"))):
         print(f"run.py: {short}", file=sys.stderr)
         return 1
+    started = time.time()
+    previous = {name: signal.signal(getattr(signal, name), _raise_stopped)
+                for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name)}
     try:
         if args.user:
             return bench_user(parser, args.user, args.envs and envs, args.profile or "default",
@@ -81,10 +130,46 @@ def main(argv=None):
         if args.job == "test":
             return test(parser, envs, args.profile, pytest_args)
         return bench(envs, args.profile or "default", pytest_args)
-    except KeyboardInterrupt:
-        print("run.py: interrupted; a run saved so far is marked unfinished, and the report "
-              "leaves it out", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
+        with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
+            print(f"run.py: {'interrupted (Ctrl-C)' if how == 'SIGINT' else f'stopped ({how})'}; "
+                  f"{kept(sorted(p for p in saved_runs() if p.stat().st_mtime >= started))}",
+                  file=sys.stderr)
+        return EXIT_CODES[how]
+    finally:
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
+
+
+def kept(new):
+    """What a stopped job kept, in a few words: each run it saved, and whether it finished."""
+    if not new:
+        return "no run was saved"
+    runs = []
+    for path in new:
+        status = run_status(path)
+        runs.append(f"{path.relative_to(ROOT)} (complete)" if status.get("complete", True) else
+                    f"{path.relative_to(ROOT)} (unfinished, {status.get('cases_run')} of "
+                    f"{status.get('cases')} cases: the report leaves it out)")
+    return f"kept {', '.join(runs)}; the README was not redrawn"
+
+
+def run_status(path):
+    """A saved run's graphbench_run (conftest.run_status), {} where it has none."""
+    try:
+        return json.loads(path.read_text()).get("graphbench_run") or {}
+    except (OSError, ValueError):
+        return {}
+
+
+def shared(new):
+    """A warning line per new run that another graphbench job ran beside (suites/jobs.py)."""
+    for path in new:
+        if jobs := run_status(path).get("beside"):
+            print(f"run.py: warning: {path.relative_to(ROOT)}: another graphbench job ran beside "
+                  f"it (pid {', '.join(str(job['pid']) for job in jobs)}): its times are "
+                  "shared-core times", file=sys.stderr)
 
 
 def jax_python(envs):
@@ -173,11 +258,14 @@ def bench(envs, profile, pytest_args):
         return 1 if failed or version_failed else 0
     report = report_command(profile, [p for p in new if not p.is_relative_to(VERSIONS)])
     if failed:  # the report changes only when the whole job succeeded
+        shared(new)
         print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept); "
               f"README not redrawn: `.tools/bin/tox -e report -- {' '.join(report)}` draws it",
               file=sys.stderr)
         return 1
-    return 1 if call(tox(), "-e", "report", "--", *report) or version_failed else 0
+    drawn = call(tox(), "-e", "report", "--", *report)
+    shared(new)  # last, below the report's answer
+    return 1 if drawn or version_failed else 0
 
 
 def saved_runs():

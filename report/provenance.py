@@ -74,7 +74,18 @@ def run_line(r, with_machine=True):
     return (f"- {r.label}{on}, {r.datetime[:16].replace('T', ' ')} UTC, commit "
             f"`{str(commit.get('id', 'unknown'))[:8]}`{dirty}: profile `{g.get('profile')}`, "
             f"device `{g.get('device')}`, {g.get('threads')} threads{isa}; "
-            f"Python {r.python or '?'}, {versions}")
+            f"Python {r.python or '?'}, {versions}"
+            + shared_note(r.status or {}))
+
+
+def shared_note(status):
+    """A note on a run that another graphbench job ran beside (graphbench_run), or ''."""
+    if not status.get("beside"):
+        return ""
+    load = status.get("load") or {}
+    on = (f" (load {load['start'][0]} to {load['end'][0]} on {load.get('cpus')} CPUs)"
+          if load.get("start") and load.get("end") else "")
+    return f"; ⚠ another graphbench job ran beside it{on}: its times are shared-core times"
 
 
 def gap_lines(runs):

@@ -1,0 +1,161 @@
+"""Stopping a job: SIGTERM is Ctrl-C (the children stop, the partial run is kept and marked
+unfinished), and run.py says what it kept."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import run
+
+ROOT = Path(__file__).resolve().parents[1]
+SLOW = """
+import time
+from pathlib import Path
+
+def test_first(benchmark):
+    benchmark(lambda: None)
+
+def test_slow(benchmark):
+    Path("started").write_text("")
+    time.sleep(60)
+    benchmark(lambda: None)
+"""
+# tox in run.py's place: runs the suites (a slow test file) with the project's conftest
+FAKE_TOX = """
+import os, subprocess, sys
+from pathlib import Path
+Path("tox.pid").write_text(str(os.getpid()))
+pytest = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
+                           "conftest", "test_slow.py", "--benchmark-save=default",
+                           "--benchmark-storage=results"])
+Path("pytest.pid").write_text(str(pytest.pid))
+sys.exit(pytest.wait())
+"""
+DRIVER = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {root!r})
+import run
+run.ROOT, run.VERSIONS = Path.cwd(), Path.cwd() / "results" / "versions"
+run.tox = lambda: {tox!r}
+sys.exit(run.main(["bench", "--envs", "chainer"]))
+"""
+
+
+def _wait_for(path, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.1)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return not Path(f"/proc/{pid}/stat").exists() or Path(
+        f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _saved(folder):
+    return [json.loads(p.read_text()) for p in sorted(folder.rglob("0*_*.json"))]
+
+
+@pytest.fixture
+def job(tmp_path):
+    """A bench job of run.py whose tox runs a slow test file; its processes' pids once started."""
+    (tmp_path / "test_slow.py").write_text(SLOW)
+    (tmp_path / "tox.py").write_text(FAKE_TOX)
+    tox = tmp_path / "tox"
+    tox.write_text(f"#!/bin/sh\nexec {sys.executable} {tmp_path / 'tox.py'} \"$@\"\n")
+    tox.chmod(0o755)
+    for env in ("chainer", "report"):  # run.py's disk check: envs already made
+        (tmp_path / ".tox" / env).mkdir(parents=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    with open(tmp_path / "err", "w") as err:  # a file: a pipe waits for orphans to close it
+        driver = subprocess.Popen(
+            [sys.executable, "-c", DRIVER.format(root=str(ROOT), tox=str(tox))], cwd=tmp_path,
+            env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+    pids = {}
+    try:
+        _wait_for(tmp_path / "started")
+        pids = {name: int((tmp_path / f"{name}.pid").read_text()) for name in ("tox", "pytest")}
+        yield driver, pids
+    finally:
+        for pid in [driver.pid, *pids.values()]:  # what the old run.py left running
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        driver.wait()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+@pytest.mark.parametrize("how", ["SIGTERM to run.py", "Ctrl-C", "SIGTERM to every process"])
+def test_stopping_the_job_stops_its_children_and_keeps_the_partial_run(job, tmp_path, how):
+    """Was: SIGTERM to run.py alone exited 143 silently while tox and pytest ran on; SIGTERM to
+    every process lost the partial run that Ctrl-C kept."""
+    driver, pids = job
+    if how == "Ctrl-C":  # the terminal signals the foreground process group
+        os.killpg(driver.pid, signal.SIGINT)
+    else:
+        for pid in [driver.pid] + (list(pids.values()) if how.endswith("every process") else []):
+            os.kill(pid, signal.SIGTERM)
+    driver.wait(timeout=30)
+    err = (tmp_path / "err").read_text()
+    code, name = (130, "Ctrl-C") if how == "Ctrl-C" else (143, "SIGTERM")
+    assert driver.returncode == code, err
+    assert not [name for name, pid in pids.items() if _alive(pid)]
+    saved = _saved(tmp_path / "results")
+    assert len(saved) == 1 and len(saved[0]["benchmarks"]) == 1, err
+    status = saved[0]["graphbench_run"]
+    assert status["complete"] is False and name in status["reason"]
+    lines = [line for line in err.splitlines() if line.startswith("run.py:")]
+    assert len(lines) == 1 and name in lines[0] and "0001_default.json" in lines[0], err
+    assert "unfinished" in lines[0] and "1 of 2 cases" in lines[0]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_sigterm_to_pytest_keeps_the_partial_run(tmp_path):
+    """Was: pytest died on SIGTERM and the hour it had measured was lost."""
+    (tmp_path / "test_slow.py").write_text(SLOW)
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "conftest", "test_slow.py",
+         "--benchmark-save=x", "--benchmark-storage=results"], cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), stdout=subprocess.PIPE, text=True)
+    try:
+        _wait_for(tmp_path / "started")
+        bench.send_signal(signal.SIGTERM)
+        out, _ = bench.communicate(timeout=60)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+    assert bench.returncode == 2, out
+    saved = _saved(tmp_path / "results")
+    assert len(saved) == 1 and saved[0]["graphbench_run"]["reason"] == "stopped (SIGTERM)"
+
+
+def test_ctrl_c_during_the_report_says_the_runs_are_complete(monkeypatch, tmp_path, capsys):
+    """Was: 'a run saved so far is marked unfinished' of a run that was complete."""
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "VERSIONS", tmp_path / "results" / "versions")
+    monkeypatch.setattr(run, "free_gb", lambda: 1e3)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+
+    def call(*args):
+        if args[2] == "report":
+            raise KeyboardInterrupt
+        path = tmp_path / "results" / "machine" / "0007_default.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps({"graphbench_run": {"complete": True, "cases_run": 3,
+                                                       "cases": 3}}))
+        return 0
+    monkeypatch.setattr(run, "call", call)
+    assert run.main(["bench", "--envs", "tf"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unfinished" not in err[0], err
+    assert "results/machine/0007_default.json (complete)" in err[0] and "README" in err[0]

@@ -1,0 +1,96 @@
+"""Jobs beside a run: the load and the other graphbench jobs recorded with it and warned of, and a
+job killed before it saved named by the next one."""
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from report.load import Result
+from report.provenance import run_line
+from suites import jobs
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = "def test_one(benchmark):\n    benchmark(lambda: None)\n"
+
+
+def _marker(folder, pid, **fields):
+    boot, ticks = jobs.identity(pid)
+    job = {"host": socket.gethostname(), "pid": pid, "boot": boot, "ticks": ticks,
+           "started": time.time() - 60, "tox_env": "torch", "profile": "default", **fields}
+    path = folder / f"{job['host']}-{pid}-{ticks}.job"
+    path.write_text(json.dumps(job))
+    return path
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="Linux /proc")
+def test_a_run_records_the_jobs_beside_it_and_the_next_names_a_killed_one(tmp_path):
+    """Was: two jobs at once timed each other on two cores and nothing said so; a job killed hard
+    left no trace."""
+    (tmp_path / "test_bench.py").write_text(BENCH)
+    folder = tmp_path / "results" / ".jobs"
+    folder.mkdir(parents=True)
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    killed = _marker(folder, gone.pid, seen=time.time() - 30, cases_run=47, cases=120)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        _marker(folder, other.pid)
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "conftest",
+             "test_bench.py", "--benchmark-save=x", "--benchmark-storage=results"],
+            cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True,
+            text=True)
+    finally:
+        other.kill()
+        other.wait()
+    assert run.returncode == 0, run.stdout + run.stderr
+    status = json.loads(next((tmp_path / "results").rglob("0*_x.json")).read_text())[
+        "graphbench_run"]
+    assert [job["pid"] for job in status["beside"]] == [other.pid]
+    assert len(status["load"]["start"]) == len(status["load"]["end"]) == 3
+    warnings = [line for line in run.stdout.splitlines() if "another graphbench job" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING:") and str(other.pid) in warnings[0]
+    found = [line for line in run.stdout.splitlines() if "killed before it saved" in line]
+    assert len(found) == 1 and f"pid {gone.pid}" in found[0] and "47 of 120" in found[0]
+    assert not killed.exists()
+    mine = [json.loads(p.read_text()) for p in folder.glob("*.job")
+            if json.loads(p.read_text())["pid"] not in (other.pid,)]
+    assert len(mine) == 1 and mine[0]["ended"]
+
+
+def test_the_report_marks_a_run_that_shared_the_machine():
+    status = {"complete": True, "load": {"start": [0.4, 0.3, 0.2], "end": [3.9, 2.1, 1.0],
+                                         "cpus": 2},
+              "beside": [{"pid": 7, "tox_env": "torch", "profile": "default"}]}
+    run = Result("f", "m", "0042_default", "2026-05-01T22:10:00", "n", {}, {}, {}, status=status)
+    assert "another graphbench job ran beside it" in run_line(run)
+    assert "load 0.4 to 3.9 on 2 CPUs" in run_line(run)
+    assert "beside" not in run_line(Result("f", "m", "0041_default", "2026-05-01T22:10:00", "n",
+                                           {}, {}, {}, status={"complete": True, "beside": []}))
+
+
+def test_run_py_warns_at_the_end_of_a_job_that_shared_the_machine(monkeypatch, tmp_path, capsys):
+    import run
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "VERSIONS", tmp_path / "results" / "versions")
+    monkeypatch.setattr(run, "free_gb", lambda: 1e3)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    made = []
+
+    def call(*args):
+        made.append(args[2])
+        if args[2] == "tf":
+            path = tmp_path / "results" / "machine" / "0007_default.json"
+            path.parent.mkdir(parents=True)
+            path.write_text(json.dumps({"graphbench_run": {"complete": True, "beside": [
+                {"pid": 4242, "tox_env": "torch", "profile": "default"}]}}))
+        return 0
+    monkeypatch.setattr(run, "call", call)
+    assert run.main(["bench", "--envs", "tf"]) == 0 and made == ["tf", "report"]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "0007_default.json" in err[0] and "pid 4242" in err[0]
