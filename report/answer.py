@@ -4,7 +4,9 @@ from collections import defaultdict
 from fractions import Fraction
 
 from catalog import KNOWN_WRONG
-from report.ratios import gain_bound
+from report.best import RULE
+from report.ratios import SAME, gain_bound
+from report.records import chosen as best
 from report.scale import answer_line, gflop, point
 from report.seeds import seed_004_text
 from report.text import break_even_text, label, span, speedup_text
@@ -28,7 +30,8 @@ def answer_text(machines, front=None, more=None):
         parts += ["Each framework against its own eager mode: rank frameworks by step time, not "
                   "by speedup. Paired 95% intervals; `~` marks one that includes 1. Break-even: "
                   "train steps until the graph variant's first call is paid back, on a first run "
-                  f"(cold caches) and on later runs (warm). [In full]({more}): each backend's "
+                  f"(cold caches) and on later runs (warm). Best graph variant: {RULE}. "
+                  f"[In full]({more}): each backend's "
                   "start-up, input sizes that vary, the work-per-step sweep and memory.", ""]
     else:
         parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
@@ -36,7 +39,8 @@ def answer_text(machines, front=None, more=None):
                   "Speedups with a 95% interval are paired; `~` marks an interval that includes "
                   "1. Break-even counts train steps until the graph variant's first call is paid "
                   "back: on a first run (cold compile caches) and on every later run on the same "
-                  "machine (warm caches). The cold first call is timed in a fresh process after "
+                  f"machine (warm caches). Best graph variant: {RULE}. The cold first call is timed "
+                  "in a fresh process after "
                   "its start-up (interpreter, framework import), which each backend's line gives. "
                   "Generated from `results/summary.json`'s records; every table is in "
                   "RESULTS.md.", ""]
@@ -117,30 +121,6 @@ def workload(rec):
             f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
 
 
-def best(records):
-    """{(backend, model): the train speedup record of the fastest graph variant}; of variants
-    whose intervals overlap the fastest's (not told apart), one with a measured cold first call
-    (so its row can give a break-even) is preferred."""
-    speedups = defaultdict(list)
-    for r in records:
-        if r["kind"] == "speedup" and r["phase"] == "train" and r["estimate"] is not None \
-                and not r.get("known_wrong"):  # a wrong answer is never the one to use
-            speedups[r["backend"], r["model"]].append(r)
-    found = {}
-    for key, found_here in speedups.items():
-        top = max(found_here, key=lambda r: r["estimate"])
-        tied = [r for r in found_here if r is top or _overlap(r, top)]
-        timed = [r for r in tied if (first := _get(records, r, "first_call", case="cold"))
-                 and first["estimate"] is not None]
-        found[key] = max(timed or [top], key=lambda r: r["estimate"])
-    return found
-
-
-def _overlap(a, b):
-    """True when both speedups carry an interval and the two intervals share a point."""
-    return bool(a["interval"] and b["interval"]) and a["low"] <= b["high"] and b["low"] <= a["high"]
-
-
 def _get(records, rec, kind, phase=None, variant=None, case=None):
     """The record of `kind` for `rec`'s backend and model (and its variant unless one is named)."""
     return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
@@ -173,8 +153,9 @@ def rows(records):
         first = [_get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
         ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
                         for s in steps)
+        why = f" ({rec['best_note']})" if rec.get("best_note") else ""
         out[backend, model] = (
-            f"| {backend} | {model} | `{rec['variant']}` | {ms} | {speedup_text(rec)} | "
+            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {speedup_text(rec)} | "
             f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
             + " | ".join(break_even_text(_get(records, rec, "break_even", case=c))
                          for c in ("cold", "warm")) + " | "
@@ -234,7 +215,7 @@ def memory_cost_text(rec):
     if rec["interval"] is None:
         return (f"{what} needs {rec['estimate']:.2f}× eager's peak train-step memory on "
                 f"{rec['model']} (no interval: rerun with two or more child processes);")
-    if not rec["significant"]:
+    if rec["verdict"] == SAME:
         return (f"{what}: no measurable difference from eager's peak train-step memory on "
                 f"{rec['model']} ({rec['estimate']:.2f}×, {span(rec['low'], rec['high'])});")
     return (f"{what} needs {rec['estimate']:.2f}× ({span(rec['low'], rec['high'])}) eager's "
@@ -279,7 +260,7 @@ def bound(rec):
     """Why eager stays: the largest gain the interval leaves open, or no interval."""
     if not rec["interval"]:
         return "no gain (unpaired)"
-    return "slower beyond the interval" if rec["high"] < 1 else gain_bound(rec["high"])
+    return "slower beyond the interval" if rec["verdict"] == "slower" else gain_bound(rec["high"])
 
 
 def pays_back(records, rec):
@@ -307,7 +288,7 @@ def advice(records, mine):
     and the known wrong answers it steers around."""
     gains, unpaired = [], False
     for model, r in sorted(mine.items()):
-        if r["significant"] and r["estimate"] > 1 or r["interval"] is None and r["estimate"] > 1:
+        if r["verdict"] == "faster":
             unpaired |= r["interval"] is None
             notes = "; ".join(filter(None, [pays_back(records, r), caveat(records, r)]))
             gains.append(f"`{r['variant']}` on {model}" + (f" ({notes})" if notes else ""))

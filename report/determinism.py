@@ -2,7 +2,7 @@
 import math
 
 from catalog import DETERMINISM_UNSUPPORTED
-from report.ratios import clear
+from report.ratios import SAME
 from report.text import interval_cell, speedup_text, step_text, variant_order
 
 
@@ -12,7 +12,7 @@ def agreement_line(records):
     pairs = [r for r in records if r["kind"] == "suite_agreement"]
     if not pairs:
         return ""
-    agree = sum(not r["significant"] for r in pairs)
+    agree = sum(r["verdict"] == SAME for r in pairs)
     worst = max(pairs, key=lambda r: abs(math.log(r["estimate"])))
     return (f"One step, two suites: the steady suite's float32 train step ÷ this suite's `off` "
             f"step of the same run (separate processes; interval over their processes' medians) "
@@ -62,10 +62,9 @@ def determinism_section(records):
                      repeat_off, _yes(on and on["repeat_identical"]), _vs_eager(on)]
             if rec and rec["estimate"] is not None:
                 basis.add("the interval" if rec["interval"] else "the spread")
-                if clear(rec):  # on ÷ off, above 1: the switch makes the step slower
-                    cost = 1 / rec["estimate"]
-                    (slower if cost > 1 else faster).append(f"{backend}/{model}/{variant} "
-                                                            f"{cost:.2f}×")
+                if rec["verdict"] != SAME:  # off ÷ on, below 1: the switch makes the step slower
+                    (slower if rec["verdict"] == "slower" else faster).append(
+                        f"{backend}/{model}/{variant} {1 / rec['estimate']:.2f}×")
         lines.append("| " + " | ".join([backend, model, variant, step_text(off), *cells]) + " |")
     repeat_off = all(r["repeat_identical"] for (_, _, _, d), r in runs.items() if not d)
     lines += [""] + [f"[{i}] {why}" for i, why in enumerate(reasons, 1)]

@@ -18,7 +18,7 @@ class Saved(NamedTuple):
     estimate: float
     low: float
     high: float
-    significant: bool
+    significant: bool  # None when saved without it (ratios.significant reads the interval)
 
 
 @dataclass
@@ -44,7 +44,7 @@ class Result:
         if keys[0] not in self.info:
             return None
         estimate, low, high = (self.info[k] for k in keys[:3])
-        return Saved(estimate, low, high, self.info.get(keys[3], not low <= 1 <= high))
+        return Saved(estimate, low, high, self.info.get(keys[3]))  # None: ratios.significant
 
     @property
     def flags(self):

@@ -1,5 +1,5 @@
 """Seed 001's claims, one table each, from the micro records."""
-from report.ratios import includes_one
+from report.ratios import SAME
 from report.text import interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
@@ -25,16 +25,11 @@ def _speedup(idx, backend, workload):
     if rec["interval"]:
         found = (rec["estimate"], rec["low"], rec["high"])
         return found[0], interval_cell(*found), found[1:]
-    return rec["estimate"], f"{rec['estimate']:.2f}×" + (
-        "" if rec["unpaired_significant"] else " ~"), None
+    mark = " ~" if rec["verdict"] == SAME else ""
+    return rec["estimate"], f"{rec['estimate']:.2f}×{mark}", None
 
 
-def _faster(ratio, interval):
-    """'holds' (graph faster), 'differs' (slower) or, for a paired ratio whose interval includes
-    1, 'no measurable difference'."""
-    if interval and includes_one(*interval):
-        return "no measurable difference"
-    return "holds" if ratio > 1 else "differs"
+CLAIM = {"faster": "holds", "slower": "differs", SAME: "no measurable difference"}  # by verdict
 
 
 def _us(seconds):
@@ -83,7 +78,7 @@ def aa_line(records):
                    key=lambda r: (r["backend"], r["case"]))
     if not pairs:
         return ""
-    holding = sum(includes_one(r["low"], r["high"]) for r in pairs)
+    holding = sum(r["verdict"] == SAME for r in pairs)
     w = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager ÷ a second eager of the same workload, timed like a real pair): "
             f"{holding} of {len(pairs)} intervals contain 1; the widest, "
@@ -224,7 +219,7 @@ def control_verdicts(idx, backends):
                 out.append(f"{b}/{w}: does not hold (nothing captured, runs eagerly)")
             else:
                 ratio, cell, interval = _speedup(idx, b, w)
-                out.append(f"{b}/{w}: {_faster(ratio, interval)} "
+                out.append(f"{b}/{w}: {CLAIM[idx.speedups[b, w]['verdict']]} "
                            f"({cell if interval else f'{ratio:.2f}×'})")
     return out
 

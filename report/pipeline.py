@@ -4,7 +4,7 @@ from statistics import median
 
 from catalog import LOADER_BASELINE as BASELINE
 from catalog import LOADERS
-from report.ratios import clear
+from report.ratios import SAME
 from report.text import interval_cell, ms, variant_order
 
 CLAIMED_SLOWER = ("parallel", "cache")  # seed 003: both came out slower than its baseline
@@ -59,10 +59,10 @@ def _tables(idx):
 
 def _compare(other):
     """('slower', 'faster' or 'n.s.', baseline ÷ other, that ratio as text) of a loader's
-    loader_ratio record: n.s. unless clear (ratios.clear), unpaired ones marked so."""
+    loader_ratio record, from its verdict; unpaired ones marked so."""
     rec = other["loader_ratio"]
     ratio = rec["estimate"]
-    kind = "n.s." if not clear(rec) else "faster" if ratio > 1 else "slower"
+    kind = "n.s." if rec["verdict"] == SAME else rec["verdict"]
     if rec["interval"]:
         return kind, ratio, interval_cell(ratio, rec["low"], rec["high"])
     return kind, ratio, f"{ratio:.2f}× (unpaired)"

@@ -1,6 +1,5 @@
 """Mixed precision beside float32: step time, first call and the loss after the same steps."""
 from catalog import PRECISIONS, precision_skip
-from report.ratios import clear
 from report.records import STEP_PHASES
 from report.select import latest
 from report.text import s as _s
@@ -38,7 +37,7 @@ def precision_section(results, records):
                 loss, diff = _loss_cell(rec)
                 if rec and rec["estimate"] is not None:
                     found.setdefault(backend, []).append(
-                        (rec["estimate"], clear(rec), f"{model}/{variant}", diff))
+                        (rec["estimate"], rec["verdict"], f"{model}/{variant}", diff))
                 cold = get("first_call", "construction", "cold")
                 lines.append(f"| {backend} | {variant} | {step_text(get('step_time', 'train'))} | "
                              f"{speedup_text(rec)} | "
@@ -69,8 +68,8 @@ def _advice(found):
         return "no backend has both precisions measured."
     parts = []
     for backend, runs in sorted(found.items()):
-        faster = sorted((r for r in runs if r[0] > 1 and r[1]), reverse=True)
-        slower = [r for r in runs if r[0] < 1 and r[1]]
+        faster = sorted((r for r in runs if r[1] == "faster"), reverse=True)
+        slower = [r for r in runs if r[1] == "slower"]
         diffs = [r[3] for r in runs if r[3] is not None]
         loss = (f"; the loss after the same steps differs from float32's by up to {max(diffs):.1%}"
                 if diffs else "")

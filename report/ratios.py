@@ -31,11 +31,17 @@ def ratio(saved, base, other, missing):
     of the two results' medians (unpaired: no interval), else no figure with `missing`."""
     if saved is not None:
         return {"estimate": saved.estimate, "low": saved.low, "high": saved.high,
-                "interval": CI, "significant": saved.significant}
+                "interval": CI, "significant": significant(saved)}
     if base is None or other is None:
         return {"estimate": None, "note": missing}
     return {"estimate": base.median / other.median, "note": UNPAIRED,
             "unpaired_significant": not spread_overlaps(base, other)}
+
+
+def significant(saved):
+    """Whether a saved paired ratio excludes 1: as its suite said, else from its interval."""
+    return saved.significant if saved.significant is not None else not includes_one(saved.low,
+                                                                                    saved.high)
 
 
 def clear(rec):
@@ -44,12 +50,17 @@ def clear(rec):
     return rec["significant"] if rec["interval"] else rec.get("unpaired_significant", False)
 
 
-def verdict(rec):
-    """'faster', 'slower' or 'n.s.' of a ratio record (above 1: faster), 'unpaired' without an
-    interval."""
-    if rec["interval"] is None:
-        return "unpaired"
-    return "n.s." if not rec["significant"] else "slower" if rec["high"] < 1 else "faster"
+SAME = "no significant difference"
+
+
+def verdict(rec, above="faster", below="slower"):
+    """The one verdict of a ratio record, saved on it for every view: `above` (beyond chance above
+    1), `below`, or SAME (ratios.clear); None without a figure."""
+    if rec.get("estimate") is None:
+        return None
+    if not clear(rec):
+        return SAME
+    return below if (rec["high"] if rec["interval"] else rec["estimate"]) < 1 else above
 
 
 def break_even(graph_first, graph_step, eager_first, eager_step):

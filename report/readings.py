@@ -1,11 +1,12 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
-from report.ratios import includes_one, verdict
+from report.ratios import SAME
 from report.text import interval_cell, span
 
 
 def _speedups(records, phase):
     """(ratio, backend, model, variant, verdict) of each speedup record of `phase`."""
-    return sorted((r["estimate"], r["backend"], r["model"], r["variant"], verdict(r))
+    return sorted((r["estimate"], r["backend"], r["model"], r["variant"],
+                   r["verdict"] if r["interval"] else "unpaired")
                   for r in records
                   if r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None)
 
@@ -15,7 +16,7 @@ def aa_reading(records, phase):
     pairs = [r for r in records if r["kind"] == "aa_ratio" and r["phase"] == phase and r["low"]]
     if not pairs:
         return "No A/A control in these runs (saved before paired timing)."
-    holding = [r for r in pairs if includes_one(r["low"], r["high"])]
+    holding = [r for r in pairs if r["verdict"] == SAME]
     widest = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager against a second eager runner, timed like a real pair): "
             f"{len(holding)} of {len(pairs)} intervals contain 1; the widest, "
@@ -30,7 +31,7 @@ def speedup_reading(records, phase):
         return "No steady-state results for this phase."
     best, worst = found[-1], found[0]
     slower = [f for f in found if f[4] == "slower"]
-    unclear = [f for f in found if f[4] == "n.s."]
+    unclear = [f for f in found if f[4] == SAME]
     unpaired = [f for f in found if f[4] == "unpaired"]
     text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "

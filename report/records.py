@@ -4,14 +4,16 @@ import statistics
 
 from catalog import LOADER_BASELINE
 from report.load import BASELINE
-from report.ratios import CI, break_even_range, ratio
+from report import best
+from report.ratios import CI, break_even_range, ratio, significant, verdict
 from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
-          "significant", "processes", "rounds", "aa_floor_low", "aa_floor_high", "known_wrong",
-          "note")
+          "significant", "verdict", "best", "processes", "rounds", "aa_floor_low", "aa_floor_high",
+          "known_wrong", "note")
 IQR = "interquartile range of rounds"
+WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
@@ -38,8 +40,14 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
              "low": low, "high": high, "interval": interval, "significant": significant,
              "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
              "aa_floor_low": None, "aa_floor_high": None,
-             "known_wrong": i.get("known_wrong"), "note": note}
-    return {**found, **fields}
+             "known_wrong": i.get("known_wrong"), "note": note, "best": None}
+    found = {**found, **fields}
+    return {**found, "verdict": verdict(found, *WORDS.get(kind, ())) if unit == "x" else None}
+
+
+def chosen(records):
+    """{(backend, model): the train speedup record of the row's variant} (best.mark chose it)."""
+    return {(r["backend"], r["model"]): r for r in records if r.get("best")}
 
 
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
@@ -50,7 +58,7 @@ def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields)
 
 def saved_record(r, kind, saved, **fields):
     """A paired ratio as its suite saved it (load.Saved), with its 95% interval."""
-    return record(r, kind, "x", saved.estimate, saved.low, saved.high, CI, saved.significant,
+    return record(r, kind, "x", saved.estimate, saved.low, saved.high, CI, significant(saved),
                   **fields)
 
 
@@ -136,6 +144,7 @@ def steady_records(results):
                                          variant, "warm"))  # eager caches nothing: its cold call
     out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS))
             for r in idx.values() if r.saved("aa")]
+    best.mark(out, lambda *row: idx.get((*row, "train", None)))
     return out + precision_records(results) + noise_records(results)
 
 

@@ -1,5 +1,5 @@
 """Where graph mode stops paying: the sweep's table, its reading and where the answer's rows sit."""
-from report.ratios import verdict
+from report.ratios import SAME
 from report.text import interval_cell, ms, speedup_text
 
 
@@ -27,7 +27,7 @@ def point(rec):
 
 def stops_paying(rows):
     """Where graph mode's gain ends along the sweep, in a few words (rows: one backend's)."""
-    paying = [r for r in rows if r["estimate"] is not None and verdict(r) == "faster"]
+    paying = [r for r in rows if r["verdict"] == "faster"]
     if not paying:
         return "no gain beyond the interval at any size"
     last = paying[-1]
@@ -35,9 +35,9 @@ def stops_paying(rows):
     if not after:
         return f"it gains at every size measured, up to {gflop(last):.3g} GFLOP per step"
     nxt = after[0]
-    what = {"slower": "slower than eager", "n.s.": "no faster than eager beyond the interval"}
+    what = {"slower": "slower than eager", SAME: "no faster than eager beyond the interval"}
     return (f"it stops paying between {gflop(last):.3g} and {gflop(nxt):.3g} GFLOP per step "
-            f"({what.get(verdict(nxt), verdict(nxt))} from there)"
+            f"({what.get(nxt['verdict'], nxt['verdict'])} from there)"
             if nxt["estimate"] is not None else
             f"it gains up to {gflop(last):.3g} GFLOP per step ({nxt['note']} after)")
 
@@ -53,7 +53,7 @@ def placement(records, backend, rows):
     mine = sorted({round(gflop(r), 2) for r in records if r["kind"] == "step_time"
                    and r["backend"] == backend and r["phase"] == "train"
                    and r["precision"] == "float32" and r.get("flops")})
-    paying = [r for r in rows if r["estimate"] is not None and verdict(r) == "faster"]
+    paying = [r for r in rows if r["verdict"] == "faster"]
     if not mine or not paying:
         return ""
     low, high, edge = mine[0], mine[-1], gflop(paying[-1])

@@ -1,5 +1,5 @@
 """The seeds' own claims beside this run's figures (seed 000's retracing ratio: report.retrace)."""
-from report.ratios import gain_limit
+from report.ratios import SAME, gain_limit
 from report.text import interval_cell
 
 SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)
@@ -17,7 +17,7 @@ def seed_004_text(records):
     low, high = rec["low"], rec["high"]
     if not low <= seed <= high:
         verdict = f"the seed's {seed:.2f}× does not hold here: it lies outside the interval"
-    elif low <= 1:
+    elif rec["verdict"] == SAME:
         verdict = (f"this run cannot tell the seed's {seed:.2f}× from no gain: its interval "
                    f"allows anything up to {gain_limit(high)}; a narrower one needs more rounds")
     else:

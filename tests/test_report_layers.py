@@ -90,7 +90,8 @@ def test_the_ratio_check_sees_a_ratio_no_record_holds():
     assert intervals("a 1.23× [1.10, 1.40] ~ b") == {("1.23", "1.10", "1.40")}
 
 
-DATA = ("load", "select", "ratios", "records", "compare", "user")  # the steps before rendering
+DATA = ("load", "select", "ratios", "best", "records", "compare",
+        "user")  # the steps before rendering
 RUNS = ("provenance",)  # names the runs and the results they left out (a non-finite loss): no figure
 LABELS = ("backend", "phase", "model")  # what a renderer may read of a result: names, no figure
 

@@ -2,10 +2,16 @@
 chart, from records only."""
 import pytest
 
+from report.ratios import verdict
 from report.scale import answer_line, scale_reading, scale_table, stops_paying, sweep
 
 
 def speedup(gflop, estimate, low, high, backend="torch", width=1.0, side=224, batch=1):
+    found = _speedup(gflop, estimate, low, high, backend, width, side, batch)
+    return {**found, "verdict": verdict(found)}  # as records.record saves it
+
+
+def _speedup(gflop, estimate, low, high, backend, width, side, batch):
     return {"kind": "scale_speedup", "backend": backend, "model": f"vgg-{gflop}",
             "variant": "graph", "phase": "scale", "precision": "float32", "run": "0001_default",
             "dirty": False, "estimate": estimate, "low": low, "high": high,

@@ -289,30 +289,6 @@ def _check_readings(results, mine):
                for r in peaks)
 
 
-def _speedup(variant, estimate, low, high):
-    return {"kind": "speedup", "phase": "train", "backend": "torch", "model": "resnet",
-            "variant": variant, "case": None, "estimate": estimate, "low": low, "high": high,
-            "interval": "95%", "precision": "float32"}
-
-
-def _first_call(variant):
-    return {"kind": "first_call", "phase": "construction", "backend": "torch", "model": "resnet",
-            "variant": variant, "case": "cold", "estimate": 50.0, "low": 49.0, "high": 51.0,
-            "interval": "range of rounds", "precision": "float32"}
-
-
-def test_of_tied_variants_the_answer_shows_one_with_a_first_call():
-    from report.answer import best
-    tied = [_speedup("graph", 1.19, 1.16, 1.20), _speedup("graph_static", 1.20, 1.18, 1.21),
-            _first_call("graph")]
-    assert best(tied)["torch", "resnet"]["variant"] == "graph"
-    apart = [_speedup("graph", 1.10, 1.08, 1.12), _speedup("graph_static", 1.20, 1.18, 1.21),
-             _first_call("graph")]
-    assert best(apart)["torch", "resnet"]["variant"] == "graph_static"
-    untimed = tied[:2]
-    assert best(untimed)["torch", "resnet"]["variant"] == "graph_static"
-
-
 def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path):
     """The README's answer keeps each backend's advice and links to RESULTS.md, where each backend's
     line also gives its start-up, varying sizes and memory."""
