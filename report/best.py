@@ -17,10 +17,15 @@ def against_default(default, other):
     rounds = [r.info.get("paired_rounds_s") for r in (default, other)]
     paired = None
     if all(rounds) and default.file == other.file and list(map(len, rounds[0])) == list(
-            map(len, rounds[1])) and len(rounds[0]) == len(rounds[1]):
+            map(len, rounds[1])):
         import stats  # NumPy, imported when a figure needs it
         paired = stats.ratio(*rounds)
-    found = {"interval": None, **ratio(paired, default, other, None)}
+    return as_ratio(paired, default, other)
+
+
+def as_ratio(paired, base=None, other=None):
+    """A ratio record with its verdict: `paired` (a stats.Ratio), else base ÷ other unpaired."""
+    found = {"interval": None, **ratio(paired, base, other, None)}
     return {**found, "verdict": verdict(found)}
 
 
@@ -36,15 +41,14 @@ def _fallback(rows, usable):
                         else ": the fastest variant (none is significantly faster than eager)")
 
 
-def choose(rows, result_of):
+def choose(rows, versus):
     """(the chosen train speedup record, why it is not the default or None) of one row's records;
-    `result_of(variant)` gives the variant's train-step result."""
+    `versus(variant)` gives the default ÷ that variant, a ratio record with its verdict."""
     usable = [r for r in rows if r["estimate"] is not None and not r.get("known_wrong")]
     default = next((r for r in usable if r["variant"] == DEFAULT), None)
     if default is None:
         return _fallback(rows, usable)
-    found = [(against_default(result_of(DEFAULT), result_of(r["variant"])), r)
-             for r in usable if r is not default]
+    found = [(versus(r["variant"]), r) for r in usable if r is not default]
     faster = [(f, r) for f, r in found if f["verdict"] == "faster"]
     if not faster:
         return default, None
@@ -64,9 +68,16 @@ def mark(records, result_of):
         if rec["kind"] == "speedup" and rec["phase"] == "train":
             rows[rec["backend"], rec["model"]].append(rec)
     for (backend, model), found in rows.items():
-        pick, note = choose(found, lambda v: result_of(backend, model, v))
-        for rec in found:
-            rec["best"] = rec is pick
-        if pick is not None and note:
-            pick["best_note"] = note
+        pick, note = choose(found, lambda v: against_default(result_of(backend, model, DEFAULT),
+                                                             result_of(backend, model, v)))
+        flag(found, pick, note)
     return records
+
+
+def flag(rows, pick, note):
+    """Marks one row's records: `best` True on the chosen one, its `best_note` when not the
+    default."""
+    for rec in rows:
+        rec["best"] = rec is pick
+    if pick is not None and note:
+        pick["best_note"] = note

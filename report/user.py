@@ -3,7 +3,9 @@ call, break-even, retrace, memory, accuracy, as records in summary.json's schema
 import statistics
 
 from catalog import STEADY_AA as AA
-from report.ratios import CI, break_even_range as ratio_break_even
+from report import best
+from report.ratios import CI, verdict
+from report.ratios import break_even_range as ratio_break_even
 
 MIB = 2 ** 20
 
@@ -34,14 +36,15 @@ def first_call(m, arm, cache="cold", phase="train"):
     return median([c.get(key) for c in m[cache].get(arm, [])])
 
 
-def peak_mib(m, arm):
-    found = median([c["peak_rss_bytes"] for c in m["cold"].get(arm, [])])
-    return None if found is None else found / MIB
+def peak_bytes(m, arm):
+    """Median peak RSS of the arm's cold first-call processes, in bytes."""
+    return median([c["peak_rss_bytes"] for c in m["cold"].get(arm, [])])
 
 
-def break_even_range(m, arm):
-    """(steps, low, high, note): steps until the cold first call is paid back by the train gain."""
-    found = speedup(m, "train", arm)
+def break_even_range(m, arm, found=None):
+    """(steps, low, high, note): steps until the cold first call is paid back by the train gain
+    (`found`: the arm's train speedup, when the caller has it)."""
+    found = found or speedup(m, "train", arm)
     return ratio_break_even(first_call(m, arm), first_call(m, "eager"), step_s(m, "train", "eager"),
                             found.estimate, found.low, found.high)
 
@@ -96,48 +99,87 @@ def invalid(m, arm):
     return own or (eager and f"eager's {eager}")
 
 
+def shapes(m, arm="eager"):
+    """The user's input shapes in the order the retrace run stepped through them."""
+    return [tuple(s["shape"]) for s in m["cold"][arm][0]["retrace"]]
+
+
+def retrace_fields(m, arm):
+    """A retrace_total record's fields, named as records.py names them: counts, the mean step at
+    a new shape and at a seen one, the bytes held after, the log's signals."""
+    r = retrace(m, arm)
+    mean = lambda total, n: total / n if n else None
+    new = len(set(shapes(m, arm)))
+    return {"traces": r["traces"], "steps_done": r["steps"], "distinct_shapes": r["distinct"],
+            "cut_short": bool(r["cut"]), "new_shape_s": mean(r["new_shape_s"], new),
+            "seen_shape_s": mean(r["seen_shape_s"], r["steps"] - new),
+            "held_after_bytes": None if r["held_mib"] is None else r["held_mib"] * MIB,
+            "signals": r["signals"], "shapes": [list(x) for x in shapes(m, arm)]}
+
+
+def wrong(m, arm):
+    """Why an arm's answer is not to be used: its accuracy check failed (None if it passed)."""
+    check = accuracy(m, arm)
+    return "computes a different result from eager (accuracy check)" \
+        if check is not None and not check["match"] else None
+
+
 def records(m, machine, run, commit=None, dirty=None):
-    """One record per figure, with summary.json's fields."""
+    """One record per figure, with summary.json's fields (records.py's kinds and units); each
+    bootstrap once."""
     base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32", "known_wrong": None,
             "processes": len(m["steady"]), "rounds": m["plan"]["rounds"],
-            "aa_floor_low": None, "aa_floor_high": None}
+            "aa_floor_low": None, "aa_floor_high": None, "verdict": None, "best": None}
+    valid = [arm for arm in ["eager", *ran(m)] if not invalid(m, arm)]
+    found = {(p, a): speedup(m, p, a) for p in ("train", "infer")
+             for a in [AA, *ran(m)] if a in valid or a == AA and not invalid(m, AA)}
     if not invalid(m, AA):
-        wide = max((speedup(m, p, AA) for p in ("train", "infer")), key=lambda r: r.high / r.low)
+        wide = max((found[p, AA] for p in ("train", "infer")), key=lambda r: r.high / r.low)
         base.update(aa_floor_low=wide.low, aa_floor_high=wide.high)
     out = []
 
     def add(variant, phase, kind, unit, estimate, low=None, high=None, interval=None,
-            significant=None, note=None, case="steady"):
-        out.append({**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
-                    "unit": unit, "estimate": estimate, "low": low, "high": high,
-                    "interval": interval, "significant": significant, "note": note})
-    valid = [arm for arm in ["eager", *ran(m)] if not invalid(m, arm)]
+            significant=None, note=None, case="steady", **fields):
+        rec = {**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
+               "unit": unit, "estimate": estimate, "low": low, "high": high,
+               "interval": interval, "significant": significant, "note": note, **fields}
+        out.append({**rec, "verdict": verdict(rec) if unit == "x" else None})
     for arm in ["eager", *ran(m)]:
         for phase in ("train", "infer") if arm not in valid else ():
             add(arm, phase, "step_time", "s", None, note=f"non-finite loss: {invalid(m, arm)}")
     for phase in ("train", "infer"):
         for arm in valid:
             add(arm, phase, "step_time", "s", step_s(m, phase, arm))
-        for arm in [a for a in [AA, *ran(m)] if not invalid(m, a)]:
-            r = speedup(m, phase, arm)
-            add(arm, phase, "aa_ratio" if arm == AA else "speedup", "x", r.estimate, r.low, r.high,
-                CI, r.significant)
+        for (p, arm), r in found.items():
+            if p == phase:
+                add(arm, phase, "aa_ratio" if arm == AA else "speedup", "x", r.estimate, r.low,
+                    r.high, CI, r.significant, known_wrong=wrong(m, arm))
     for arm in valid:
         for cache in ("cold", "warm"):
             for phase in ("train", "infer"):
                 if (s := first_call(m, arm, cache, phase)) is not None:
                     add(arm, phase, "first_call", "s", s, case=cache)
-        add(arm, "train", "peak_memory", "MiB", peak_mib(m, arm), case="cold")
-        add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold")
+        add(arm, "train", "memory_peak", "bytes", peak_bytes(m, arm), case="cold")
+        add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold",
+            note=retrace(m, arm)["cut"] or None, **retrace_fields(m, arm))
+    if (up := median([c.get("startup_s") for c in m["cold"].get("eager", [])])) is not None:
+        add("eager", "construction", "startup_time", "s", up, case="cold")
     for arm in ran(m):
         if arm in valid:
-            n, low, high, note = break_even_range(m, arm)
+            n, low, high, note = break_even_range(m, arm, found["train", arm])
             add(arm, "train", "break_even", "steps", n, low, high, CI if low else None, note=note,
                 case="cold")
+    for arm in [AA, *ran(m)]:
         if (check := accuracy(m, arm)) is not None:
             add(arm, "train", "accuracy_loss_diff", "abs", check["loss_max_abs_diff"],
-                significant=not check["match"], note="mismatch" if not check["match"] else None)
+                significant=not check["match"], note="mismatch" if not check["match"] else None,
+                outputs_max_abs_diff=check["outputs_max_abs_diff"])
     for arm, reason in m["failed"].items():
         add(arm, "train", "failed", None, None, note=reason)
+    rows = [r for r in out if r["kind"] == "speedup" and r["phase"] == "train"]
+    times = lambda arm: _times(m, "train", arm)
+    import stats  # NumPy, imported when a figure needs it
+    best.flag(rows, *best.choose(rows, lambda v: best.as_ratio(stats.ratio(times(best.DEFAULT),
+                                                                         times(v)))))
     return out

@@ -123,3 +123,24 @@ def test_recompile_limit_is_named():
     m["cold"]["graph"][0]["log_signals"] = {"recompile_limit_hits": 1}
     text = "\n".join(user_md.tables(m))
     assert "recompile_limit_hits: 1" in text and "⚠ `graph` hit torch's recompile limit" in text
+
+
+def test_the_report_is_drawn_from_its_records_each_bootstrap_once(monkeypatch):
+    """Four paired ratios (train and infer of eager_aa and graph): four bootstraps, not one per
+    mention."""
+    import stats
+    calls, real = [], stats.ratio
+    monkeypatch.setattr(stats, "ratio", lambda *a, **k: calls.append(a) or real(*a, **k))
+    user_md.render("mymodel", [synthetic()], "vm")
+    assert len(calls) == 4
+
+
+def test_user_records_use_the_suites_units():
+    """memory_peak in bytes as records.py saves it; new- and seen-shape steps as means."""
+    rows = {(r["variant"], r["kind"]): r for r in U.records(synthetic(retrace_s=0.25), "vm", "u")
+            if r["phase"] != "infer"}
+    assert rows["graph", "memory_peak"]["unit"] == "bytes"
+    assert rows["graph", "memory_peak"]["estimate"] == 10 * 2 ** 20
+    retrace = rows["graph", "retrace_total"]
+    assert (retrace["estimate"], retrace["new_shape_s"], retrace["seen_shape_s"]) == (1.0, .25, .25)
+    assert rows["graph", "speedup"]["verdict"] == "faster" and rows["graph", "speedup"]["best"]
