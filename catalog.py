@@ -127,6 +127,46 @@ def unsupported_reason(backend, variant, device="cpu"):
     return UNSUPPORTED.get((backend, variant))
 
 
+SAVED_RATIOS = {  # a paired ratio's name -> the extra_info keys its suite saves it under
+    "speedup": ("speedup", "ci_low", "ci_high", "significant"),
+    "aa": ("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
+    "precision": ("precision_speedup", "precision_ci_low", "precision_ci_high",
+                  "precision_significant"),
+    "determinism": ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
+                    "determinism_significant"),
+    "loader": ("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant"),
+}
+SKIP_FIELDS = ("backend", "labels", "variants", "phases")  # what a skip rule matches a case on
+
+
+def skip_matches(rule, backend, label, variant, phase=None):
+    """Whether a profile's skip rule covers the case: a suites/profiles.Skip, or the same rule as
+    a run's saved plan holds it (JSON); a field of None matches anything."""
+    get = rule.get if isinstance(rule, dict) else lambda name: getattr(rule, name)
+    return all(want is None or have == want or (isinstance(want, (list, tuple)) and have in want)
+               for have, want in zip((backend, label, variant, phase), map(get, SKIP_FIELDS)))
+
+
+COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1",
+          "jax": "#7b3fa0"}  # each backend's colour in every chart (grey is the A/A band's)
+CALLS = {  # backend -> {variant: the call a user writes for it}
+    "tf": {"graph": "`tf.function`",
+           "graph_dynamic": "`tf.function` with a None-dim input_signature",
+           "graph_relaxed": "`tf.function(reduce_retracing=True)`",
+           "xla": "`tf.function(jit_compile=True)`",
+           "xla_dynamic": "`tf.function(jit_compile=True)` with a None-dim input_signature"},
+    "torch": {"graph": "`torch.compile()`", "graph_dynamic": "`torch.compile(dynamic=True)`",
+              "graph_static": "`torch.compile(dynamic=False)`"},
+    "chainer": {"graph": "`@static_graph` on the forward"},
+    "jax": {"graph": "`jax.jit` of the whole step"},
+}
+
+
+def call_name(backend, variant):
+    """The call a variant stands for in `backend`; generic where the catalog has none."""
+    return CALLS.get(backend, {}).get(variant) or f"the framework's `{variant}` graph mode"
+
+
 LOADERS = {  # the input pipeline's loaders (seed 003)
     "naive": "read, decode, crop and scale one example at a time, then batch",
     "parallel": "the same per-example work on parallel workers (tf.data AUTOTUNE, processes)",

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
+from catalog import COLORS  # noqa: E402
 from report.ratios import SAME  # noqa: E402
 from report.records import chosen as best  # noqa: E402
 from report.retrace import by_depth, skip_note, totals  # noqa: E402
@@ -14,7 +15,7 @@ from report.select import latest  # noqa: E402
 from report.tables import lookup  # noqa: E402
 from report.text import variant_order  # noqa: E402
 
-COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1"}
+OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
 
 
 FRAMEWORKS = ("tensorflow-cpu", "tensorflow", "torch", "chainer", "jax")  # the versions a subtitle names
@@ -98,7 +99,7 @@ def speedup_chart(records, results, phase, path):
             if rec["aa_floor_low"] is not None:
                 ax.fill_betweenx([row - 0.45, row + 0.45], rec["aa_floor_low"],
                                  rec["aa_floor_high"], color="#999", alpha=0.3, lw=0)
-            ax.barh(row, ratio - 1, left=1, color=COLORS.get(backend, "grey"))  # from 1: no change
+            ax.barh(row, ratio - 1, left=1, color=COLORS.get(backend, OTHER))  # from 1: no change
             if rec["interval"]:
                 ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
                             capsize=2, lw=0.8)
@@ -135,7 +136,7 @@ def step_time_chart(records, results, path):
                 continue
             (eager, low_e, high_e), (graph, low_g, high_g) = (
                 [r[k] * 1e3 for k in ("estimate", "low", "high")] for r in found)
-            color = COLORS.get(backend, "grey")
+            color = COLORS.get(backend, OTHER)
             ax.plot([eager, graph], [row, row], color=color, lw=2, zorder=1)
             for ms, low, high, face in ((eager, low_e, high_e, "white"),
                                         (graph, low_g, high_g, color)):
@@ -194,7 +195,7 @@ def overhead_chart(records, results, path):
                             va="center", fontsize=6)
                     continue
                 low, high = max(first["low"] - base, ax_floor), first["high"] - base
-                ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, "grey"),
+                ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, OTHER),
                         hatch=hatch, edgecolor="white", label=cache,
                         xerr=[[max(value - low, 0)], [max(high - value, 0)]], capsize=2)
                 ax.text(max(value, high) * 1.15, row + offset, f"{value:.3g}s {cache}",
@@ -230,7 +231,7 @@ def break_even_chart(records, results, path):
                 if rec is None or rec["estimate"] is None:
                     continue
                 n = rec["estimate"]
-                ax.barh(row + offset, n, height=0.4, color=COLORS.get(backend, "grey"),
+                ax.barh(row + offset, n, height=0.4, color=COLORS.get(backend, OTHER),
                         hatch=hatch, edgecolor="white")
                 high = rec["high"] if rec["interval"] else n
                 if rec["interval"]:
@@ -267,11 +268,11 @@ def throughput_chart(records, results, path):
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
             labels.append(f"{backend}/{variant}")
             if (share := shares.get((backend, model, variant))) is not None:
-                ax.barh(row, share * peaks[backend], color=COLORS.get(backend, "grey"))
+                ax.barh(row, share * peaks[backend], color=COLORS.get(backend, OTHER))
                 ax.text(share * peaks[backend], row, f" {share * peaks[backend]:.1f} "
                         f"({100 * share:.0f}%)", va="center", fontsize=6)
         for backend, peak in sorted(peaks.items()):
-            ax.axvline(peak, color=COLORS.get(backend, "grey"), ls="--", lw=1,
+            ax.axvline(peak, color=COLORS.get(backend, OTHER), ls="--", lw=1,
                        label=f"{backend} matmul peak {peak:.0f} GFLOP/s")
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)

@@ -2,19 +2,11 @@
 types the report reads, and only the backends, phases, variants and precisions catalog.py knows."""
 import math
 
-from catalog import BACKENDS, LOADERS, PHASES, PITFALL_VARIANTS, PRECISIONS, VARIANTS
+from catalog import (BACKENDS, LOADERS, PHASES, PITFALL_VARIANTS, PRECISIONS,
+                     SAVED_RATIOS, VARIANTS)
 
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
-SAVED_RATIOS = {  # a paired ratio's name -> the extra_info keys its suite saved it under
-    "speedup": ("speedup", "ci_low", "ci_high", "significant"),
-    "aa": ("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
-    "precision": ("precision_speedup", "precision_ci_low", "precision_ci_high",
-                  "precision_significant"),
-    "determinism": ("determinism_ratio", "determinism_ci_low", "determinism_ci_high",
-                    "determinism_significant"),
-    "loader": ("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant"),
-}
 FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
 OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
 CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},

@@ -1,7 +1,7 @@
 """Charts of what graph mode costs: memory per variant, and a step at a new shape vs a seen one."""
 import matplotlib.ticker
 
-from report.charts import COLORS, _figure, _finish, by_model, plt
+from report.charts import COLORS, OTHER, _figure, _finish, by_model, plt
 from report.retrace import by_depth, new_vs_seen_steps, totals
 from report.select import profile_gaps
 from report.text import variant_order
@@ -22,7 +22,7 @@ def memory_chart(records, results, path):
             r["backend"], variant_order(r["variant"])))
         for row, r in enumerate(rows):
             mib = r["estimate"] / MIB
-            ax.barh(row, mib, color=COLORS.get(r["backend"], "grey"),
+            ax.barh(row, mib, color=COLORS.get(r["backend"], OTHER),
                     hatch="//" if r["variant"] == "eager" else None, edgecolor="white")
             ax.text(mib, row, f" {mib:.1f}", va="center", fontsize=6)
         ax.set_yticks(range(len(rows)), [f"{r['backend']}/{r['variant']}" for r in rows],
@@ -52,7 +52,7 @@ def retrace_step_chart(records, results, path):
             order(k[1]), variant_order(k[2])))
         for row, key in enumerate(keys):
             new, seen = found[key]
-            color = COLORS.get(backend, "grey")
+            color = COLORS.get(backend, OTHER)
             ax.barh(row - 0.2, new, height=0.4, color=color)
             ax.barh(row + 0.2, seen, height=0.4, color=color, alpha=0.4)
             ax.text(max(new, seen), row, f" {new / seen:.1f}×", va="center", fontsize=6)

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from isa import tier
-from report.conform import SAVED_RATIOS, bench_problem, file_problem
+from catalog import SAVED_RATIOS
+from report.conform import bench_problem, file_problem
 
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
 BASELINE = ("float32", False)  # (precision, deterministic) of the main tables

@@ -1,5 +1,6 @@
 """The retrace suite's tables, chart data and advice (seed 000's network x mode x time table)."""
-from report.select import latest, rule_matches
+from catalog import skip_matches
+from report.select import latest
 from report.text import span, variant_order
 
 SEED_000 = {"eager": 3 * 60 + 36, "graph": 36 * 60 + 10, "graph_dynamic": 4 * 60 + 37}  # ResNet152
@@ -45,7 +46,7 @@ def skip_note(results, backend, network, variant, step):
         if r.info["backend"] != backend or not r.profile or not r.profile.get("retrace"):
             continue
         for rule in r.profile["retrace"].get("skips", ()):
-            if rule_matches(rule, backend, network, variant, step):
+            if skip_matches(rule, backend, network, variant, step):
                 return rule["reason"]
     return None
 

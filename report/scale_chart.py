@@ -1,7 +1,7 @@
 """The chart of where graph mode stops paying: speedup against work per train step."""
 import matplotlib.ticker
 
-from report.charts import COLORS, _finish, plt, subtitle
+from report.charts import COLORS, OTHER, _finish, plt, subtitle
 from report.scale import gflop, sweep
 
 
@@ -25,7 +25,7 @@ def scale_chart(records, results, path):
     ax.axhline(1, color="black", lw=1)
     ax.text(1.02, 1, " eager", transform=ax.get_yaxis_transform(), va="center", fontsize=8)
     for backend, rows in found.items():
-        color, variant = COLORS.get(backend, "grey"), rows[0]["variant"]
+        color, variant = COLORS.get(backend, OTHER), rows[0]["variant"]
         done = [r for r in rows if r["estimate"] is not None]
         x, y = [gflop(r) for r in done], [r["estimate"] for r in done]
         err = [[r["estimate"] - (r["low"] or r["estimate"]) for r in done],

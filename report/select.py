@@ -3,6 +3,7 @@ newest result of each case (per (machine, backend, section, model) one run only)
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from catalog import skip_matches
 from report.load import BASELINE
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
@@ -140,19 +141,11 @@ def latest(results):
     return list(best.values())
 
 
-def rule_matches(rule, backend, label, variant, phase=None):
-    """Whether a saved skip rule (suites/profiles.Skip as JSON; None matches anything) covers
-    the case."""
-    return all(want is None or have == want or (isinstance(want, list) and have in want)
-               for have, want in ((backend, rule.get("backend")), (label, rule.get("labels")),
-                                  (variant, rule.get("variants")), (phase, rule.get("phases"))))
-
-
 def profile_skip(r, suite, label, variant, phase=None):
     """The reason `r`'s run left this case of `suite` out by its profile's rules, or None."""
     return next((rule["reason"] for rule in (r.profile or {}).get("skips", ())
                  if suite in (rule.get("suites") or ())
-                 and rule_matches(rule, r.info["backend"], label, variant, phase)), None)
+                 and skip_matches(rule, r.info["backend"], label, variant, phase)), None)
 
 
 def profile_gaps(results, suite):

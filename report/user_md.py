@@ -3,23 +3,12 @@ import math
 
 from report import user as U
 from catalog import STEADY_AA as AA
+from catalog import call_name
 from report.ratios import SAME
 
-CALLS = {"graph": "`tf.function`", "graph_dynamic": "`tf.function` with a None-dim input_signature",
-         "graph_relaxed": "`tf.function(reduce_retracing=True)`",
-         "xla": "`tf.function(jit_compile=True)`",
-         "xla_dynamic": "`tf.function(jit_compile=True)` with a None-dim input_signature"}
-TORCH = {"graph": "`torch.compile()`", "graph_dynamic": "`torch.compile(dynamic=True)`",
-         "graph_static": "`torch.compile(dynamic=False)`"}
-
-
 def how(framework, variant):
-    """The call a variant stands for, in the user's framework."""
-    if framework == "chainer":
-        return "`@static_graph` on the forward"
-    if framework == "jax":
-        return "`jax.jit` of the whole step"
-    return (TORCH if framework == "torch" else CALLS)[variant]
+    """The call a variant stands for, in the user's framework (catalog.CALLS)."""
+    return call_name(framework, variant)
 
 
 def _x(rec):

@@ -1,6 +1,8 @@
 """Run profiles: model sizes, batch and rounds for CI (quick), this CPU (default) and a GPU (paper)."""
 from dataclasses import dataclass
 
+from catalog import skip_matches
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -156,9 +158,7 @@ class Skip:
     suites: tuple = None  # for Profile.skips: the suites it applies to
 
     def matches(self, backend, label, variant, phase):
-        return all(want is None or have == want or (isinstance(want, tuple) and have in want)
-                   for have, want in ((backend, self.backend), (label, self.labels),
-                                      (variant, self.variants), (phase, self.phases)))
+        return skip_matches(self, backend, label, variant, phase)
 
 
 def first_reason(rules, backend, label, variant, phase=None):

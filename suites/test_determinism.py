@@ -9,6 +9,7 @@ import math
 import pytest
 
 import stats
+from catalog import SAVED_RATIOS
 from backends import DETERMINISM_UNSUPPORTED, VARIANTS
 from suites.cases import extra_info
 from suites.paired import arm_name, measure_group, measured_once, paired_info, record, steady_plan
@@ -79,8 +80,7 @@ def test_determinism(benchmark, case, env, flag, request):
     if case.deterministic and not benchmark.disabled and all(
             math.isfinite(c["loss"][a]) for c in children for a in pair):
         benchmark.extra_info.update(stats.ratio(group["times"][case.variant], group["times"][arm])
-                                    .as_info("determinism_ratio", "determinism_ci_low",
-                                             "determinism_ci_high", "determinism_significant"))
+                                    .as_info(*SAVED_RATIOS["determinism"]))
     if not all(map(math.isfinite, first + losses)):
         pytest.fail(f"non-finite loss ({first}, paired children {losses}): time not valid")
     if case.deterministic and env["device"] == "cpu" and first != second:

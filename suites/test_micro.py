@@ -4,6 +4,7 @@ import importlib
 import pytest
 
 import stats
+from catalog import SAVED_RATIOS
 from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS
 from suites import child
 from suites.paired import AA, CI_METHOD, record
@@ -107,9 +108,9 @@ def _ratios(group, variant):
     """On graph, eager over graph (the speedup); on eager, eager over the A/A eager."""
     times = group["times"]
     if variant == "graph":
-        return stats.ratio(times["eager"], times["graph"]).as_info("speedup")
-    return {**stats.ratio(times["eager"], times[AA]).as_info(
-        "aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"), "aa_rounds_s": times[AA]}
+        return stats.ratio(times["eager"], times["graph"]).as_info(*SAVED_RATIOS["speedup"])
+    return {**stats.ratio(times["eager"], times[AA]).as_info(*SAVED_RATIOS["aa"]),
+            "aa_rounds_s": times[AA]}
 
 
 @pytest.mark.parametrize("variant", VARIANTS)

@@ -7,6 +7,7 @@ import statistics
 import pytest
 
 import stats
+from catalog import SAVED_RATIOS
 from backends.pipeline import LOADERS, UNSUPPORTED
 from suites import child
 from suites.cases import extra_info
@@ -84,9 +85,9 @@ def _ratios(group, loader):
         return {}
     found = stats.ratio(times[BASELINE], times[other])
     if loader == BASELINE:
-        return {**found.as_info("aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"),
+        return {**found.as_info(*SAVED_RATIOS["aa"]),
                 "aa_rounds_s": times[AA]}
-    return found.as_info("loader_ratio", "loader_ci_low", "loader_ci_high", "loader_significant")
+    return found.as_info(*SAVED_RATIOS["loader"])
 
 
 @pytest.mark.suite_models("pipeline")

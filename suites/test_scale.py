@@ -6,6 +6,7 @@ import math
 import pytest
 
 import stats
+from catalog import SAVED_RATIOS
 from suites.cases import extra_info
 from suites.paired import BARE, measure_group, measured_once, paired_info, record
 
@@ -41,7 +42,7 @@ def test_scale(benchmark, case, env):
     record(benchmark, group["times"][case.variant])
     finite = all(math.isfinite(c["loss"][a]) for c in group["children"] for a in arms)
     if case.variant != "eager" and not benchmark.disabled and finite:
-        benchmark.extra_info.update(
-            stats.ratio(group["times"]["eager"], group["times"][case.variant]).as_info("speedup"))
+        benchmark.extra_info.update(stats.ratio(group["times"]["eager"], group["times"][
+            case.variant]).as_info(*SAVED_RATIOS["speedup"]))
     if not math.isfinite(loss):
         case.reject_non_finite(f"train step produced a non-finite value ({loss}): time not valid")

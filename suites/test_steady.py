@@ -6,6 +6,7 @@ import math
 import pytest
 
 import stats
+from catalog import SAVED_RATIOS
 from suites.cases import extra_info
 from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, paired_info,
                            record, steady_plan)
@@ -55,14 +56,13 @@ def _ratios(group, variant, precision):
     speedup) and, on float32 eager, eager over the A/A arm."""
     times, arm, out = group["times"], arm_name(variant, precision), {}
     if arm == "eager":
-        out.update(stats.ratio(times["eager"], times[AA]).as_info(
-            "aa_ratio", "aa_ci_low", "aa_ci_high", "aa_significant"), aa_rounds_s=times[AA])
+        out.update(stats.ratio(times["eager"], times[AA]).as_info(*SAVED_RATIOS["aa"]),
+                   aa_rounds_s=times[AA])
     if variant != "eager":
-        out.update(stats.ratio(times[arm_name("eager", precision)], times[arm]).as_info("speedup"))
+        out.update(stats.ratio(times[arm_name("eager", precision)], times[arm]).as_info(
+            *SAVED_RATIOS["speedup"]))
     if precision != "float32":
-        out.update(stats.ratio(times[variant], times[arm]).as_info(
-            "precision_speedup", "precision_ci_low", "precision_ci_high",
-            "precision_significant"))
+        out.update(stats.ratio(times[variant], times[arm]).as_info(*SAVED_RATIOS["precision"]))
     return out
 
 
