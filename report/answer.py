@@ -7,6 +7,7 @@ from catalog import KNOWN_WRONG
 from report.best import RULE
 from report.ratios import SAME, gain_bound
 from report.records import chosen as best
+from report.select import newest_run
 from report.scale import answer_line, gflop, point
 from report.seeds import seed_004_text
 from report.text import break_even_text, label, span, speedup_text
@@ -168,7 +169,7 @@ def shapes_text(records, backend):
     """With input sizes changing every batch, on the network of the backend's newest run with the
     most finished graph runs: their times and trace counts, and which variant to use (a run cut
     short by the budget is named, never quoted)."""
-    newest = max((r["run"] for r in records if r["backend"] == backend), default=None)
+    newest = newest_run(records, backend)
     found = defaultdict(dict)
     for r in records:  # an older run's figure is for its table, never for the headline
         if r["kind"] == "retrace_total" and r["backend"] == backend and r["run"] == newest \
@@ -201,7 +202,7 @@ def memory_cost(records, backend, variants):
     have had another framework release), or None."""
     mine = [r for r in records if r["kind"] in ("memory_peak", "memory_ratio")
             and r["backend"] == backend and r["estimate"] is not None]
-    newest = max((r["run"] for r in mine), default=None)
+    newest = newest_run(mine, backend)
     eager = {r["model"]: r["estimate"] for r in mine if r["kind"] == "memory_peak"
              and r["variant"] == "eager" and r["run"] == newest}
     found = [r for r in mine if r["kind"] == "memory_ratio" and r["run"] == newest

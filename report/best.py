@@ -53,10 +53,10 @@ def choose(rows, versus):
     if not faster:
         return default, None
     f, pick = max(faster, key=lambda fr: fr[0]["estimate"])
-    where = (f"[{f['low']:.2f}, {f['high']:.2f}], paired" if f["interval"]
+    where = (f"[{f['low']:.2f}, {f['high']:.2f}] paired" if f["interval"]
              else "unpaired, interquartile ranges apart")
     return pick, f"significantly faster than `graph`: `graph` ÷ `{pick['variant']}` " \
-                 f"{f['estimate']:.2f}× ({where})"
+                 f"{f['estimate']:.2f}× {where}"
 
 
 def mark(records, result_of):

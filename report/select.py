@@ -109,6 +109,13 @@ def front(results, made=()):
     return newest and newest.machine
 
 
+def newest_run(records, backend, kinds=None):
+    """The newest run (run names are numbered in order) of `backend` among its records (of
+    `kinds`), so that a headline quotes one run's figures, never a mix; None without one."""
+    return max((r["run"] for r in records if r["backend"] == backend
+                and (kinds is None or r["kind"] in kinds)), default=None)
+
+
 def machines(results):
     """The machines of the results, sorted: each gets its own tables, never a shared ratio."""
     return sorted({r.machine for r in results})

@@ -158,3 +158,19 @@ def test_an_unpaired_gain_inside_the_spread_is_no_gain_anywhere():
     times = [{**micro, "kind": "micro_time", "variant": v, "traces": 1} for v in ("eager", "graph")]
     assert control_verdicts(Micro(times + [micro]), ["torch"]) == [
         "torch/sum_even: no measurable difference (1.30×)"]
+
+
+def picks_a_run(source):
+    """Lines that choose a run themselves: max() or min() over records' `run` names."""
+    return [node.lineno for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("max", "min") and node.args
+            and any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
+                    and n.slice.value == "run" for n in ast.walk(node.args[0]))]
+
+
+def test_only_select_picks_the_newest_run():
+    found = {p.name: lines for p in sorted(REPORT.glob("*.py"))
+             if p.name != "select.py" and (lines := picks_a_run(p.read_text()))}
+    assert not found, f"a run chosen outside select.py (file: lines): {found}"
+    assert picks_a_run("newest = max((r['run'] for r in records), default=None)") == [1]
