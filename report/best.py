@@ -1,14 +1,18 @@
 """The graph variant of each (backend, model) row, chosen once (issue 35, item 4): the framework's
 default graph mode, unless another variant is significantly faster than it in the same group."""
+import functools
 from collections import defaultdict
 
+from catalog import VARIANTS
 from report.ratios import ratio, verdict
 
+ORDER = list(VARIANTS)
 DEFAULT = "graph"  # tf.function, torch.compile(), @static_graph, jax.jit: each default graph mode
 RULE = ("each row shows the framework's default graph mode (`graph`) unless another variant is "
         "significantly faster than it, paired in the same group (`graph` ÷ variant, 95% "
-        "interval above 1); where `graph` is a known wrong answer or has no figure, the fastest "
-        "variant significantly faster than eager, said so")
+        "interval above 1; of several, the simplest unless another is faster than it too); "
+        "where `graph` is a known wrong answer or has no figure, the fastest variant "
+        "significantly faster than eager, said so")
 
 
 def against_default(default, other):
@@ -43,16 +47,25 @@ def _fallback(rows, usable):
 
 def choose(rows, versus):
     """(the chosen train speedup record, why it is not the default or None) of one row's records;
-    `versus(variant)` gives the default ÷ that variant, a ratio record with its verdict."""
-    usable = [r for r in rows if r["estimate"] is not None and not r.get("known_wrong")]
+    `versus(a, b)` gives variant a ÷ variant b of the row's group, a ratio record with its
+    verdict. Of several variants faster than the default, the first in the catalog's order (the
+    simpler call: `xla` before `xla_dynamic`) stays unless a later one is faster than it too."""
+    versus = functools.cache(versus)  # each pair's bootstrap once
+    usable = sorted((r for r in rows if r["estimate"] is not None and not r.get("known_wrong")),
+                    key=lambda r: ORDER.index(r["variant"]) if r["variant"] in ORDER
+                    else len(ORDER))
     default = next((r for r in usable if r["variant"] == DEFAULT), None)
     if default is None:
         return _fallback(rows, usable)
-    found = [(versus(r["variant"]), r) for r in usable if r is not default]
-    faster = [(f, r) for f, r in found if f["verdict"] == "faster"]
+    faster = [r for r in usable if r is not default
+              and versus(DEFAULT, r["variant"])["verdict"] == "faster"]
     if not faster:
         return default, None
-    f, pick = max(faster, key=lambda fr: fr[0]["estimate"])
+    pick = faster[0]
+    for other in faster[1:]:
+        if versus(pick["variant"], other["variant"])["verdict"] == "faster":
+            pick = other
+    f = versus(DEFAULT, pick["variant"])
     where = (f"[{f['low']:.2f}, {f['high']:.2f}] paired" if f["interval"]
              else "unpaired, interquartile ranges apart")
     return pick, f"significantly faster than `graph`: `graph` ÷ `{pick['variant']}` " \
@@ -68,8 +81,8 @@ def mark(records, result_of):
         if rec["kind"] == "speedup" and rec["phase"] == "train":
             rows[rec["backend"], rec["model"]].append(rec)
     for (backend, model), found in rows.items():
-        pick, note = choose(found, lambda v: against_default(result_of(backend, model, DEFAULT),
-                                                             result_of(backend, model, v)))
+        pick, note = choose(found, lambda a, b: against_default(result_of(backend, model, a),
+                                                                result_of(backend, model, b)))
         flag(found, pick, note)
     return records
 

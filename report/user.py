@@ -180,6 +180,6 @@ def records(m, machine, run, commit=None, dirty=None):
     rows = [r for r in out if r["kind"] == "speedup" and r["phase"] == "train"]
     times = lambda arm: _times(m, "train", arm)
     import stats  # NumPy, imported when a figure needs it
-    best.flag(rows, *best.choose(rows, lambda v: best.as_ratio(stats.ratio(times(best.DEFAULT),
-                                                                         times(v)))))
+    best.flag(rows, *best.choose(rows, lambda a, b: best.as_ratio(stats.ratio(times(a),
+                                                                              times(b)))))
     return out

@@ -174,3 +174,19 @@ def test_only_select_picks_the_newest_run():
              if p.name != "select.py" and (lines := picks_a_run(p.read_text()))}
     assert not found, f"a run chosen outside select.py (file: lines): {found}"
     assert picks_a_run("newest = max((r['run'] for r in records), default=None)") == [1]
+
+
+def test_of_two_variants_faster_than_graph_the_simpler_stays_unless_beaten():
+    """`xla` and `xla_dynamic` compile one graph at one shape: the higher point estimate of two
+    that do not differ must not pick the row (tf resnet read 15.74× against 15.59× in 0034)."""
+    from report.best import choose
+    rows = [{"variant": v, "estimate": e} for v, e in
+            (("xla_dynamic", 15.74), ("graph", 4.0), ("xla", 15.59))]
+    same = {("graph", "xla"): "faster", ("graph", "xla_dynamic"): "faster"}
+
+    def versus(table):
+        return lambda a, b: {"verdict": table.get((a, b), "no significant difference"),
+                             "estimate": 3.9, "low": 3.5, "high": 4.2, "interval": "paired"}
+    assert choose(rows, versus(same))[0]["variant"] == "xla"
+    beaten = {**same, ("xla", "xla_dynamic"): "faster"}
+    assert choose(rows, versus(beaten))[0]["variant"] == "xla_dynamic"
