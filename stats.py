@@ -26,9 +26,23 @@ class Ratio:
 
 
 def _paired(a, b):
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    """Two arms' rounds as (processes, rounds) arrays, or, where processes ran different numbers
+    of rounds (adaptive allocation), as lists of each process's rounds, paired process by process."""
+    try:
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    except ValueError:  # ragged: processes of different lengths
+        return _ragged(a, b)
     if a.ndim != 2 or a.shape != b.shape or a.size == 0:
         raise ValueError(f"need two equal (processes, rounds) arrays, got {a.shape} and {b.shape}")
+    return a, b
+
+
+def _ragged(a, b):
+    a = [np.asarray(p, dtype=float) for p in a]
+    b = [np.asarray(p, dtype=float) for p in b]
+    if not a or len(a) != len(b) or any(x.ndim != 1 or x.shape != y.shape or not x.size
+                                        for x, y in zip(a, b)):
+        raise ValueError("need two arms with the same rounds in each process")
     return a, b
 
 
@@ -42,6 +56,8 @@ def _percentiles(estimate, resampled, level):
 def ratio_draws(a, b, resamples=RESAMPLES, seed=0):
     """Bootstrap draws of median(a) / median(b) of two paired arms (see `ratio`)."""
     a, b = _paired(a, b)
+    if isinstance(a, list):
+        return _ragged_draws(a, b, resamples, seed)
     processes, rounds = a.shape
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, processes, (resamples, processes))[:, :, None]
@@ -49,6 +65,22 @@ def ratio_draws(a, b, resamples=RESAMPLES, seed=0):
     ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
     rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
     return ra / rb
+
+
+def _ragged_draws(a, b, resamples, seed):
+    """As ratio_draws, where a drawn process brings as many rounds as it ran."""
+    sizes = np.array([len(p) for p in a])
+    longest = sizes.max()
+    pad = lambda arm: np.array([np.pad(p, (0, longest - len(p)), constant_values=np.nan)
+                                for p in arm])
+    a, b = pad(a), pad(b)
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, len(sizes), (resamples, len(sizes)))[:, :, None]
+    within = (rng.random((resamples, len(sizes), longest)) * sizes[pick]).astype(int)
+    kept = np.arange(longest) < sizes[pick]  # a drawn process's own number of rounds
+    draw = lambda arm: np.nanmedian(np.where(kept, arm[pick, within], np.nan).reshape(
+        resamples, -1), axis=1)
+    return draw(a) / draw(b)
 
 
 def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
@@ -59,14 +91,17 @@ def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     replacement within each drawn process, the same indices for both arms, so the pairing
     (same process, same round) that cancels drift is kept."""
     a, b = _paired(a, b)
-    return _percentiles(np.median(a) / np.median(b), ratio_draws(a, b, resamples, seed), level)
+    estimate = (np.median(np.concatenate(a)) / np.median(np.concatenate(b)) if isinstance(a, list)
+                else np.median(a) / np.median(b))
+    return _percentiles(estimate, ratio_draws(a, b, resamples, seed), level)
 
 
 def ratio_of_ratios(a1, b1, a2, b2, resamples=RESAMPLES, level=LEVEL):
     """(median(a2)/median(b2)) ÷ (median(a1)/median(b1)) of two independent paired runs, each
     run's bootstrap drawn on its own (seeds 0 and 1)."""
     first, second = ratio_draws(a1, b1, resamples, 0), ratio_draws(a2, b2, resamples, 1)
-    estimate = (np.median(a2) / np.median(b2)) / (np.median(a1) / np.median(b1))
+    pooled = lambda arm: np.median(np.concatenate([np.ravel(p) for p in arm]))
+    estimate = (pooled(a2) / pooled(b2)) / (pooled(a1) / pooled(b1))
     return _percentiles(estimate, second / first, level)
 
 
@@ -96,10 +131,26 @@ def noise(a, b, first=2):
     the within part of each process mean, and the mean of the first `first` rounds minus the
     rest's (a warm-up left in the timed rounds)."""
     a, b = _paired(a, b)
+    if isinstance(a, list):
+        return _ragged_noise([np.log(x / y) for x, y in zip(a, b)], first)
     d = np.log(a / b)
     processes, rounds = d.shape
     within = float(np.sqrt(d.var(axis=1, ddof=1).mean())) if rounds > 1 else 0.0
     spread = float(d.mean(axis=1).var(ddof=1)) if processes > 1 else 0.0
     between = float(np.sqrt(max(0.0, spread - within ** 2 / rounds)))
     drift = float(d[:, :first].mean() - d[:, first:].mean()) if rounds > first else 0.0
+    return Noise(within, between, drift)
+
+
+def _ragged_noise(d, first):
+    """noise() where processes ran different numbers of rounds: the same estimates, each process
+    mean's round part taken at its own number of rounds."""
+    sizes = np.array([len(p) for p in d])
+    spread_of = [p.var(ddof=1) for p in d if len(p) > 1]
+    within = float(np.sqrt(np.mean(spread_of))) if spread_of else 0.0
+    spread = float(np.var([p.mean() for p in d], ddof=1)) if len(d) > 1 else 0.0
+    between = float(np.sqrt(max(0.0, spread - float(np.mean(within ** 2 / sizes)))))
+    head = np.concatenate([p[:first] for p in d])
+    rest = np.concatenate([p[first:] for p in d])
+    drift = float(head.mean() - rest.mean()) if rest.size else 0.0
     return Noise(within, between, drift)

@@ -109,29 +109,92 @@ def child_command(backend, model, config, batch, phase, arms, plan, seed=0, devi
 
 def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
     """Run the group in `processes` fresh children, and more while `adaptive` (profiles.Adaptive)
-    asks for them: {"times": {arm: [[s per round] per process]}, "children": [each child's
-    result], "adaptive": how the repetition stopped (with `adaptive`)}."""
-    def run(seed):
-        return child.result(child_command(
-            case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms, plan,
-            seed, env["device"], env["threads"]))
+    asks for them, each with the rounds `allocate` chooses: {"times": {arm: [[s per round] per
+    process]}, "children": [each child's result], "adaptive": how the repetition went}."""
+    def run(seed, rounds):
+        began = time.perf_counter()
+        found = child.result(child_command(
+            case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms,
+            {**plan, "rounds": rounds}, seed, env["device"], env["threads"]))
+        return {**found, "wall_s": time.perf_counter() - began}
     start = time.perf_counter()
-    children = [run(seed) for seed in range(processes)]
+    children = [run(seed, plan["rounds"]) for seed in range(processes)]
+    allocation = None  # the choice that ran the last added process
     if adaptive:
         budget_s, most = adaptive.limits((case.backend.NAME, case.model, phase))
     while adaptive:
-        widths = half_widths(_times(arms, children), adaptive.min_step_s)
+        times = _times(arms, children)
+        widths = half_widths(times, adaptive.min_step_s)
         reached = all(w <= adaptive.target for w in widths.values())
         spent = time.perf_counter() - start
-        if reached or len(children) >= most or spent + spent / len(children) > budget_s:
+        chosen = allocate(times, children, widths, adaptive, plan["rounds"], budget_s - spent)
+        stopped = ("target" if reached else "process cap" if len(children) >= most
+                   else "time budget" if chosen["rounds"] < plan["rounds"] else None)
+        if stopped:
             break
-        children.append(run(len(children)))
+        allocation = chosen
+        children.append(run(len(children), chosen["rounds"]))
     group = {"times": _times(arms, children), "children": children}
     if adaptive:
         group["adaptive"] = {"target_half_width": adaptive.target, "reached_target": reached,
                              "half_widths": widths, "group_seconds": spent,
-                             "budget_s": budget_s}
+                             "budget_s": budget_s, "stopped_by": stopped, "allocation": allocation,
+                             "components": components(group["times"])}
     return group
+
+
+def allocate(times, children, widths, adaptive, least, left_s):
+    """The next process's rounds by Kalibera & Jones (ISMM 2013): the ratio that is furthest from
+    its target gives the per-round and between-process variances of its log ratio, the children
+    so far the cost of a process and of a round; fewer than `least` when no process of `least`
+    rounds fits in `left_s`."""
+    process_s, round_s = costs(children)
+    wide = {arm: w for arm, w in widths.items() if w > adaptive.target}
+    arm = max(wide, key=wide.get, default=None)
+    found = stats.noise(times[_base(arm)], times[arm]) if arm else None
+    best = (k_and_j(found.within ** 2, found.between ** 2, process_s, round_s, least,
+                    max(least, adaptive.max_rounds)) if found else least)
+    fits = math.floor((left_s - process_s) / round_s) if round_s > 0 else best
+    return {"rounds": min(best, fits), "best_rounds": best, "arm": arm,
+            "round_sd": found and found.within, "process_sd": found and found.between,
+            "process_s": process_s, "round_s": round_s}
+
+
+def k_and_j(round_var, process_var, process_s, round_s, least, most):
+    """Rounds per process that reach a target precision at least cost: r* = sqrt(c_process ·
+    σ²_round / (c_round · σ²_process)), within [least, most]; `most` where the between-process
+    variance is about 0 (another process then buys nothing that a round does not)."""
+    if round_var <= 0 or round_s <= 0:
+        return least
+    if process_var <= 1e-12 * round_var:
+        return most
+    best = math.sqrt(process_s * round_var / (round_s * process_var))
+    return int(min(most, max(least, round(best))))
+
+
+def costs(children):
+    """(seconds a fresh process costs before its rounds: start-up, first calls, calibration and
+    warm-up; seconds one timed round costs), means over `children`."""
+    rounds_s = [c.get("rounds_s", sum(sum(t) for t in c["times"].values())
+                      * c.get("settings", {}).get("block", 1)) for c in children]
+    per_round = [r / len(next(iter(c["times"].values()))) for r, c in zip(rounds_s, children)]
+    setup = [max(0.0, c.get("wall_s", r) - r) for r, c in zip(rounds_s, children)]
+    return sum(setup) / len(setup), sum(per_round) / len(per_round)
+
+
+def components(times):
+    """{arm: (per-round sd, between-process sd)} of log(eager ÷ arm) at its precision, every arm
+    but eager (stats.noise)."""
+    out = {}
+    for arm in times:
+        if arm != _base(arm) and _base(arm) in times:
+            found = stats.noise(times[_base(arm)], times[arm])
+            out[arm] = {"round_sd": found.within, "process_sd": found.between}
+    return out
+
+
+def _base(arm):
+    return arm_name("eager", arm_spec(arm)[1])
 
 
 def _times(arms, children):
@@ -179,18 +242,23 @@ def paired_info(group, arm, ci_method=CI_METHOD):
             "arms": list(group["times"]), "ci_method": ci_method,
             "first_calls_s": [c["first_calls_s"] for c in group["children"]],
             "compile_cache_hits": [c["compile_cache_hits"] for c in group["children"]],
+            "rounds_per_process": [len(p) for p in group["times"][arm]],
             **adaptive_info(group, arm)}
 
 
 def adaptive_info(group, arm):
     """How adaptive repetition ended for this arm's ratio: its target, whether the group reached
-    it, this arm's half-width (eager: its A/A ratio's), and the group's time and time budget."""
+    it and what stopped it, this arm's half-width and variance components (eager: its A/A
+    ratio's), the last allocation and the group's time and time budget."""
     found = group.get("adaptive")
     if not found:
         return {}
-    width = found["half_widths"].get(arm if arm != "eager" else AA)
+    ratio_arm = arm if arm != "eager" else AA
     return {"target_half_width": found["target_half_width"],
-            "reached_target": found["reached_target"], "half_width": width,
+            "reached_target": found["reached_target"], "stopped_by": found["stopped_by"],
+            "half_width": found["half_widths"].get(ratio_arm),
+            "variance_components": found["components"].get(ratio_arm),
+            "allocation": found["allocation"],
             "group_seconds": found["group_seconds"], "budget_s": found["budget_s"]}
 
 

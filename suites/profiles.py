@@ -116,6 +116,7 @@ class Adaptive:
     min_step_s: float = 0.005
     max_processes: int = 20  # cheap groups may take many; the time share stops costly ones
     budget_s: float = 60.0
+    max_rounds: int = 0  # rounds a later process may get (paired.allocate); 0: the profile's
     focus: tuple = ()  # ((backend, model, phase), budget_s, max_processes): a seed's own claim
 
     def limits(self, key):

@@ -108,3 +108,79 @@ def test_a_focus_group_gets_its_own_limits(monkeypatch):
     other = ((("tf", "mnist_cnn", "infer"), 60.0, 12),)
     measure(Adaptive(target=0.001, max_processes=5, budget_s=60, focus=other))
     assert len(seeds) == 5
+
+
+class Clock:
+    """A clock that fake children advance by what a process of theirs would cost."""
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def costly_children(monkeypatch, process_sd, round_sd, setup_s, round_s, ratio=1.2):
+    """Children that honour --rounds: a process level of sd `process_sd` (the graph arm's own),
+    round noise `round_sd`, `setup_s` before the rounds and `round_s` a round on the clock;
+    returns (the rounds each child ran, the clock)."""
+    ran, clock = [], Clock()
+    monkeypatch.setattr(paired.time, "perf_counter", clock)
+
+    def result(command):
+        seed, rounds = (int(command[command.index(flag) + 1]) for flag in ("--seed", "--rounds"))
+        rng = random.Random(seed)
+        level = rng.gauss(0, process_sd)
+        times = {arm: [0.02 * (1 + rng.gauss(0, round_sd)) * ((1 + level) / ratio
+                                                             if arm == "graph" else 1)
+                       for _ in range(rounds)] for arm in ("eager", paired.AA, "graph")}
+        clock.now += setup_s + rounds * round_s
+        ran.append(rounds)
+        return {"times": times, "rounds_s": rounds * round_s, "first_calls_s": setup_s,
+                "compile_cache_hits": 0, "settings": {"warmup_rounds": 0, "block": 1, "gc": "on",
+                                                      "order": "shuffled", "order_seed": seed}}
+    monkeypatch.setattr(paired.child, "result", result)
+    return ran, clock
+
+
+def test_k_and_j_gives_the_cheapest_rounds_per_process():
+    # c_process 30 s, c_round 0.3 s, round sd 9%, process sd 2%: sqrt(30 * 0.0081 / (0.3 * 0.0004))
+    assert paired.k_and_j(0.09 ** 2, 0.02 ** 2, 30.0, 0.3, 10, 100) == 45
+    assert paired.k_and_j(0.09 ** 2, 0.0, 30.0, 0.3, 10, 60) == 60  # no process part: the cap
+    assert paired.k_and_j(0.01 ** 2, 0.2 ** 2, 1.0, 0.3, 10, 60) == 10  # processes are cheap
+    assert paired.k_and_j(0.0, 0.0, 30.0, 0.3, 10, 60) == 10  # no noise: nothing to buy
+    assert paired.k_and_j(0.09 ** 2, 0.02 ** 2, 30.0, 0.3, 10, 40) == 40
+
+
+def test_round_noise_and_costly_processes_get_longer_processes(monkeypatch):
+    """Between-process part about 0 and a process 50× a round: the later processes run the cap
+    of rounds, and the interval is recomputed from the saved, ragged rounds."""
+    import stats
+    ran, _ = costly_children(monkeypatch, 0.0, 0.15, setup_s=15.0, round_s=0.3)
+    group = measure(Adaptive(target=0.03, max_processes=20, budget_s=600, max_rounds=40))
+    assert ran[:3] == [10, 10, 10] and ran[3:] and set(ran[3:]) == {40}
+    info = paired.paired_info(group, "graph")
+    assert info["rounds_per_process"] == ran and info["allocation"]["best_rounds"] == 40
+    assert info["variance_components"]["process_sd"] < info["variance_components"]["round_sd"]
+    assert info["stopped_by"] == "target" and info["reached_target"]
+    recomputed = stats.ratio(group["times"]["eager"], info["paired_rounds_s"])
+    assert (recomputed.high - recomputed.low) / 2 / recomputed.estimate == pytest.approx(
+        info["half_width"])
+    ran.clear()  # without max_rounds every process has the profile's rounds
+    measure(Adaptive(target=0.03, max_processes=6, budget_s=600))
+    assert ran == [10] * 6
+
+
+def test_a_process_level_that_dominates_gets_more_processes_not_rounds(monkeypatch):
+    ran, _ = costly_children(monkeypatch, 0.08, 0.02, setup_s=0.5, round_s=0.3)
+    found = measure(Adaptive(target=0.03, max_processes=12, budget_s=600, max_rounds=40))
+    assert len(ran) > 3 and set(ran) == {10}
+    assert found["adaptive"]["allocation"]["best_rounds"] == 10
+
+
+def test_the_last_process_is_cut_to_fit_the_time_budget(monkeypatch):
+    ran, _ = costly_children(monkeypatch, 0.0, 0.3, setup_s=10.0, round_s=1.0)
+    found = measure(Adaptive(target=0.001, max_processes=20, budget_s=80, max_rounds=40))
+    # three processes of 20 s, then one of the 10 rounds left after its set-up: 80 s in all
+    assert ran == [10, 10, 10, 10] and found["adaptive"]["stopped_by"] == "time budget"
+    assert found["adaptive"]["group_seconds"] == 80
+
