@@ -17,7 +17,7 @@ import pytest
 from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load,
                       unsupported_reason)
 from suites import cpu, jobs
-from suites.profiles import PROFILES
+from suites.profiles import JOBS, PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
                  "numpy", "cupy-cuda12x")
@@ -33,6 +33,8 @@ _skips = {}  # skip reason -> how many tests gave it
 def pytest_addoption(parser):
     group = parser.getgroup("graphbench")
     group.addoption("--profile", default="quick", help=f"one of {', '.join(PROFILES)}")
+    group.addoption("--job", default="", help=f"one of {', '.join(JOBS)}: what a saved run of the "
+                                              "profile times (none: every suite)")
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
     group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
@@ -63,6 +65,9 @@ def pytest_configure(config):
         check_choice("device", config.getoption("device"), ("cpu", "cuda"))
         check_run_options(config)
         profile = PROFILES[config.getoption("profile")]
+        if job := config.getoption("job"):
+            check_choice("job", job, JOBS)
+            profile = JOBS[job].apply(profile)
         config.graphbench = {
             "profile": profile, "device": config.getoption("device"),
             "threads": config.getoption("threads"),
@@ -202,7 +207,8 @@ def pytest_benchmark_update_machine_info(config, machine_info):
             pass
     env = config.graphbench
     machine_info["graphbench"] = {
-        "profile": env["profile"].name, "device": env["device"], "threads": env["threads"],
+        "profile": env["profile"].name, "job": env["profile"].job and env["profile"].job.name,
+        "device": env["device"], "threads": env["threads"],
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
         "changed_files": changed_files(),
         "cpu": cpu.describe(),  # a finding or figure holds for this CPU and vector ISA
@@ -238,6 +244,8 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "skips": [dataclasses.asdict(rule) for rule in profile.skips],
         "precision_phases": list(profile.precision_phases),
         "bench_suites": profile.bench_suites and list(profile.bench_suites),
+        "job": profile.job and dataclasses.asdict(profile.job),
+        "adaptive": profile.adaptive and dataclasses.asdict(profile.adaptive),
     }
     output_json["graphbench_run"] = run_status()
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Set up and run the suite: `python3 run.py bench` (main job) or `python3 run.py test` (tests).
+"""Set up and run the suite: `python3 run.py bench` (the answer), `python3 run.py bench --job seeds`
+(the seeds' experiments) or `python3 run.py test` (tests).
 
 Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its own tox env.
 """
@@ -101,6 +102,9 @@ def main(argv=None):
                                        f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`; "
                                        f"{', '.join(VERSION_ENVS)}: torch or JAX on another "
                                        "release")
+    parser.add_argument("--job", dest="job_name", metavar="JOB",
+                        help="bench: answer (the README's answer, the default) or seeds (the "
+                             "seeds' experiments): suites/profiles.py JOBS")
     parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
                                                        "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -116,6 +120,9 @@ def main(argv=None):
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
     if args.user and args.job != "bench":
         parser.error("--user goes with bench: python3 run.py bench --user FILE")
+    if problem := job_problem(args):
+        print(f"run.py: {problem}", file=sys.stderr)
+        return 2
     jax_python(envs)
     if not args.user and (short := disk_short((*envs, "report"))):
         print(f"run.py: {short}", file=sys.stderr)
@@ -129,7 +136,7 @@ def main(argv=None):
                               pytest_args)
         if args.job == "test":
             return test(parser, envs, args.profile, pytest_args)
-        return bench(envs, args.profile or "default", pytest_args)
+        return bench(envs, args.profile or "default", pytest_args, args.bench_job)
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
@@ -140,6 +147,25 @@ def main(argv=None):
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
+
+
+def job_problem(args):
+    """What is wrong with --job, in one line, or ''; sets args.bench_job (None for quick, whose
+    saved run is one job of its own)."""
+    from suites.profiles import JOBS
+    args.bench_job = None
+    if args.job_name is None:
+        args.bench_job = None if args.profile == "quick" or args.job != "bench" else "answer"
+        return ""
+    if args.job != "bench" or args.user:
+        return f"--job goes with bench on the suites: python3 run.py bench --job {args.job_name}"
+    if args.job_name not in JOBS:
+        return f"unknown job {args.job_name!r}: choose one of {', '.join(JOBS)}"
+    if args.profile == "quick":
+        return ("--profile quick is one job of its own (its headline suites within 10 minutes): "
+                "give --job with --profile default or paper")
+    args.bench_job = args.job_name
+    return ""
 
 
 def kept(new):
@@ -237,16 +263,18 @@ def parallel(envs):
     return ("run-parallel", "-p", "auto") if len(envs) > 1 else ()
 
 
-def bench(envs, profile, pytest_args):
-    """The suites in each framework env, saved under the profile's name, then the report, which
-    ends by printing the answer for the runs just made; a line that updates says where each env
-    is (suites/progress.py)."""
+def bench(envs, profile, pytest_args, job="answer"):
+    """The job's suites in each framework env, saved under the profile's name (and the job's, but
+    for the answer), then the report, which ends by printing the answer for the runs just made; a
+    line that updates says where each env is (suites/progress.py)."""
     before, failed = saved_runs(), []
+    name = profile if job in (None, "answer") else f"{profile}-{job}"
+    selection = ("--job", job) if job else ()
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
         if call(tox(), "-e", env, "--", "suites", "-v", "-p", "suites.progress", "--profile",
-                profile, f"--benchmark-save={profile}", *storage, *pytest_args):
+                profile, *selection, f"--benchmark-save={name}", *storage, *pytest_args):
             failed.append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
     new, version_failed = sorted(saved_runs() - before), False

@@ -1,5 +1,6 @@
-"""Run profiles: model sizes, batch and rounds for CI (quick), this CPU (default) and a GPU (paper)."""
-from dataclasses import dataclass
+"""Run profiles: model sizes, batch and rounds for CI (quick), this CPU (default) and a GPU (paper);
+jobs: what one `run.py bench` of a profile saves."""
+from dataclasses import dataclass, replace
 
 from catalog import skip_matches
 
@@ -36,6 +37,7 @@ class Profile:
     bench_suites: tuple = None  # the suites a saved run times (None: every suite)
     variants: dict = None  # backend -> the variants this profile runs (None: every variant)
     micro_shared_child: bool = False  # the micro workloads of a backend share each child process
+    job: "Job" = None  # the job a saved run of this profile runs (Job.apply), None: every suite
 
     def variant_skip(self, backend, variant):
         """Why this profile does not run `variant` of `backend`, or None."""
@@ -54,6 +56,10 @@ class Profile:
         saves nothing, still runs every suite once)."""
         if self.bench_suites is None or suite in self.bench_suites:
             return None
+        if self.job:
+            other = next(job for job in JOBS.values() if suite in job.suites)
+            return (f"job {self.job.name!r} saves {', '.join(self.bench_suites)}; this suite is "
+                    f"job {other.name!r}'s: python3 run.py bench --job {other.name}")
         return (f"profile {self.name!r} saves {', '.join(self.bench_suites)} only, to answer "
                 f"within 10 minutes (the test command runs this suite; --profile default saves it)")
 
@@ -126,6 +132,43 @@ class Adaptive:
 
 
 @dataclass(frozen=True)
+class Job:
+    """What one `python3 run.py bench --job NAME` saves of a profile: its suites, the steady groups
+    it times and the time they get."""
+    name: str
+    suites: tuple  # the suites its saved run times; the others are visible skips naming their job
+    minutes: int  # its wall-time budget on a 2-core CPU (docs/METHOD.md, Job time)
+    mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
+    group_budget_s: float = None  # steady: each group's time share (None: the profile's)
+    lifts: tuple = ()  # the profile's Skip rules this job does not apply
+
+    def apply(self, profile):
+        """The profile as this job runs it."""
+        adaptive = profile.adaptive
+        if adaptive and self.group_budget_s:
+            adaptive = replace(adaptive, budget_s=self.group_budget_s)
+        return replace(profile, job=self, adaptive=adaptive,
+                       bench_suites=tuple(s for s in self.suites
+                                          if profile.bench_suites is None
+                                          or s in profile.bench_suites),
+                       skips=tuple(rule for rule in profile.skips if rule not in self.lifts))
+
+    def steady_skip(self, profile, backend, model, variant, precision, phase):
+        """Why this job leaves a steady case to the other job, or None."""
+        if not self.mixed:
+            return None if precision == "float32" else (
+                f"job {self.name!r} times float32: mixed precision is seed 002's (python3 run.py "
+                "bench --job seeds)")
+        focus = {tuple(k) for k, *_ in (profile.adaptive.focus if profile.adaptive else ())}
+        mixed = model in profile.precision_models and phase in profile.precision_phases
+        if (backend, model, phase) in focus or mixed and (precision != "float32"
+                                                           or variant == "eager"):
+            return None
+        return (f"job {self.name!r} times the steady suite for seed 002's mixed precision and "
+                "seed 004's claim; every row of the answer: python3 run.py bench")
+
+
+@dataclass(frozen=True)
 class Scale:
     """The sweep of where graph mode stops paying: the VGG at growing work per train step, eager
     against each backend's `graph`, paired in fresh processes."""
@@ -191,6 +234,12 @@ _SAME_GRAPH = ("at one shape it compiles the graph its framework's default mode 
                "first-call time in run 0014), so the steady and micro suites time the default mode "
                "only and no headline picks the faster of two identical graphs; retrace and memory, "
                "where it differs, keep it")
+_MICRO_CUT = Skip(  # a whole default run's; the seeds job lifts it
+    "default profile: the micro suite keeps dispatch, fizzbuzz, train_loop and square_naive "
+    "(per-op cost, seed 001's loops; first calls: the construction suite); the rest run in "
+    "`run.py bench --job seeds` and --profile quick and paper (the suite took 11.4 min in torch, "
+    "3.3 in tf, in runs 0023 and 0021 on a 2-core AMD EPYC Zen 4; conv, lstm_cell and mlp_step "
+    "alone 3.4 min and matmul10 1.0 in torch)", suites=("micro",), labels=_CUT_MICRO)
 _DEFAULT_SKIPS = (  # the job's 90 minutes: what runs 0014 and 0021-0024 paid for these
     Skip("default profile: torch graph_static's first call compiles the same static graph as "
          "graph's (run 0014: 155.6 vs 155.2 s on resnet, 70.1 vs 70.1 s on vgg), so only graph's "
@@ -217,11 +266,7 @@ _DEFAULT_SKIPS = (  # the job's 90 minutes: what runs 0014 and 0021-0024 paid fo
          "120 s in tf, 131 in torch, 53 in jax, 58 in chainer, in runs 0021-0024 on a 2-core AMD "
          "EPYC Zen 4); resnet's train step and mnist_cnn's and vgg's two steps are timed",
          suites=("steady",), labels=("resnet",), phases=("infer",)),
-    Skip("default profile: the micro suite keeps dispatch, fizzbuzz, train_loop and square_naive "
-         "(per-op cost, seed 001's loops; first calls: the construction suite); the rest run in "
-         "--profile quick and paper (the suite took 11.4 min in torch, 3.3 in tf, in runs 0023 "
-         "and 0021 on a 2-core AMD EPYC Zen 4; conv, lstm_cell and mlp_step alone 3.4 min and "
-         "matmul10 1.0 in torch)", suites=("micro",), labels=_CUT_MICRO),
+    _MICRO_CUT,
 )
 
 PROFILES = {
@@ -289,7 +334,8 @@ PROFILES = {
         precision_phases=("train",),  # mixed precision is a training feature (seed 002)
         # seed 004's claim (Chainer @static_graph on this MNIST CNN, 1.12x) gets the time to
         # reach +-3%: 18 processes in the 60 s share gave +-4.5% in run 0026 (3.3 s a process)
-        adaptive=Adaptive(focus=((("chainer", "mnist_cnn", "train"), 180.0, 60),)),
+        # later processes get up to 60 rounds where rounds are the cheaper repetition (issue 35)
+        adaptive=Adaptive(max_rounds=60, focus=((("chainer", "mnist_cnn", "train"), 180.0, 60),)),
         skips=_DEFAULT_SKIPS),
     "paper": Profile(
         "paper",
@@ -314,4 +360,16 @@ PROFILES = {
         scale=Scale(((1 / 16, 32, 2, 10), (1 / 8, 32, 16, 10), (1 / 4, 64, 8, 10),
                      (1 / 2, 112, 4, 10), (1, 224, 2, 5), (1, 224, 16, 5)), processes=5),
         adaptive=Adaptive(max_processes=15, budget_s=600)),
+}
+
+JOBS = {
+    # the README's answer table and advice: each row's steady train and infer steps with their
+    # A/A pair, first calls cold and warm (break-even), the sweep and the matmul peak; its steady
+    # groups get the time the seeds' suites left, within 75 minutes on a 2-core CPU
+    "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
+                  group_budget_s=120.0),
+    # the seeds' experiments: 000 retracing, 001 every micro workload, 002 mixed precision and
+    # deterministic ops, 003 the input pipeline, 004's focus group, and memory, within 90 minutes
+    "seeds": Job("seeds", ("retrace", "micro", "determinism", "pipeline", "memory", "steady"), 90,
+                 mixed=True, lifts=(_MICRO_CUT,)),
 }

@@ -39,7 +39,9 @@ def _profile_skip(profile, backend, label, variant, precision, phase):
         return (f"profile {profile.name!r} times {precision} on the "
                 f"{', '.join(profile.precision_phases)} step only (mixed precision is a training "
                 f"feature; --profile paper times both)")
-    return profile.skip_reason("steady", backend, label, variant, phase)
+    return (profile.job and profile.job.steady_skip(profile, backend, label, variant, precision,
+                                                     phase)
+            or profile.skip_reason("steady", backend, label, variant, phase))
 
 
 def _measure(request, case, env, phase, disabled):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from catalog import BACKENDS
+from suites.profiles import JOBS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -67,6 +68,18 @@ def test_matrix_of_every_backend_and_a_gpu_runner_with_artifacts():
     assert "labels: [self-hosted, linux, x64, gpu]" in bench and "device: cuda" in bench
     assert re.search(r"exclude:\n(\s+#.*\n)+\s+- backend: tf\n\s+runner: gpu", bench)
     assert "actions/upload-artifact@v" in bench and "--benchmark-storage=ci-results" in bench
+
+
+def test_matrix_runs_every_job_on_every_backend_and_saves_them_apart():
+    bench = jobs(BENCH.read_text())["bench"]
+    matrix = re.search(r"\n\s+job: \[(.*)\]", bench)
+    assert matrix and sorted(matrix[1].split(", ")) == sorted(JOBS), (
+        "the matrix must run every job of suites/profiles.py JOBS")
+    assert 'JOB: ${{ matrix.job }}' in bench and '--job "$JOB"' in bench
+    assert '--benchmark-save="$PROFILE-$BACKEND-$JOB"' in bench
+    assert "name: results-${{ matrix.backend }}-${{ matrix.job }}-${{ matrix.runner }}" in bench
+    excluded = re.findall(r"- backend: (\w+)\n\s+(\w+): ", bench)
+    assert all(key == "runner" for _, key in excluded), "no exclude may drop a job"
 
 
 def test_report_job_merges_every_artifact_and_draws_the_report():

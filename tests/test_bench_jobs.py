@@ -1,0 +1,86 @@
+"""Jobs by purpose (issue 35): `run.py bench` saves the answer, `--job seeds` the seeds'
+experiments; together they time every suite, and each saved run says its job."""
+import types
+from pathlib import Path
+
+import pytest
+
+import conftest
+import run
+from suites.profiles import JOBS, PROFILES
+
+DEFAULT = PROFILES["default"]
+ANSWER, SEEDS = (JOBS[name].apply(DEFAULT) for name in ("answer", "seeds"))
+SUITES = {p.stem.removeprefix("test_") for p in (Path(run.ROOT) / "suites").glob("test_*.py")}
+
+
+def test_the_two_jobs_time_every_suite_and_the_answer_only_what_it_needs():
+    assert set(ANSWER.bench_suites) == {"steady", "construction", "scale", "peak"}
+    assert set(ANSWER.bench_suites) | set(SEEDS.bench_suites) == SUITES
+    assert "seeds" in ANSWER.bench_skip("micro") and "--job seeds" in ANSWER.bench_skip("retrace")
+    assert SEEDS.bench_skip("construction") and SEEDS.bench_skip("steady") is None
+    assert DEFAULT.job is None and DEFAULT.bench_skip("micro") is None  # no job: every suite
+
+
+def test_the_answer_gives_its_steady_groups_the_time_the_seeds_left():
+    assert ANSWER.adaptive.budget_s == 120.0 > DEFAULT.adaptive.budget_s
+    assert ANSWER.adaptive.max_rounds == DEFAULT.adaptive.max_rounds > DEFAULT.steady_process_rounds
+    assert ANSWER.adaptive.limits(("chainer", "mnist_cnn", "train")) == (180.0, 60)
+
+
+def test_the_seeds_job_runs_every_micro_workload():
+    for workload in ("conv", "lstm_cell", "mlp_step", "matmul10", "sum_even"):
+        assert DEFAULT.skip_reason("micro", "torch", workload, "graph"), workload
+        assert SEEDS.skip_reason("micro", "torch", workload, "graph") is None, workload
+    assert SEEDS.skip_reason("memory", "tf", "vgg", "graph")  # the other cuts stay
+
+
+def test_each_job_times_its_own_steady_groups_with_their_aa_pair():
+    from suites.test_steady import _profile_skip as skip
+    for row in (("tf", "vgg", "graph", "float32", "infer"), ("torch", "resnet", "graph", "float32",
+                "train"), ("chainer", "mnist_cnn", "eager", "float32", "train")):
+        assert skip(ANSWER, *row) is None, row
+    assert "--job seeds" in skip(ANSWER, "tf", "mnist_cnn", "graph", "bfloat16", "train")
+    for kept in (("tf", "mnist_cnn", "graph", "bfloat16", "train"),  # seed 002
+                 ("tf", "mnist_cnn", "eager", "float32", "train"),  # its A/A pair
+                 ("chainer", "mnist_cnn", "graph", "float32", "train")):  # seed 004
+        assert skip(SEEDS, *kept) is None, kept
+    for left in (("tf", "mnist_cnn", "graph", "float32", "train"),
+                 ("tf", "vgg", "eager", "float32", "train"),
+                 ("jax", "vgg", "graph", "float32", "infer")):
+        assert "python3 run.py bench" in skip(SEEDS, *left), left
+
+
+def test_a_saved_run_records_its_job():
+    config = types.SimpleNamespace(graphbench={"profile": SEEDS, "device": "cpu", "threads": 2})
+    info, saved = {}, {}
+    conftest.pytest_benchmark_update_machine_info(config, info)
+    conftest.pytest_benchmark_update_json(config, [], saved)
+    assert info["graphbench"]["job"] == "seeds" and info["graphbench"]["profile"] == "default"
+    assert saved["graphbench_profile"]["job"]["name"] == "seeds"
+    assert saved["graphbench_profile"]["adaptive"]["max_rounds"] == 60
+
+
+@pytest.mark.parametrize("argv, job, save", [
+    (["bench"], "answer", "default"), (["bench", "--job", "seeds"], "seeds", "default-seeds"),
+    (["bench", "--profile", "paper", "--job", "answer"], "answer", "paper"),
+    (["bench", "--profile", "quick"], None, "quick")])
+def test_run_py_passes_the_job_and_names_the_run_after_it(monkeypatch, argv, job, save):
+    calls = []
+    monkeypatch.setattr(run, "call", lambda *args: calls.append(args) or 0)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "disk_short", lambda envs: "")
+    assert run.main([*argv, "--envs", "chainer"]) == 0
+    suites = calls[0]
+    assert f"--benchmark-save={save}" in suites
+    assert (suites[suites.index("--job") + 1] == job) if job else "--job" not in suites
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["bench", "--job", "all"], "unknown job 'all': choose one of answer, seeds"),
+    (["bench", "--profile", "quick", "--job", "seeds"], "--profile quick is one job"),
+    (["test", "--job", "seeds"], "--job goes with bench")])
+def test_a_bad_job_is_one_line_naming_the_choices(capsys, argv, says):
+    assert run.main(argv) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1
