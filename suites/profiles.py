@@ -139,14 +139,14 @@ class Job:
     suites: tuple  # the suites its saved run times; the others are visible skips naming their job
     minutes: int  # its wall-time budget on a 2-core CPU (docs/METHOD.md, Job time)
     mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
-    group_budget_s: float = None  # steady: each group's time share (None: the profile's)
+    group_budget_s: float = None  # steady: each group's time share, if above the profile's
     lifts: tuple = ()  # the profile's Skip rules this job does not apply
 
     def apply(self, profile):
         """The profile as this job runs it."""
         adaptive = profile.adaptive
         if adaptive and self.group_budget_s:
-            adaptive = replace(adaptive, budget_s=self.group_budget_s)
+            adaptive = replace(adaptive, budget_s=max(adaptive.budget_s, self.group_budget_s))
         return replace(profile, job=self, adaptive=adaptive,
                        bench_suites=tuple(s for s in self.suites
                                           if profile.bench_suites is None
