@@ -208,6 +208,7 @@ class KnownWrong:
     precisions: tuple = ()  # the precisions it holds at; empty: all
     versions: tuple = ()  # framework releases it was measured wrong in ("2.13.0"); empty: all
     right_in: tuple = ()  # releases where its finding's reproducer was measured right
+    remedy: str = ""  # what to use where it holds, as the answer's advice says it
 
     def covers(self, backend, model, variant):
         return (backend, model) == (self.backend, self.model) and variant in self.variants
@@ -272,7 +273,8 @@ KNOWN_WRONG = (
                "backward corrupts the heap (aborts, or wrong shortcut-conv gradients, varying "
                "from run to run); right with AVX-512 code, aot_eager and eager; no upstream "
                "report found (findings/torch_inductor_avx2_heap.md)",
-               isas=("avx2",), strict=False, versions=("2.13.0", "2.14.1", "2.15.0")),
+               isas=("avx2",), strict=False, versions=("2.13.0", "2.14.1", "2.15.0"),
+               remedy="eager or `torch.compile(backend=\"aot_eager\")`"),
     KnownWrong("torch", "vgg", ("graph", "graph_static"),
                "torch 2.13.0 inductor (CPU), static shapes, bfloat16 autocast: every conv gradient "
                "of the VGG is exactly zero at batch 5-8, 16, 32 (the backward reads the last "

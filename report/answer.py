@@ -1,21 +1,19 @@
 """The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
-import re
 from collections import defaultdict
 from fractions import Fraction
 
-from catalog import KNOWN_WRONG
+from report.advice import FINDING, advice, get, steps_text
 from report.best import RULE
-from report.ratios import SAME, gain_bound
+from report.ratios import SAME
 from report.records import chosen as best
 from report.select import newest_run
 from report.scale import answer_line, gflop, point
 from report.seeds import seed_004_text
-from report.text import break_even_text, label, span, speedup_text
+from report.text import break_even_text, count, duration, label, span, speedup_text
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
           "runs | first call s, cold → warm | run |")
-FINDING = re.compile(r"findings/[\w.]+\.md")
 
 
 def answer_text(machines, front=None, more=None):
@@ -31,9 +29,11 @@ def answer_text(machines, front=None, more=None):
         parts += ["Each framework against its own eager mode: rank frameworks by step time, not "
                   "by speedup. Paired 95% intervals; `~` marks one that includes 1. Break-even: "
                   "train steps until the graph variant's first call is paid back, on a first run "
-                  f"(cold caches) and on later runs (warm). Best graph variant: {RULE}. "
+                  "(cold caches) and on later runs (warm). Best graph variant: the default graph "
+                  "mode unless another is significantly faster than it (the rule: in full). "
                   f"[In full]({more}): each backend's "
-                  "start-up, input sizes that vary, the work-per-step sweep and memory.", ""]
+                  "start-up, input sizes that vary, the work-per-step sweep and memory. Terms "
+                  "(A/A, paired, profile, tr, n.s.): [glossary](#glossary).", ""]
     else:
         parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
                   "eager mode, so these rows do not rank frameworks: compare the step times). "
@@ -44,7 +44,7 @@ def answer_text(machines, front=None, more=None):
                   "in a fresh process after "
                   "its start-up (interpreter, framework import), which each backend's line gives. "
                   "Generated from `results/summary.json`'s records; every table is in "
-                  "RESULTS.md.", ""]
+                  "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
     if others:
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in others) + ".", ""]
@@ -67,13 +67,13 @@ def scope(machines):
     swept = [r for _, _, records in machines for r in records
              if r["kind"] == "scale_speedup" and r.get("flops")]
     return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
-            + ("CPU and GPU" if gpu else "CPU only; no GPU has been measured yet")
-            + ", on small networks (the workloads under each table) whose steps are dominated by "
-            "per-op overhead, where graph mode has the most to remove: read each speedup as its "
-            "workload's, not as the full-size network's"
-            + (f"; each backend's line says how the gain changes as the work per step grows, up "
+            + ("CPU and GPU." if gpu else "CPU only; no GPU has been measured yet.")
+            + " The networks are small (the workloads under each table): per-op overhead "
+            "dominates their steps, and that is what graph mode removes, so read each speedup as "
+            "its workload's, not the full-size network's."
+            + (f" Each backend's line says how the gain changes as the work per step grows, up "
                f"to the VGG at {point(max(swept, key=gflop))} (chart: where graph mode stops "
-               "paying)." if swept else "."))
+               "paying)." if swept else ""))
 
 
 def hardware(records):
@@ -96,16 +96,30 @@ def workloads(records):
     return "Workloads: " + "; ".join(f"**{m}** = {workload(r)}" for m, r in sorted(seen.items())) + "."
 
 
+def no_cache_backends(records):
+    """The backends with a cold graph first call and no warm one: nothing kept on disk."""
+    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
+            and r["variant"] != "eager"}
+    return cold - {r["backend"] for r in records if r["kind"] == "first_call"
+                   and r["case"] == "warm"}
+
+
 def no_cache(records):
     """A note naming the backends with no warm first call: nothing on disk to warm, so every run
     on the machine is a first run."""
-    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
-            and r["variant"] != "eager"}
-    warm = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "warm"}
-    if not cold - warm:
+    if not (uncached := no_cache_backends(records)):
         return ""
-    return (f" {', '.join(sorted(cold - warm))}: no warm first call, since the framework keeps no "
+    return (f" {', '.join(sorted(uncached))}: no warm first call, since the framework keeps no "
             "compiled graph on disk between processes; every run is a first run.")
+
+
+def break_even_cell(rec, uncached=False):
+    """A break-even cell with the wall time of its graph steps; a later run of a backend that
+    caches nothing is its first run again."""
+    if rec is None and uncached:
+        return "same as first run"
+    took = rec and not rec.get("first_call_cheaper") and rec.get("seconds")
+    return break_even_text(rec) + (f" ≈ {duration(rec['seconds'])}" if took else "")
 
 
 def workload(rec):
@@ -122,14 +136,6 @@ def workload(rec):
             f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
 
 
-def _get(records, rec, kind, phase=None, variant=None, case=None):
-    """The record of `kind` for `rec`'s backend and model (and its variant unless one is named)."""
-    return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
-                 and r["precision"] == rec["precision"]
-                 and r["model"] == rec["model"] and r["variant"] == (variant or rec["variant"])
-                 and (phase is None or r["phase"] == phase) and r["case"] == case), None)
-
-
 def why_not(rec):
     """Why a row has no figure: the note, and the finding that explains a known wrong answer."""
     link = FINDING.search(rec.get("known_wrong") or "")
@@ -141,7 +147,7 @@ def why_not(rec):
 def rows(records):
     """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
     or the reason there is no figure."""
-    out, top = {}, best(records)
+    out, top, uncached = {}, best(records), no_cache_backends(records)
     for r in records:
         key = (r["backend"], r["model"])
         if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["variant"] != "eager" \
@@ -150,17 +156,19 @@ def rows(records):
             out[key] = (f"| {key[0]} | {key[1]} | — (`{r['variant']}`: {why_not(r)}) |"
                         + " — |" * 6 + f" {label(r)} |")
     for (backend, model), rec in top.items():
-        steps = [_get(records, rec, "step_time", "train", v) for v in ("eager", None)]
-        first = [_get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
+        steps = [get(records, rec, "step_time", "train", v) for v in ("eager", None)]
+        first = [get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
         ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
                         for s in steps)
         why = f" ({rec['best_note']})" if rec.get("best_note") else ""
         out[backend, model] = (
             f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {speedup_text(rec)} | "
-            f"{speedup_text(_get(records, rec, 'speedup', 'infer'))} | "
-            + " | ".join(break_even_text(_get(records, rec, "break_even", case=c))
+            f"{speedup_text(get(records, rec, 'speedup', 'infer'))} | "
+            + " | ".join(break_even_cell(get(records, rec, "break_even", case=c),
+                                         c == "warm" and backend in uncached)
                          for c in ("cold", "warm")) + " | "
-            + " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first)
+            + (f"{first[0]['estimate']:.2f} (no cache)" if backend in uncached and first[0]
+               else " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first))
             + f" | {label(rec)} |")
     return [out[key] for key in sorted(out)]
 
@@ -252,61 +260,9 @@ def backend_lines(records, brief=False):
             text.append(curve)
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
-        text.append(advice(records, mine))
+        text.append(advice(records, mine, with_sweep=not curve))
         lines.append(" ".join(text))
     return lines
-
-
-def bound(rec):
-    """Why eager stays: the largest gain the interval leaves open, or no interval."""
-    if not rec["interval"]:
-        return "no gain (unpaired)"
-    return "slower beyond the interval" if rec["verdict"] == "slower" else gain_bound(rec["high"])
-
-
-def pays_back(records, rec):
-    """When the variant's first call is paid back: on a first run and on every later run."""
-    cold, warm = (_get(records, rec, "break_even", case=c) for c in ("cold", "warm"))
-    text = f"pays back after {break_even_text(cold)} steps on a first run"
-    if warm and warm["estimate"] is not None:
-        text += f", {break_even_text(warm)} on later runs (warm cache)"
-    return text if cold and cold["estimate"] is not None else ""
-
-
-def caveat(records, rec):
-    """A known wrong answer of this variant at settings other than the one measured ('' if none):
-    right here, wrong there, with its finding."""
-    step = _get(records, rec, "step_time", "train") or {}
-    found = [k for k in KNOWN_WRONG if k.covers(rec["backend"], rec["model"], rec["variant"])
-             and not k.applies_on(step.get("vector_isa"), rec["backend"], rec["model"],
-                                  rec["variant"], step.get("batch"), rec["precision"])]
-    return "; ".join(f"right as measured (batch {step.get('batch')}), but a known wrong answer "
-                     f"{k.where}: [{k.finding}]({k.finding})" for k in found)
-
-
-def advice(records, mine):
-    """One line of advice: where the best variant gains (and after how many steps), where not,
-    and the known wrong answers it steers around."""
-    gains, unpaired = [], False
-    for model, r in sorted(mine.items()):
-        if r["verdict"] == "faster":
-            unpaired |= r["interval"] is None
-            notes = "; ".join(filter(None, [pays_back(records, r), caveat(records, r)]))
-            gains.append(f"`{r['variant']}` on {model}" + (f" ({notes})" if notes else ""))
-    wrong = sorted({(r["model"], r["variant"], FINDING.search(r["known_wrong"])[0])
-                    for r in records if r["backend"] == next(iter(mine.values()))["backend"]
-                    and r["known_wrong"] and FINDING.search(r["known_wrong"])
-                    and r["kind"] in ("step_time", "speedup")})
-    avoid = "".join(f"; not `{v}` on {m}: a known wrong answer here ([{link}]({link}))"
-                    for m, v, link in wrong)
-    if not gains:
-        return "**advice**: stay eager here: no graph variant is faster beyond its interval" + avoid + "."
-    text = "**advice**: use " + "; ".join(gains)
-    if rest := sorted(m for m, r in mine.items() if f"on {m}" not in text):
-        text += "; eager on " + ", ".join(f"{m} ({bound(mine[m])})" for m in rest)
-    if unpaired:
-        text += " (from unpaired ratios of older runs: no interval, rerun to confirm)"
-    return text + avoid + "."
 
 
 def step_time_reading(records):
@@ -316,7 +272,7 @@ def step_time_reading(records):
     for model in sorted({m for _, m in top}):
         steps = {}
         for (backend, m), rec in sorted(top.items()):
-            eager, graph = (_get(records, rec, "step_time", "train", v) for v in ("eager", None))
+            eager, graph = (get(records, rec, "step_time", "train", v) for v in ("eager", None))
             if m == model and eager and graph and None not in (eager["estimate"], graph["estimate"]):
                 steps[backend] = (eager["estimate"] * 1e3, graph["estimate"] * 1e3, rec["variant"])
         if len(steps) > 1:
@@ -342,11 +298,12 @@ def break_even_reading(records):
     paid = sorted((r for r in records if r["estimate"] is not None), key=lambda r: r["estimate"])
     text = ""
     if paid:
-        text += (f"The quickest to pay off is {name(paid[0])} after {break_even_text(paid[0])} "
-                 f"steps; the slowest {name(paid[-1])} after {break_even_text(paid[-1])}. ")
-    for what, says in (("never", "never pay off"), ("no significant gain", "gain nothing beyond "
-                                                    "their speedup's interval")):
+        text += (f"The quickest to pay off is {name(paid[0])} after {steps_text(paid[0])}; "
+                 f"the slowest {name(paid[-1])} after {steps_text(paid[-1])}. ")
+    for what, one, many in (("never", "never pays off", "never pay off"),
+                            ("no significant gain", "gains nothing beyond its speedup's interval",
+                             "gain nothing beyond their speedup's interval")):
         found = [name(r) for r in records if r["estimate"] is None and r["note"].startswith(what)]
         if found:
-            text += f"{len(found)} {says}: {', '.join(found)}. "
+            text += f"{count(len(found), one, many)}: {', '.join(found)}. "
     return text.strip()

@@ -85,11 +85,12 @@ def speedup_chart(records, results, phase, path):
         return None
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
-                        results, "speedup (×, log scale; <1 is a slowdown)")
+                        results, "speedup (×, log scale, shared; <1 is a slowdown)", sharex=True)
+    wrong, spans = known_wrong(records), [0.8, 1.25]
     for ax, model in zip(axes, models):
-        labels, spans = [], [0.8, 1.25]
+        labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model)):
-            labels.append(f"{backend}/{variant}")
+            labels.append(row_label(backend, model, variant, wrong))
             rec = cells.get((backend, model, variant, "speedup", phase, None))
             if rec is None or rec["estimate"] is None:
                 ax.text(1.02, row, f"no figure ({rec['note'] if rec else 'see the table'})",
@@ -106,12 +107,39 @@ def speedup_chart(records, results, phase, path):
             spans += [low, high]
             note = (" ~" if rec["verdict"] == SAME else "") if rec["interval"] else " (unpaired)"
             ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
-        _ratio_axis(ax, min(spans) / 1.3, max(spans) * 2.2)
         ax.axvline(1.0, color="black", lw=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()
+    _ratio_axis(axes[0], min(spans) / 1.3, max(spans) * 2.2)  # one axis: 15× longer than 4×
     return _finish(fig, path)
+
+
+def known_wrong(records):
+    """{(backend, model, variant): finding} of the variants whose records carry a known wrong
+    answer."""
+    return {(r["backend"], r["model"], r["variant"]): r["known_wrong"] for r in records
+            if r.get("known_wrong")}
+
+
+def row_label(backend, model, variant, wrong):
+    """A chart row's label; a known wrong variant says so."""
+    return f"{backend}/{variant}" + ("\n✗ known wrong answer" if (backend, model, variant) in wrong
+                                     else "")
+
+
+def dots(ax, handles):
+    """A legend above the panels of what each dot means: [(label, marker face)]."""
+    found = [ax.plot([], [], "o", color="#555", mfc=face, mec="#555", label=text)[0]
+             for text, face in handles]
+    ax.figure.legend(handles=found, fontsize=7, ncol=len(found), loc="upper right",
+                     bbox_to_anchor=(0.99, 0.93), frameon=False)
+
+
+def rows_axis(ax, labels):
+    """One tick per row, first row on top, every row in view (dots do not widen the axis)."""
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
 
 
 def step_time_chart(records, results, path):
@@ -171,20 +199,20 @@ def overhead_chart(records, results, path):
     if not models:
         return None
     fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
-                        "(bars: median; whiskers: min–max of rounds; hatched: warm cache)",
+                        "(dot: median; whiskers: min–max of rounds; ● cold, ○ warm cache)",
                         results, "seconds (log scale, shared)", sharex=True)
-    ax_floor, top = 1e-4, 1.0
+    ax_floor, top, wrong = 1e-4, 1.0, known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
-            labels.append(f"{backend}/{variant}")
+            labels.append(row_label(backend, model, variant, wrong))
             steady = cells.get((backend, model, variant, "step_time", "train", None))
             if not (steady and steady["estimate"] is not None and cells.get(
                     (backend, model, variant, "first_call", "construction", "cold"))):
                 why = "non-finite loss" if steady and steady["estimate"] is None else \
                     "no first call and steady step of one run here"
                 ax.text(ax_floor, row, f" {why}", va="center", fontsize=6, color="#777")
-            for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//")):
+            for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white")):
                 first = cells.get((backend, model, variant, "first_call", "construction", cache))
                 if not (first and steady and steady["estimate"] is not None):
                     continue
@@ -195,23 +223,24 @@ def overhead_chart(records, results, path):
                             va="center", fontsize=6)
                     continue
                 low, high = max(first["low"] - base, ax_floor), first["high"] - base
-                ax.barh(row + offset, value, height=0.4, color=COLORS.get(backend, OTHER),
-                        hatch=hatch, edgecolor="white", label=cache,
-                        xerr=[[max(value - low, 0)], [max(high - value, 0)]], capsize=2)
+                color = COLORS.get(backend, OTHER)
+                ax.errorbar(value, row + offset, xerr=[[max(value - low, 0)],
+                                                       [max(high - value, 0)]],
+                            fmt="o", ms=5, color=color, mfc=face or color, mec=color, capsize=2)
                 ax.text(max(value, high) * 1.15, row + offset, f"{value:.3g}s {cache}",
                         va="center", fontsize=6)
                 top = max(top, high)
         ax.set_xscale("log")
         ax.set_xlim(ax_floor, top * 30)  # room for the labels on the shared axis
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        rows_axis(ax, labels)
         ax.set_title(model)
-        ax.invert_yaxis()
+    dots(axes[-1], [("cold cache (a first run)", None), ("warm cache (later runs)", "white")])
     return _finish(fig, path)
 
 
 def break_even_chart(records, results, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
-    a first run (cold caches, solid) and every later run (warm cache, hatched) on one shared log
+    a first run (cold caches, filled dot) and every later run (warm cache, open dot) on one shared log
     axis; whiskers span the steps at the two ends of the speedup's interval; a row with no figure
     says why."""
     cells, idx = lookup(records), _index(records)
@@ -219,35 +248,37 @@ def break_even_chart(records, results, path):
     if not models:
         return None
     fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
-                        "run (solid) and later runs on a warm cache (hatched);\nwhiskers: from the "
+                        "run (●) and later runs on a warm cache (○);\nwhiskers: from the "
                         "speedup's 95% interval", results, "steps (log scale, shared)", sharex=True)
+    wrong = known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model)):
-            labels.append(f"{backend}/{variant}")
+            labels.append(row_label(backend, model, variant, wrong))
             found = [(cells.get((backend, model, variant, "break_even", "train", cache)), offset,
-                      hatch) for cache, offset, hatch in (("cold", -0.2, None), ("warm", 0.2, "//"))]
-            for rec, offset, hatch in found:
+                      face) for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white"))]
+            for rec, offset, face in found:
                 if rec is None or rec["estimate"] is None:
                     continue
-                n = rec["estimate"]
-                ax.barh(row + offset, n, height=0.4, color=COLORS.get(backend, OTHER),
-                        hatch=hatch, edgecolor="white")
+                n, color = rec["estimate"], COLORS.get(backend, OTHER)
                 high = rec["high"] if rec["interval"] else n
-                if rec["interval"]:
-                    ax.errorbar(n, row + offset, xerr=[[n - rec["low"]], [high - n]],
-                                color="black", capsize=2, lw=0.8)
-                ax.text(high, row + offset, f" {n:,}", va="center", fontsize=6)
+                low = rec["low"] if rec["interval"] else n
+                ax.errorbar(n, row + offset, xerr=[[n - low], [high - n]], fmt="o", ms=5,
+                            color=color, mfc=face or color, mec=color, capsize=2, lw=0.8)
+                ax.text(high * 1.1, row + offset, f" {n:,}", va="center", fontsize=6)
             cold = found[0][0]
-            if cold is None or cold["estimate"] is None:
+            if (backend, model, variant) in wrong:
+                ax.text(1, row, " known wrong answer: no figure", va="center", fontsize=6,
+                        color="#900")
+            elif cold is None or cold["estimate"] is None:
                 ax.text(1, row, f" {cold['note'] if cold else 'no figure in this run'}",
                         va="center", fontsize=6, color="#900" if cold and not
                         cold["note"].endswith("in this run") else "#777")
         ax.set_xscale("log")
         ax.set_xlim(left=0.8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        rows_axis(ax, labels)
         ax.set_title(model)
-        ax.invert_yaxis()
+    dots(axes[-1], [("first run (cold cache)", None), ("later runs (warm cache)", "white")])
     return _finish(fig, path)
 
 
@@ -315,7 +346,7 @@ def retrace_chart(records, results, path):
                 cut = r.get("cut_short")
                 color = "#ddd" if cut or ratio is None else plt.cm.RdYlGn_r(norm(ratio))
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fc=color,
-                                           hatch="///" if cut else None,
+                                           hatch="xx" if cut else None,
                                            ec="#aaa" if cut else "white"))
                 text = f"{r['estimate']:.3g} s\n{r['traces']} trace{'s' * (r['traces'] != 1)}"
                 if cut:
@@ -333,8 +364,9 @@ def retrace_chart(records, results, path):
         ax.set_title(backend)
     bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap="RdYlGn_r"),
                        cax=fig.add_axes((0.925, 0.25, 0.012, 0.6)))
-    bar.set_label("time ÷ eager's on the same network\n(grey, hatched: cut short by the "
-                  "budget, no ratio)", fontsize=7)
+    cut = any(r.get("cut_short") for r in found.values())
+    bar.set_label("time ÷ eager's on the same network" + ("\n(grey, cross-hatched: cut short by "
+                  "the budget, no ratio)" if cut else ""), fontsize=7)
     fig.subplots_adjust(left=0.07, right=0.89, top=0.85, bottom=0.25, wspace=0.35)
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,7 +1,9 @@
 """Charts of what graph mode costs: memory per variant, and a step at a new shape vs a seen one."""
+import matplotlib.patches
 import matplotlib.ticker
 
-from report.charts import COLORS, OTHER, _figure, _finish, by_model, plt
+from report.charts import COLORS, OTHER, _figure, _finish, by_model, dots, known_wrong, plt, \
+    row_label, rows_axis
 from report.retrace import by_depth, new_vs_seen_steps, totals
 from report.select import profile_gaps
 from report.text import variant_order
@@ -11,6 +13,7 @@ MIB = 2 ** 20
 
 def memory_chart(records, results, path):
     """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
+    wrong = known_wrong(records)
     records = [r for r in records if r["kind"] == "memory_peak" and r["estimate"] is not None]
     models = by_model({r["model"] for r in records})
     if not models:
@@ -25,10 +28,13 @@ def memory_chart(records, results, path):
             ax.barh(row, mib, color=COLORS.get(r["backend"], OTHER),
                     hatch="//" if r["variant"] == "eager" else None, edgecolor="white")
             ax.text(mib, row, f" {mib:.1f}", va="center", fontsize=6)
-        ax.set_yticks(range(len(rows)), [f"{r['backend']}/{r['variant']}" for r in rows],
-                      fontsize=7)
+        ax.set_yticks(range(len(rows)), [row_label(r["backend"], model, r["variant"], wrong)
+                                         for r in rows], fontsize=7)
         ax.set_title(model)
         ax.invert_yaxis()
+    fig.legend(handles=[matplotlib.patches.Patch(fc="#999", hatch="//", ec="white",
+                                                 label="eager (hatched)")],
+               fontsize=7, loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
     if gaps := profile_gaps(results, "memory"):
         fig.text(0.5, 0.085, "Left out of the newest runs by their profile (--profile paper "
                  "measures them; a bar there comes from an earlier run of the same framework release, "
@@ -44,8 +50,8 @@ def retrace_step_chart(records, results, path):
     backends = sorted({b for b, _, _ in found})
     if not backends:
         return None
-    fig, axes = _figure(backends, "Retracing: a step at a new input size (dark) beside one at a "
-                        "size seen before (light)", results, "seconds per step (log scale)")
+    fig, axes = _figure(backends, "Retracing: a step at a new input size (●) beside one at a "
+                        "size seen before (○)", results, "seconds per step (log scale)")
     order = by_depth(totals(records, "repeating"))
     for ax, backend in zip(axes, backends):
         keys = sorted((k for k in found if k[0] == backend), key=lambda k: (
@@ -53,15 +59,15 @@ def retrace_step_chart(records, results, path):
         for row, key in enumerate(keys):
             new, seen = found[key]
             color = COLORS.get(backend, OTHER)
-            ax.barh(row - 0.2, new, height=0.4, color=color)
-            ax.barh(row + 0.2, seen, height=0.4, color=color, alpha=0.4)
-            ax.text(max(new, seen), row, f" {new / seen:.1f}×", va="center", fontsize=6)
+            ax.plot([seen, new], [row, row], color=color, lw=1, alpha=0.5)
+            ax.plot(new, row, "o", ms=5, color=color)
+            ax.plot(seen, row, "o", ms=5, color=color, mfc="white")
+            ax.text(max(new, seen) * 1.15, row, f" {new / seen:.1f}×", va="center", fontsize=6)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_yticks(range(len(keys)), [f"{net}/{variant}" for _, net, variant in keys],
-                      fontsize=7)
+        rows_axis(ax, [f"{net}/{variant}" for _, net, variant in keys])
         ax.set_title(backend)
-        ax.invert_yaxis()
     plt.setp(axes, xlabel="seconds per step (log scale); label: new ÷ seen")
+    dots(axes[-1], [("new input size", None), ("size seen before", "white")])
     return _finish(fig, path)

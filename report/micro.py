@@ -1,9 +1,9 @@
-"""Seed 001's claims, one table each, from the micro records."""
+"""Source article 001's claims, one table each, from the micro records."""
 from report.ratios import SAME
 from report.text import interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
-GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # seed 001
+GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # source article 001
 
 
 class Micro(dict):
@@ -124,8 +124,19 @@ def pair_table(idx, backends, workloads, note):
     return "\n".join(lines) + f"\n\n{note}"
 
 
-def micro_section(records):
-    """The micro section: one table per claim, each with its verdicts."""
+def left_out(claim, workloads, others):
+    """One line for a claim whose workloads this machine's runs left out, naming where its
+    figures are: another machine's section ([(machine, records)]), else the profile that runs it."""
+    where = [m for m, recs in others if any(r["kind"] == "micro_time" and r["case"] in workloads
+                                            for r in recs)]
+    return (f"**{claim}**: left out of this machine's runs by their profile; its figures: "
+            + (", ".join(f"machine `{m}`'s section" for m in where) if where
+               else "none yet (`--profile paper` measures them)") + ".")
+
+
+def micro_section(records, others=()):
+    """The micro section: one table per claim, each with its verdicts; a claim this machine's
+    runs left out is one line saying where its figures are (others: [(machine, records)])."""
     idx = Micro(records)
     if not idx:
         return ""
@@ -139,11 +150,13 @@ def micro_section(records):
         parts += [line, ""]
     parts += ["**1. Op granularity** — the guide: a big convolution gains little (1.27×), an "
               "LSTM cell of small ops a lot (1.90×).", "", table, "",
-              "Verdict: " + "; ".join(verdicts) + ".", ""]
+              "Verdict: " + "; ".join(verdicts) + "." if verdicts else left_out(
+                  "Its verdict (conv against lstm_cell)", ("conv", "lstm_cell"), others), ""]
     table, verdicts = first_call_table(idx, backends)
     parts += [f"**2. First vs later calls** of a 10×10 matmul (the claim holds where the graph "
               f"variant's first call costs at least {FIRST_CALL_FACTOR}× its second).", "", table, "",
-              "Verdict: " + "; ".join(verdicts) + ".", ""]
+              "Verdict: " + "; ".join(verdicts) + ".", ""] if verdicts else [
+        left_out("2. First vs later calls", ("matmul10",), others), ""]
     if pitfalls := pitfall_table(idx, backends):
         parts += ["**3. Tracing pitfalls**: traces / compiles / schedules for a fixed call "
                   "sequence (time of the whole sequence, cold), and the same with the fix.", "",
@@ -158,11 +171,14 @@ def micro_section(records):
               + "; ".join(control_verdicts(idx, backends)) + ".", ""]
     naive = {b: idx.get((b, "square_naive", "graph")) or idx.get((b, "square_naive", "eager"))
              for b in backends}
+    vector = [_vector_verdict(idx, b) for b in backends
+              if naive[b] and _best(idx, b, "square_vectorized")]
     parts += ["**5. Per-element loop vs one vectorized op.**", "",
               pair_table(idx, backends, ("square_naive", "square_vectorized"),
                          "Verdict (vectorized beats the per-element loop), best variant of each: "
-                         + "; ".join(_vector_verdict(idx, b) for b in backends
-                                     if naive[b] and _best(idx, b, "square_vectorized")) + "."), ""]
+                         + "; ".join(vector) + "." if vector else left_out(
+                             "Its verdict (square_vectorized)", ("square_vectorized",), others)),
+              ""]
     return "\n".join(parts)
 
 

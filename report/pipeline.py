@@ -152,7 +152,7 @@ def pipeline_section(records):
              "95% interval, `~` when it includes 1. One epoch = reading, decoding and cropping "
              "every file plus the train steps.", ""]
     lines += _tables(idx)
-    lines += [f"Seed 003 found `parallel` and `cache` slower than its baseline. Here, `{BASELINE}`'s "
+    lines += [f"Source article 003 found `parallel` and `cache` slower than its baseline. Here, `{BASELINE}`'s "
               "epoch time ÷ each loader's (its throughput × the baseline's), paired: both timed in "
               "interleaved rounds in the same fresh child processes; slower or faster only when "
               "the 95% interval excludes 1, else n.s. Results saved before the pairing: the ratio "

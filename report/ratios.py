@@ -87,3 +87,11 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None)
     if cold > eager_cold and high < 1:
         return None, None, None, "never (slower)"
     return steps(speedup), steps(high), steps(low), None
+
+
+def side(rec, figure):
+    """Where a ratio's interval lies against a published figure: 'above' it (a larger ratio),
+    'below' it, or 'contains' it; None without an interval."""
+    if not rec.get("interval"):
+        return None
+    return "above" if rec["low"] > figure else "below" if rec["high"] < figure else "contains"

@@ -1,6 +1,6 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
 from report.ratios import SAME
-from report.text import interval_cell, span
+from report.text import count, interval_cell, span
 
 
 def _speedups(records, phase):
@@ -36,13 +36,14 @@ def speedup_reading(records, phase):
     text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
             f"({worst[1]}/{worst[3]} on {worst[2]}). ")
-    text += (f"{len(slower)} {'is' if len(slower) == 1 else 'are'} significantly slower than "
-             f"their eager mode"
+    text += (count(len(slower), "is significantly slower than its eager mode",
+                   "are significantly slower than their eager mode")
              + (": " + ", ".join(f"{b}/{v} on {m} ({r:.2f}×)" for r, b, m, v, _ in slower)
                 if slower else "") + ". ")
-    text += f"{len(unclear)} have a 95% interval that includes 1 (n.s.)."
+    text += count(len(unclear), "has", "have") + " a 95% interval that includes 1 (n.s.)."
     if unpaired:
-        text += f" {len(unpaired)} were saved without a paired interval (no verdict)."
+        text += " " + count(len(unpaired), "was", "were") + " saved without a paired interval " \
+                                                              "(no verdict)."
     return text + " " + aa_reading(records, phase)
 
 
@@ -97,5 +98,7 @@ def retrace_reading(records):
         best = min(runs, key=runs.get)
         parts.append(f"{backend}: slowest {worst[1]} on {worst[0]} ({runs[worst]:.1f} s), "
                      f"fastest {best[1]} on {best[0]} ({runs[best]:.1f} s)")
-    return ("; ".join(parts) + " (runs that finished). Grey hatched cells were cut short by the profile's time budget."
-            if parts else "No retrace results.")
+    cut = [r for r in found if r.get("cut_short")]
+    return ("; ".join(parts) + " (runs that finished)."
+            + (f" Grey cross-hatched cells ({len(cut)}) were cut short by the profile's time budget."
+               if cut else "") if parts else "No retrace results.")

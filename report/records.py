@@ -106,7 +106,9 @@ def break_even_record(parts, variant, cache="cold"):
     steps, low, high, note = break_even_range(cold.median, eager_cold.median, eager_train.median,
                                               speedup, *(saved[1:3] if saved else ()))
     return record(train, "break_even", "steps", steps, low, high,
-                  low and "from the speedup's 95% interval", note=note, case=cache)
+                  low and "from the speedup's 95% interval", note=note, case=cache,
+                  first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1
+                  seconds=steps and steps * train.median)  # the graph steps until it pays
 
 
 def steady_records(results):

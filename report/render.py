@@ -67,16 +67,16 @@ def details_text(results, machines, wanted=(), charts=(), relative_to=".", answe
         parts += ["## More charts", "", *per_machine(
             [m for m in machines if any(c[0] == m[0] for c in charts)],
             chart_body(charts, relative_to)), "## Tables", ""]
-    return "\n".join(parts + per_machine(machines, lambda m, view, records, h:
-                                         tables(view, records, h)))
+    return "\n".join(parts + per_machine(machines, lambda m, view, records, h: tables(
+        view, records, h, [(o, recs) for o, _, recs in machines if o != m])))
 
 
-def tables(view, records, h):
+def tables(view, records, h, others=()):
     """One machine's tables, each section from its runs (`view(section)`) and its records."""
     steady, retrace = view("steady"), view("retrace")
     parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
     if text := retrace_tables(records, retrace):
-        parts += [f"{h} Retracing (seed 000)", "", from_runs(retrace), "",
+        parts += [f"{h} Retracing (source article 000)", "", from_runs(retrace), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end: a single sample per cell (one process; the profiles' time "
                   "budgets allow no repeats), so no interval — read only large differences.", "", text,
@@ -87,8 +87,8 @@ def tables(view, records, h):
     if text := scale_table(records):
         parts += [f"{h} Where graph mode stops paying (the VGG sweep)", "",
                   from_runs(view("scale")), "", scale_reading(records), "", text, ""]
-    if text := micro_section(records):
-        parts += [f"{h} Micro workloads (seed 001, the tf.function / AutoGraph guide)", "",
+    if text := micro_section(records, others):
+        parts += [f"{h} Micro workloads (source article 001, the tf.function / AutoGraph guide)", "",
                   from_runs(view("micro")), "",
                   "Steady medians; `~` marks a ratio whose 95% interval includes 1 (results "
                   "saved before pairing: overlapping interquartile spreads).", "",
@@ -97,10 +97,10 @@ def tables(view, records, h):
         parts += [f"{h} Memory: peak per train step and what cached graphs hold", "",
                   from_runs(view("memory")), "", text, ""]
     for title, section, name in (
-            ("Mixed precision (seed 002)", lambda found: precision_section(found, records),
+            ("Mixed precision (source article 002)", lambda found: precision_section(found, records),
              "steady"),
-            ("Deterministic ops (seed 002)", lambda found: determinism_text(records), "determinism"),
-            ("Input pipeline (seed 003)", lambda found: pipeline_section(records), "pipeline")):
+            ("Deterministic ops (source article 002)", lambda found: determinism_text(records), "determinism"),
+            ("Input pipeline (source article 003)", lambda found: pipeline_section(records), "pipeline")):
         if text := section(view(name)):
             parts += [f"{h} {title}", "", from_runs(view(name)), "", text, ""]
     if notes := known_wrong_notes([r for name in SECTIONS for r in view(name)]):

@@ -116,7 +116,7 @@ def seed_comparison(records):
                      key=by_depth(found))
     seed_ratio = SEED_000["graph"] / SEED_000["graph_dynamic"]
     if not tf_nets:
-        return f"Seed 000's ratio (plain tf.function ÷ input_signature, ResNet152) is {seed_ratio:.2f}; no TF retrace run to compare."
+        return f"Source article 000's ratio (plain tf.function ÷ input_signature, ResNet152) is {seed_ratio:.2f}; no TF retrace run to compare."
     net = tf_nets[-1]
     plain, sig, eager = (found.get(("tf", net, v)) for v in ("graph", "graph_dynamic", "eager"))
     if not plain or not sig:
@@ -124,10 +124,10 @@ def seed_comparison(records):
     ratio = plain["estimate"] / sig["estimate"]
     text = (f"On {net} (TF, {plain['steps_done']} training steps, {plain['distinct_shapes']} "
             f"distinct sides), plain `tf.function` ÷ `input_signature` = {ratio:.2f}, against the "
-            f"seed's {seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
+            f"article's {seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
     if eager:
         text += (f" Eager ÷ signature here is {eager['estimate'] / sig['estimate']:.2f} "
-                 f"(seed: {SEED_000['eager'] / SEED_000['graph_dynamic']:.2f}).")
+                 f"(article: {SEED_000['eager'] / SEED_000['graph_dynamic']:.2f}).")
     if plain.get("cut_short"):
         text += " The plain run was cut short by the budget, so its ratio is a lower bound."
     return text

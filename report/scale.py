@@ -26,7 +26,17 @@ def point(rec):
 
 
 def stops_paying(rows):
-    """Where graph mode's gain ends along the sweep, in a few words (rows: one backend's)."""
+    """Where graph mode's gain ends along the sweep, in a few words (rows: one backend's), and
+    every point where it is slower than eager."""
+    slower = [r for r in rows if r["verdict"] == "slower"]
+    said = "; slower than eager at " + ", ".join(
+        f"{point(r)} ({interval_cell(r['estimate'], r['low'], r['high'])}, {gflop(r):.3g} GFLOP)"
+        for r in slower) if slower else ""
+    return _gain_ends(rows) + said
+
+
+def _gain_ends(rows):
+    """Where the gain ends along the sweep, in a few words."""
     paying = [r for r in rows if r["verdict"] == "faster"]
     if not paying:
         return "no gain beyond the interval at any size"

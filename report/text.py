@@ -24,9 +24,28 @@ def span(low, high, digits=2):
     return low if low == high else f"{low}–{high}"
 
 
+def end(x):
+    """An interval end: two decimals, three where two would read 1.00 (0.999 is not 1)."""
+    return f"{x:.3f}" if f"{x:.2f}" == "1.00" and x != 1 else f"{x:.2f}"
+
+
 def interval_cell(ratio, low, high):
     """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
-    return f"{ratio:.2f}× [{low:.2f}, {high:.2f}]" + (" ~" if low <= 1 <= high else "")
+    return f"{ratio:.2f}× [{end(low)}, {end(high)}]" + (" ~" if low <= 1 <= high else "")
+
+
+def count(n, one, many):
+    """'1 never pays off', '2 never pay off': a count with the verb or noun it agrees with."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def duration(seconds):
+    """A wall time in the unit a reader thinks in: '0.3 s', '45 s', '≈ 1 min', '2.5 h'."""
+    if seconds < 60:
+        return f"{seconds:.{1 if seconds < 1 else 2}g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
 
 
 def label(rec):
@@ -60,9 +79,11 @@ def break_even_text(rec):
         return "—"
     if rec["estimate"] is None:
         return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
-    if rec["interval"]:
+    if rec.get("first_call_cheaper"):
+        return f"{rec['estimate']:,} (first call cheaper than eager's)"
+    if rec["interval"] and rec["low"] != rec["high"]:
         return f"{rec['estimate']:,} ({rec['low']:,}–{rec['high']:,})"
-    return str(rec["estimate"])
+    return f"{rec['estimate']:,}"
 
 
 def from_runs(picked):

@@ -82,3 +82,71 @@ def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():
     assert text.endswith("use `graph_dynamic` when sizes vary;")
     records[2] = total("graph_dynamic", 5.0, 1)
     assert "no graph variant beat eager here" in shapes_text(records, "torch")
+
+
+def _costly():
+    """One tf row whose variant costs memory and a compile per new shape, swept on the VGG."""
+    records = steady("xla", model="resnet")
+    for r in records:
+        r["backend"] = "tf"
+        if r["kind"] == "break_even":
+            r["seconds"] = r["estimate"] * 0.0075
+    records += [{**rec("memory_ratio", "xla", estimate=7.31, low=6.93, high=7.86, backend="tf",
+                       run="0021"), "verdict": "more"},
+                rec("retrace_total", "xla", case="train-repeating", backend="tf", model="resnet50",
+                    new_shape_s=9.54, seen_shape_s=0.016),
+                {**rec("scale_speedup", backend="tf", model="vgg-92", estimate=0.91, low=0.86,
+                       high=0.94, flops=92e9, batch=1, model_config={"width": 1, "side": 224}),
+                 "verdict": "slower"}]
+    return records
+
+
+def test_the_advice_names_costs_time_and_the_sweep():
+    records = _costly()
+    line = advice(records, {m: r for (_, m), r in best(records).items()})
+    assert "11,208 (9,925–13,290) steps ≈ 1.4 min on a first run" in line
+    assert "7.31× eager's memory" in line
+    assert "9.5 s per new input shape (seen: 0.016 s)" in line
+    assert line.endswith("; VGG sweep (`graph`): no gain beyond the interval at any size; slower "
+                         "than eager at full width, 224² px, batch 1 (0.91× [0.86, 0.94], 92 "
+                         "GFLOP).")
+    brief = answer_text([("m", None, records)], more="RESULTS.md#x")
+    assert "- **tf**: use `xla` on resnet" in brief and "VGG sweep" in brief
+    assert "[glossary](#glossary)" in brief
+
+
+def test_the_isa_caveat_names_the_condition_first_and_how_to_check():
+    line = advice(steady(), best(steady()))  # torch resnet at avx512: the AVX2 finding elsewhere
+    assert ("on a CPU without AVX-512 (`grep -o avx512f /proc/cpuinfo | head -1` prints nothing "
+            "there) a known wrong answer (with AVX2 code in torch 2.13.0, 2.14.1, 2.15.0): use "
+            "eager or `torch.compile(backend=\"aot_eager\")` there; right on this CPU's avx512 "
+            "code") in line and "batch 8" not in line
+
+
+def test_a_backend_that_caches_nothing_repeats_its_first_run():
+    records = [r for r in steady() if r["case"] != "warm"]
+    records += [rec("first_call", case="cold", estimate=0.29, phase="construction")]
+    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+               if line.startswith("| torch | resnet |"))
+    assert "| same as first run | 0.29 (no cache) |" in row
+
+
+def test_a_first_call_cheaper_than_eagers_says_why_one_step():
+    records = steady()
+    for r in records:
+        if r["kind"] == "break_even":
+            r.update(estimate=1, low=1, high=1, first_call_cheaper=True, seconds=0.04)
+    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+               if line.startswith("| torch | resnet |"))
+    assert "| 1 (first call cheaper than eager's) |" in row and "1 (1–1)" not in row
+    assert "pays back at once: its first call is cheaper than eager's" in advice(
+        records, best(records))
+
+
+def test_counts_agree_and_the_scope_is_several_sentences():
+    from report.answer import break_even_reading, scope
+    never = rec("break_even", estimate=None, case="cold", note="never (slower)")
+    assert "1 never pays off:" in break_even_reading([never])
+    assert "2 never pay off:" in break_even_reading([never, {**never, "model": "vgg"}])
+    text = scope([("m", None, steady())])
+    assert text.count(". ") >= 1 and max(len(s.split()) for s in text.split(". ")) < 40

@@ -190,3 +190,10 @@ def test_of_two_variants_faster_than_graph_the_simpler_stays_unless_beaten():
     assert choose(rows, versus(same))[0]["variant"] == "xla"
     beaten = {**same, ("xla", "xla_dynamic"): "faster"}
     assert choose(rows, versus(beaten))[0]["variant"] == "xla_dynamic"
+
+
+def test_a_published_figure_is_placed_on_one_side_of_the_interval():
+    from report.ratios import side
+    found = {"interval": "95%", "low": 1.15, "high": 1.21}
+    assert side(found, 1.12) == "above" and side(found, 1.3) == "below"
+    assert side(found, 1.18) == "contains" and side({"interval": None}, 1.0) is None

@@ -42,3 +42,28 @@ def test_every_record_of_the_run_carries_its_steady_aa_floor(tmp_path):
     records, _ = _publish(tmp_path)
     floors = {(r["aa_floor_low"], r["aa_floor_high"]) for r in records}
     assert len(floors) == 1 and None not in next(iter(floors))
+
+
+def test_a_claim_left_out_is_one_line_naming_where_its_figures_are():
+    from report.micro import micro_section
+    timed = lambda case, variant="eager": {"kind": "micro_time", "backend": "tf", "case": case,
+                                          "variant": variant, "estimate": 1e-3, "traces": 1,
+                                          "ops_per_call": 10, "graph_breaks": None}
+    text = micro_section([timed("dispatch"), timed("dispatch", "graph"), timed("square_naive")],
+                         [("xeon", [timed("conv"), timed("matmul10")])])
+    assert "Verdict: ." not in text and "best variant of each: ." not in text
+    assert "**2. First vs later calls**: left out of this machine's runs by their profile; its " \
+           "figures: machine `xeon`'s section." in text
+    assert "| backend | variant | first call ms" not in text
+    assert "(`--profile paper` measures them)" in text  # square_vectorized: measured nowhere
+
+
+def test_charts_on_log_axes_draw_dots_and_label_known_wrong_rows():
+    import inspect
+    from report import charts, cost_charts
+    for chart in (charts.break_even_chart, charts.overhead_chart, cost_charts.retrace_step_chart):
+        assert "barh(" not in inspect.getsource(chart), chart.__name__
+    wrong = charts.known_wrong([{"backend": "chainer", "model": "resnet", "variant": "graph",
+                                 "known_wrong": "NaN (findings/x.md)"}])
+    assert "known wrong" in charts.row_label("chainer", "resnet", "graph", wrong)
+    assert charts.row_label("chainer", "vgg", "graph", wrong) == "chainer/graph"

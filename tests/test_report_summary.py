@@ -205,7 +205,7 @@ def test_the_break_even_reading_says_what_the_table_says(tmp_path):
     vgg = next(line for line in table.splitlines() if line.startswith("| chainer | graph |")
                and "1.25×" in line).split("|")[9].strip()
     assert f"chainer/graph on vgg after {vgg} steps" in reading
-    assert "1 gain nothing beyond their speedup's interval: chainer/graph on mnist_cnn" in reading
+    assert "1 gains nothing beyond its speedup's interval: chainer/graph on mnist_cnn" in reading
 
 
 def test_retrace_and_memory_records_match_their_tables():
