@@ -106,8 +106,9 @@ def test_pytest_user_suite_refuses_a_file_without_builders():
 
 
 def test_readme_user_file_is_complete(tmp_path):
-    """The README's user file loads, gives its shapes and batches, and (with torch) takes a step."""
-    text = (ROOT / "README.md").read_text().split("## Your own model")[1]
+    """The user guide's complete user file loads, gives its shapes and batches, and (with torch)
+    takes a step."""
+    text = (ROOT / "docs" / "USAGE.md").read_text().split("## Your own model, in detail")[1]
     path = tmp_path / "mymodel.py"
     path.write_text(text.split("```python\n")[1].split("```")[0])
     assert frameworks_in(path) == ["torch"]
