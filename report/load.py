@@ -75,6 +75,11 @@ class Result:
         return self.graphbench.get("profile")
 
     @property
+    def job(self):
+        """The job that saved the run (suites/profiles.JOBS); runs saved before jobs: 'answer'."""
+        return self.graphbench.get("job") or "answer"
+
+    @property
     def valid(self):
         """False when the run produced a non-finite loss: its time is not a result."""
         return self.info.get("loss_finite") is not False

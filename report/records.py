@@ -111,9 +111,9 @@ def break_even_record(parts, variant, cache="cold"):
                   seconds=steps and steps * train.median)  # the graph steps until it pays
 
 
-def steady_records(results):
+def steady_records(results, mixed=True):
     """The main tables (float32, non-deterministic): step times, speedups, first calls, start-up,
-    break-even; each eager step's A/A control; mixed precision against float32."""
+    break-even; each eager step's A/A control; mixed precision against float32 (`mixed`)."""
     idx = index(results)
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
@@ -147,7 +147,16 @@ def steady_records(results):
     out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS))
             for r in idx.values() if r.saved("aa")]
     best.mark(out, lambda *row: idx.get((*row, "train", None)))
-    return out + precision_records(results) + noise_records(results)
+    return out + (precision_records(results) if mixed else []) + noise_records(results)
+
+
+def seeds_steady_records(results):
+    """The seeds job's steady groups: mixed precision against float32 (article 002) and each
+    float32 train speedup of a focus group as `focus_speedup` (article 004), never a row of the
+    answer's tables."""
+    focus = [{**rec, "kind": "focus_speedup", "best": None} for rec in steady_records(results, mixed=False)
+             if rec["kind"] == "speedup" and rec["phase"] == "train" and rec["interval"]]
+    return focus + precision_records(results)
 
 
 def noise_records(results):
@@ -363,8 +372,10 @@ def memory_ratio_record(r, eager):
 def machine_records(view):
     """Every record of one machine, each section from its own runs (`view(section)`); a run's A/A
     floor is its steady A/A, whichever section reads it."""
-    steady = view("steady")
-    found = (steady_records(steady) + throughput_records(view("peak"))
+    steady, seeds = view("steady"), view("seeds_steady")
+    mixed = [r for r in seeds if r.flags[0] != BASELINE[0]]  # the seeds job's, else older runs'
+    found = (steady_records(steady, mixed=not mixed) + seeds_steady_records(seeds)
+             + throughput_records(view("peak"))
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)
              + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))

@@ -26,9 +26,10 @@ def against(rec, figure, name):
 def seed_004_text(records):
     """Whether source article 004's 1.12× for Chainer's `@static_graph` on the MNIST CNN holds in
     this run ('' without the paired train speedup)."""
-    rec = next((r for r in records if r["kind"] == "speedup" and r["backend"] == "chainer"
-                and r["model"] == "mnist_cnn" and r["variant"] == "graph" and r["phase"] == "train"
-                and r["precision"] == "float32" and r["interval"]), None)
+    found = [r for r in records if r["kind"] in ("focus_speedup", "speedup")
+             and r["backend"] == "chainer" and r["model"] == "mnist_cnn" and r["variant"] == "graph"
+             and r["phase"] == "train" and r["precision"] == "float32" and r["interval"]]
+    rec = min(found, key=lambda r: r["kind"] != "focus_speedup", default=None)  # the seeds job's
     if rec is None:
         return ""
     seed = SEED_004[0] / SEED_004[1]

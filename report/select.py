@@ -8,7 +8,8 @@ from report.load import BASELINE
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
 WHOLE = ("micro", "peak", "scale")  # sections whose figures compare models: one run per backend
-SECTIONS = ("steady", "peak", "retrace", "micro", "memory", "determinism", "pipeline", "scale")
+SECTIONS = ("steady", "seeds_steady", "peak", "retrace", "micro", "memory", "determinism",
+            "pipeline", "scale")
 
 
 def one_profile(results, wanted=None):
@@ -35,9 +36,13 @@ def one_profile(results, wanted=None):
 
 
 def section(r):
-    """The report section a result belongs to ('steady' for the main table's phases)."""
+    """The report section a result belongs to: 'steady' for the main table's phases, from the
+    answer job; 'seeds_steady' for the steady groups of the seeds job (mixed precision, article
+    004's focus group), which never replace the answer's rows."""
     phase = r.info["phase"]
-    return "steady" if phase in STEADY else phase
+    if phase not in STEADY:
+        return phase
+    return "seeds_steady" if r.job == "seeds" else "steady"
 
 
 def unit(r):
