@@ -13,6 +13,7 @@ from jax import lax
 from jax.experimental.compilation_cache import compilation_cache
 
 from models import spec as S
+from models.layout import channels_last
 
 NAME = "jax"
 LOG_SIGNALS = {}  # JAX logs nothing worth counting; traces and compiles are counted directly
@@ -137,23 +138,8 @@ def peak_memory(device):
 
 def _params(spec, params):
     """Spec-layout NumPy parameters -> {name: array} in this backend's layout (HWIO, (in, out))."""
-    out, flatten_chw = {}, None
-    for layer in S.walk(spec.layers):
-        if isinstance(layer, S.Flatten):
-            flatten_chw = layer.chw
-        elif isinstance(layer, S.Conv):
-            out[f"{layer.name}.W"] = params[f"{layer.name}.W"].transpose(2, 3, 1, 0)
-            if layer.bias:
-                out[f"{layer.name}.b"] = params[f"{layer.name}.b"]
-        elif isinstance(layer, S.BatchNorm):
-            for key in ("gamma", "beta"):
-                out[f"{layer.name}.{key}"] = params[f"{layer.name}.{key}"]
-        elif isinstance(layer, S.Linear):
-            w = params[f"{layer.name}.W"]
-            if flatten_chw is not None:  # NCHW flatten order -> NHWC flatten order
-                w = w.reshape(len(w), *flatten_chw).transpose(0, 2, 3, 1).reshape(len(w), -1)
-            out[f"{layer.name}.W"], out[f"{layer.name}.b"] = w.T, params[f"{layer.name}.b"]
-    return {k: jnp.asarray(np.ascontiguousarray(v)) for k, v in out.items()}
+    return {k: jnp.asarray(np.ascontiguousarray(v))
+            for k, v in channels_last(spec, params).items()}
 
 
 def _running_stats(spec):

@@ -6,6 +6,7 @@ import tensorflow as tf
 import keras
 
 from models import spec as S
+from models.layout import channels_last
 
 NAME = "tf"
 # log records worth counting: name in extra_info -> (logger, text in the message)
@@ -133,21 +134,15 @@ class _Net(keras.Model):
 
 def _keras_weights(spec, params):
     """Spec-layout parameters as {layer name: [kernel, bias] or [gamma, beta]} in Keras layout."""
-    weights, flatten_chw = {}, None
+    found, weights = channels_last(spec, params), {}
     for layer in S.walk(spec.layers):
-        if isinstance(layer, S.Flatten):
-            flatten_chw = layer.chw
-        elif isinstance(layer, S.Conv):
-            w = [params[f"{layer.name}.W"].transpose(2, 3, 1, 0)]
-            weights[layer.name] = w + ([params[f"{layer.name}.b"]] if layer.bias else [])
-        elif isinstance(layer, S.BatchNorm):
-            weights[layer.name] = [params[f"{layer.name}.gamma"], params[f"{layer.name}.beta"]]
-        elif isinstance(layer, S.Linear):
-            w = params[f"{layer.name}.W"]
-            if flatten_chw is not None:  # NCHW flatten order -> NHWC flatten order
-                w = w.reshape(w.shape[0], *flatten_chw).transpose(0, 2, 3, 1).reshape(w.shape[0], -1)
-            weights[layer.name] = [w.T, params[f"{layer.name}.b"]]
+        if keys := _KERAS_ORDER.get(type(layer)):
+            weights[layer.name] = [found[f"{layer.name}.{key}"] for key in keys
+                                   if f"{layer.name}.{key}" in found]
     return weights
+
+
+_KERAS_ORDER = {S.Conv: ("W", "b"), S.BatchNorm: ("gamma", "beta"), S.Linear: ("W", "b")}
 
 
 def function(fn, variant, signature=None):
