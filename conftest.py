@@ -17,7 +17,7 @@ import pytest
 from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load,
                       unsupported_reason)
 from suites import cpu, jobs
-from suites.profiles import JOBS, PROFILES
+from suites.profiles import JOBS, PARITY_ONLY, PROFILES
 
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
                  "numpy", "cupy-cuda12x")
@@ -38,7 +38,8 @@ def pytest_addoption(parser):
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
     group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
-    group.addoption("--model", default="mnist_cnn,vgg,resnet", help="comma list of models to run")
+    group.addoption("--model", default="mnist_cnn,vgg,resnet,decoder",
+                    help="comma list of models to run (decoder: parity tests only, so far)")
     group.addoption("--variant", default=",".join(VARIANTS), help="comma list of variants to run")
     group.addoption("--precision", default=",".join(PRECISIONS),
                     help="comma list of precisions for the steady and construction suites")
@@ -72,7 +73,7 @@ def pytest_configure(config):
             "profile": profile, "device": config.getoption("device"),
             "threads": config.getoption("threads"),
             "backends": _choices(config, "backend", BACKENDS),
-            "models": _choices(config, "model", profile.models),
+            "models": _choices(config, "model", {**profile.models, **PARITY_ONLY}),
             "variants": _choices(config, "variant", VARIANTS),
             "precisions": _choices(config, "precision", PRECISIONS),
         }

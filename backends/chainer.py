@@ -131,6 +131,15 @@ class _StaticNet(_Net):
         return _apply(self, self.spec.layers, x)
 
 
+def _network(spec, params, static):
+    """(chain holding `params`, its loss of logits and labels): the spec's layers, or the decoder."""
+    if S.is_decoder(spec):
+        from backends.decoder import chainer as decoder
+        return (decoder.StaticDecoder if static else decoder.Decoder)(spec, params), \
+            decoder.cross_entropy
+    return (_StaticNet if static else _Net)(spec, params), F.softmax_cross_entropy
+
+
 class Runner:
     """One model in one variant: train_step, infer_step and the schedule count."""
 
@@ -143,7 +152,7 @@ class Runner:
         self.static = variant == "graph"
         self.dtype = _DTYPES[precision]
         with self._precision():
-            self.model = (_StaticNet if self.static else _Net)(spec, params)
+            self.model, self._loss = _network(spec, params, self.static)
         self.model.to_device(device)
         self.optimizer = chainer.optimizers.SGD(lr=S.LEARNING_RATE)
         self.optimizer.setup(self.model)
@@ -166,7 +175,7 @@ class Runner:
         """One SGD step; returns the loss as a float (which waits for the device)."""
         with self._quiet(), self._precision():
             self.model.cleargrads()
-            loss = F.softmax_cross_entropy(F.cast(self.model(x), np.float32), y)
+            loss = self._loss(F.cast(self.model(x), np.float32), y)
             loss.backward()
             self.optimizer.update()
         return float(loss.array)

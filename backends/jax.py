@@ -218,6 +218,11 @@ def _sgd(params, grads):
     return jax.tree.map(lambda p, g: p - S.LEARNING_RATE * g, params, grads)
 
 
+def _decoder_module():
+    from backends.decoder import jax as decoder
+    return decoder
+
+
 class Runner:
     """One model in one variant: train_step, infer_step and the trace count.
 
@@ -231,6 +236,7 @@ class Runner:
             raise ValueError(f"jax backend has no variant {variant!r}")
         self.device = device or jax.devices("cpu")[0]
         self.spec, self.dtype = spec, _DTYPES[precision]
+        self._decoder = _decoder_module() if S.is_decoder(spec) else None
         self.params = jax.device_put(_params(spec, params), self.device)
         self.stats = jax.device_put(_running_stats(spec), self.device)
         self._traced = {"train": 0, "infer": 0}  # Python-side: the body runs once per trace
@@ -249,12 +255,16 @@ class Runner:
 
     def _train_impl(self, params, stats, x, y):
         def loss_fn(p):
+            if self._decoder:
+                return self._decoder.cross_entropy(self._decoder.forward(self.spec, p, x), y), stats
             logits, new_stats = _forward(self.spec, p, stats, x, True, self.dtype)
             return _cross_entropy(logits, y), new_stats
         (loss, new_stats), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
         return _sgd(params, grads), new_stats, loss
 
     def _infer_impl(self, params, stats, x):
+        if self._decoder:
+            return self._decoder.forward(self.spec, params, x)
         return _forward(self.spec, params, stats, x, False, self.dtype)[0]
 
     def _call(self, name, fn, *args):
@@ -267,8 +277,10 @@ class Runner:
         return out
 
     def to_device(self, x, y):
-        """NCHW NumPy batch -> NHWC device arrays (int32 labels), outside any timed region."""
-        return (jax.device_put(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), self.device),
+        """NCHW NumPy batch -> NHWC device arrays (int32 labels; a decoder's int32 ids as they
+        are), outside any timed region."""
+        x = x if self._decoder else x.transpose(0, 2, 3, 1)
+        return (jax.device_put(np.ascontiguousarray(x), self.device),
                 jax.device_put(y.astype(np.int32), self.device))
 
     def train_step(self, x, y):

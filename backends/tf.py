@@ -145,6 +145,10 @@ def _keras_weights(spec, params):
 _KERAS_ORDER = {S.Conv: ("W", "b"), S.BatchNorm: ("gamma", "beta"), S.Linear: ("W", "b")}
 
 
+def _cross_entropy(labels, logits):
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits))
+
+
 def function(fn, variant, signature=None):
     """Wrap a step function as the variant asks; `signature` (None-dim TensorSpecs) for *_dynamic."""
     if variant == "eager":
@@ -161,9 +165,13 @@ def function(fn, variant, signature=None):
 
 
 def _function(fn, variant, spec, with_labels):
-    """`function` with the spec's image signature (None batch and sides)."""
-    images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
-    signature = [images, tf.TensorSpec([None], tf.int32)] if with_labels else [images]
+    """`function` with the spec's input signature (None batch and sides, or batch and tokens)."""
+    if S.is_decoder(spec):
+        images = labels = tf.TensorSpec([None, None], tf.int32)
+    else:
+        images = tf.TensorSpec([None, None, None, spec.input_chw[0]], tf.float32)
+        labels = tf.TensorSpec([None], tf.int32)
+    signature = [images, labels] if with_labels else [images]
     return function(fn, variant, signature)
 
 
@@ -172,13 +180,9 @@ class Runner:
 
     def __init__(self, spec, params, variant, device="/CPU:0", precision="float32"):
         self.device = device
+        self.decoder = S.is_decoder(spec)
         with tf.device(device):
-            self.model = _Net(spec, _POLICIES[precision])
-            c, h, w = spec.input_chw
-            self.model(tf.zeros((1, h, w, c)))  # create variables eagerly, outside any trace
-            for layer in self.model._flatten_layers():
-                if layer.name in (weights := _keras_weights(spec, params)):
-                    layer.set_weights(weights[layer.name] + layer.get_weights()[2:])
+            self.model = self._build(spec, params, precision)
             self.variables = self.model.trainable_variables
             self.optimizer = keras.optimizers.SGD(learning_rate=S.LEARNING_RATE)
             if precision == "float16":  # float16 gradients underflow without loss scaling
@@ -187,10 +191,25 @@ class Runner:
         self._train = _function(self._train_impl, variant, spec, True)
         self._infer = _function(self._infer_impl, variant, spec, False)
 
+    def _build(self, spec, params, precision):
+        """The Keras model with the spec's weights, its variables created eagerly."""
+        if self.decoder:
+            from backends.decoder import tf as decoder
+            self._loss = decoder.cross_entropy
+            return decoder.Decoder(spec, channels_last(spec, params))
+        self._loss = _cross_entropy
+        model = _Net(spec, _POLICIES[precision])
+        c, h, w = spec.input_chw
+        model(tf.zeros((1, h, w, c)))  # create variables eagerly, outside any trace
+        for layer in model._flatten_layers():
+            if layer.name in (weights := _keras_weights(spec, params)):
+                layer.set_weights(weights[layer.name] + layer.get_weights()[2:])
+        return model
+
     def _train_impl(self, x, y):
         with tf.GradientTape() as tape:
             logits = self.model(x, training=True)
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, logits))
+            loss = self._loss(y, logits)
             scaled = self.optimizer.scale_loss(loss)  # the loss itself unless loss scaling is on
         self.optimizer.apply_gradients(zip(tape.gradient(scaled, self.variables), self.variables))
         return loss
@@ -199,9 +218,11 @@ class Runner:
         return self.model(x, training=False)
 
     def to_device(self, x, y):
-        """NCHW NumPy batch -> NHWC device tensors (outside any timed region)."""
+        """NCHW NumPy batch -> NHWC device tensors, a decoder's int32 ids as they are (outside
+        any timed region)."""
+        x = x if self.decoder else x.transpose(0, 2, 3, 1)
         with tf.device(self.device):
-            return tf.constant(np.ascontiguousarray(x.transpose(0, 2, 3, 1))), tf.constant(y)
+            return tf.constant(np.ascontiguousarray(x)), tf.constant(y)
 
     def train_step(self, x, y):
         """One SGD step; returns the loss as a float (which waits for the device)."""

@@ -148,6 +148,16 @@ def _load(model, spec, params):
             tensor.copy_(torch.from_numpy(np.asarray(value)))
 
 
+def _network(spec, params):
+    """(module holding `params`, its loss of logits and labels): the spec's layers, or the decoder."""
+    if S.is_decoder(spec):
+        from backends.decoder import torch as decoder
+        return decoder.Decoder(spec, params), decoder.cross_entropy
+    model = _sequential(spec.layers)
+    _load(model, spec, params)
+    return model, nn.functional.cross_entropy
+
+
 class _StepGraphs:
     """torch's whole-step CUDA-graph recipe, one graph per (step, input shapes): warm-up steps on
     a side stream, static input buffers, capture; then every call copies in and replays."""
@@ -196,8 +206,8 @@ class Runner:
         # count toward its recompile limit (past which it silently runs eagerly).
         torch._dynamo.reset()
         self.device = device
-        self.model = _sequential(spec.layers).to(device)
-        _load(self.model, spec, params)
+        self.model, self._criterion = _network(spec, params)
+        self.model.to(device)
         # plain SGD keeps no state (no step count): capturable as it is; Adam would need
         # capturable=True
         self.optimizer = torch.optim.SGD(self.model.parameters(), lr=S.LEARNING_RATE)
@@ -237,7 +247,7 @@ class Runner:
             return self.model(x).float()  # the loss sees float32 logits
 
     def _loss_impl(self, x, y):
-        return nn.functional.cross_entropy(self._logits(x), y)
+        return self._criterion(self._logits(x), y)
 
     def _set_mode(self, mode):
         if self._mode != mode:  # switching walks every module: keep it out of repeated steps
@@ -245,7 +255,8 @@ class Runner:
             self._mode = mode
 
     def to_device(self, x, y):
-        """NCHW NumPy batch -> device tensors (int64 labels), outside any timed region."""
+        """NCHW NumPy batch (a decoder's: int32 ids) -> device tensors (int64 labels), outside any
+        timed region."""
         return (torch.from_numpy(np.ascontiguousarray(x)).to(self.device),
                 torch.from_numpy(y.astype(np.int64)).to(self.device))
 

@@ -4,6 +4,9 @@ from dataclasses import dataclass, field
 BN_EPS = 1.001e-5  # Keras ResNetV2's epsilon
 BN_DECAY = 0.99  # share of the old running average kept per step (Keras momentum, Chainer decay)
 LEARNING_RATE = 0.01
+LN_EPS = 1e-5  # torch's LayerNorm default (Keras' is 1e-3, Chainer's 1e-6: set everywhere)
+PAD = -1  # a padding position's token id and target: the padding mask is `tokens != PAD`
+MASK_VALUE = -1e9  # added to a masked attention score: its exp underflows to exactly 0
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,38 @@ class Linear:
     name: str
     fin: int
     fout: int
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Token and learned position tables: (N, T) ids -> (N, T, width); a PAD id embeds as id 0."""
+    name: str
+    vocab: int
+    width: int
+    tokens: int  # positions in the table: the longest sequence
+
+
+@dataclass(frozen=True)
+class LayerNorm:
+    """Layer normalisation over the last axis (LN_EPS) with learned scale and shift."""
+    name: str
+    width: int
+
+
+@dataclass(frozen=True)
+class Attention:
+    """Causal multi-head self-attention written out: fused qkv (q, k, v rows in that order, heads
+    contiguous), softmax(QKᵀ/√d_head + mask)·V, output projection. The mask adds MASK_VALUE where
+    a key is later than its query or a PAD position; with right padding only the PAD queries'
+    rows (excluded from the loss) see the padding part."""
+    name: str
+    width: int
+    heads: int
+
+
+@dataclass(frozen=True)
+class GELU:
+    """Exact GELU, 0.5·x·(1 + erf(x/√2)), in every backend (Chainer has none: built from F.erf)."""
 
 
 @dataclass(frozen=True)
@@ -73,12 +108,35 @@ class Residual:
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """A whole network: its layers, input shape (C, H, W) and class count."""
+    """A whole network: its layers, input shape per example ((C, H, W), or (tokens,) for a
+    decoder) and class count (a decoder's vocabulary)."""
     name: str
     layers: tuple
     input_chw: tuple
     classes: int
     config: dict = field(default_factory=dict, compare=False)
+
+
+def is_decoder(spec):
+    """True for a token model (its first layer an Embedding): (N, T) int ids in, (N, T, vocab) out."""
+    return isinstance(spec.layers[0], Embedding)
+
+
+def run_decoder(layers, embed, apply):
+    """A decoder's forward in any framework: embed(the Embedding layer) starts it, each Residual
+    adds its body's output (apply(h, layer) per inner layer), any other layer is apply(x, layer)."""
+    x = None
+    for layer in layers:
+        if isinstance(layer, Embedding):
+            x = embed(layer)
+        elif isinstance(layer, Residual):
+            h = x
+            for inner in layer.body:
+                h = apply(h, inner)
+            x = x + h
+        else:
+            x = apply(x, layer)
+    return x
 
 
 def walk(layers):
@@ -98,9 +156,17 @@ def param_shapes(spec):
             shapes[f"{layer.name}.W"] = (layer.cout, layer.cin, layer.k, layer.k)
             if layer.bias:
                 shapes[f"{layer.name}.b"] = (layer.cout,)
-        elif isinstance(layer, BatchNorm):
-            shapes[f"{layer.name}.gamma"] = (layer.channels,)
-            shapes[f"{layer.name}.beta"] = (layer.channels,)
+        elif isinstance(layer, (BatchNorm, LayerNorm)):
+            size = layer.channels if isinstance(layer, BatchNorm) else layer.width
+            shapes[f"{layer.name}.gamma"] = (size,)
+            shapes[f"{layer.name}.beta"] = (size,)
+        elif isinstance(layer, Embedding):
+            shapes[f"{layer.name}.tok"] = (layer.vocab, layer.width)
+            shapes[f"{layer.name}.pos"] = (layer.tokens, layer.width)
+        elif isinstance(layer, Attention):
+            for part, rows in (("qkv", 3 * layer.width), ("out", layer.width)):
+                shapes[f"{layer.name}.{part}.W"] = (rows, layer.width)
+                shapes[f"{layer.name}.{part}.b"] = (rows,)
         elif isinstance(layer, Linear):
             shapes[f"{layer.name}.W"] = (layer.fout, layer.fin)
             shapes[f"{layer.name}.b"] = (layer.fout,)
@@ -148,8 +214,22 @@ def _layer_flops(layer, chw, out):
     return 0
 
 
+def _decoder_flops(spec, tokens):
+    """Forward FLOPs of one sequence of `tokens`: linears per token, QKᵀ and ·V per head."""
+    total = 0
+    for layer in walk(spec.layers):
+        if isinstance(layer, Linear):
+            total += 2 * layer.fin * layer.fout * tokens
+        elif isinstance(layer, Attention):
+            total += 2 * 4 * layer.width * layer.width * tokens  # qkv and out projections
+            total += 2 * 2 * tokens * tokens * layer.width  # QKᵀ and ·V, all heads
+    return total
+
+
 def forward_flops(spec, chw=None):
-    """Forward FLOPs per example (convolutions and linears only) for input shape `chw`."""
+    """Forward FLOPs per example (convolutions, linears, attention) for input shape `chw`."""
+    if is_decoder(spec):
+        return _decoder_flops(spec, (chw or spec.input_chw)[0])
     def run(layers, shape):
         total = 0
         for layer in layers:

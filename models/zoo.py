@@ -1,6 +1,7 @@
-"""The suite's networks as specs: the seed-004 MNIST CNN, a VGG16-like net, a pre-activation ResNet."""
-from .spec import (BatchNorm, Conv, Flatten, GlobalAvgPool, Linear, MaxPool, ModelSpec, ReLU,
-                   Residual, ZeroPad)
+"""The suite's networks as specs: the seed-004 MNIST CNN, a VGG16-like net, a pre-activation ResNet,
+a GPT-style decoder."""
+from .spec import (GELU, Attention, BatchNorm, Conv, Embedding, Flatten, GlobalAvgPool, LayerNorm,
+                   Linear, MaxPool, ModelSpec, ReLU, Residual, ZeroPad)
 
 RESNET_STAGES = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3), 152: (3, 8, 36, 3)}
 VGG_BLOCKS = ((2, 64), (2, 128), (3, 256), (3, 512), (3, 512))
@@ -73,7 +74,31 @@ def resnet(depth=50, width=1.0, side=224, classes=10, stages=None):
                      {"depth": depth, "stages": stages, "width": width, "side": side})
 
 
-MODELS = {"mnist_cnn": mnist_cnn, "vgg": vgg, "resnet": resnet}
+VOCAB = 256
+# a later sweep point where compute dominates (defined, not run yet)
+DECODER_COMPUTE = {"width": 512, "heads": 8, "depth": 6, "tokens": 256}
+
+
+def decoder(width=128, heads=4, depth=2, tokens=64, vocab=VOCAB):
+    """GPT-style decoder: token + learned position embeddings, `depth` pre-LayerNorm blocks (causal
+    attention, exact-GELU MLP of 4x width, each residual), final LayerNorm, linear head.
+
+    The defaults are the answer's size, where per-op overhead should matter: d_model 128, 4 heads,
+    2 blocks, 64 tokens (at batch 8); DECODER_COMPUTE is a size where compute dominates."""
+    if width % heads:
+        raise ValueError(f"decoder width {width} is not a multiple of heads {heads}")
+    layers = [Embedding("embed", vocab, width, tokens)]
+    for b in range(depth):
+        attention = (LayerNorm(f"b{b}.ln1", width), Attention(f"b{b}.attn", width, heads))
+        mlp = (LayerNorm(f"b{b}.ln2", width), Linear(f"b{b}.fc1", width, 4 * width), GELU(),
+               Linear(f"b{b}.fc2", 4 * width, width))
+        layers += [Residual((), attention), Residual((), mlp)]
+    layers += [LayerNorm("ln_f", width), Linear("head", width, vocab)]
+    return ModelSpec("decoder", tuple(layers), (tokens,), vocab,
+                     {"width": width, "heads": heads, "depth": depth, "tokens": tokens})
+
+
+MODELS = {"mnist_cnn": mnist_cnn, "vgg": vgg, "resnet": resnet, "decoder": decoder}
 
 
 def build(name, **config):

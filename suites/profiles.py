@@ -71,7 +71,14 @@ class Profile:
             return self.pipeline.models
         if suite == "scale":
             return self.scale.models if self.scale else {}
+        if suite == "parity":  # the profile's models and the ones only parity checks so far
+            return {**self.suite_models("models"), **PARITY_ONLY}
         return {name: (name, config, batch) for name, (config, batch) in self.models.items()}
+
+
+# label -> (model, spec config, batch) that tests/test_parity.py checks beyond every profile's models:
+# the decoder at a size whose compiles take seconds (no suite times it yet)
+PARITY_ONLY = {"decoder": ("decoder", {"width": 16, "heads": 2, "depth": 2, "tokens": 8}, 3)}
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,11 @@ and the same training trajectory as its own eager mode."""
 import numpy as np
 import pytest
 
+import models
 from models import reference
+from models.spec import PAD
 
+pytestmark = pytest.mark.suite_models("parity")  # every profile's models and the decoder
 LOGIT_RTOL = 1e-4  # float32 vs the float64 reference, relative to the largest logit
 LOSS_RTOL = 1e-4
 TRAJECTORY_RTOL = 1e-3  # losses after a few SGD steps, graph vs eager (float32 reassociation)
@@ -67,3 +70,25 @@ def test_known_wrong_still_reproduces(case, env, tmp_path):
     # a private compile cache: a wrong graph compiled here must not be reused by later cases
     with case.backend.compile_cache(tmp_path), pytest.raises(AssertionError):
         _trajectory_vs_eager(case, env["profile"].parity_steps + 1, cache=False)
+
+
+@pytest.mark.models("decoder")
+def test_padding_changes_no_loss(case):
+    """PAD columns with their mask leave the first step's loss as the unpadded batch's; a second
+    batch of the same shape with other lengths gets its own reference logits (no stale mask)."""
+    ids, targets = models.weights.synthetic_tokens(case.spec, case.batch, ragged=False,
+                                                   tokens=case.spec.input_chw[0] - 3)
+    pad = lambda a: np.pad(a, ((0, 0), (0, 3)), constant_values=PAD)
+    losses = []
+    for x, y in ((ids, targets), (pad(ids), pad(targets))):
+        runner = case.runner()
+        losses.append(runner.train_step(*runner.to_device(x, y)))
+    assert losses[1] == pytest.approx(losses[0], rel=LOSS_RTOL)
+    runner = case.runner()
+    for seed in (1, 2):
+        x, y = models.synthetic_batch(case.spec, case.batch, seed)
+        logits = runner.infer_step(runner.to_device(x, y)[0])
+        expected = reference.forward(case.spec, case.params(), x)
+        real = x != PAD
+        np.testing.assert_allclose(logits[real], expected[real], rtol=0,
+                                   atol=LOGIT_RTOL * np.abs(expected).max())

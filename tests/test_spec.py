@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import models
-from models import reference
+from models import reference, spec
 
 
 @pytest.mark.parametrize("depth, trainable", [(50, 25_568_360), (101, 44_577_896),
@@ -72,3 +72,45 @@ def test_models_import_no_framework():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_decoder_is_gpt_sized():
+    """d_model 128, 4 heads, 2 blocks, 64 tokens, vocabulary 256: 12d² + 13d per block."""
+    spec, d = models.build("decoder"), 128
+    assert spec.config == {"width": 128, "heads": 4, "depth": 2, "tokens": 64}
+    assert models.param_count(spec) == 256 * d + 64 * d + 2 * (12 * d * d + 13 * d) + 2 * d \
+        + d * 256 + 256
+    with pytest.raises(ValueError, match="not a multiple of heads"):
+        models.build("decoder", width=130, heads=4)
+
+
+def test_reference_gelu_is_exact_and_attention_causal():
+    """GELU is the erf form (not tanh); a later token changes no earlier logit."""
+    gelu = reference._layer(np.array([1.0, -2.0]), spec.GELU(), {}, True, {})
+    np.testing.assert_allclose(gelu, [0.8413447460685429, -0.04550026389635842], rtol=1e-15)
+    net = models.build("decoder", width=16, heads=2, depth=2, tokens=8)
+    params = models.init_params(net)
+    ids, _ = models.weights.synthetic_tokens(net, 2, ragged=False)
+    changed = ids.copy()
+    changed[:, 5] = (ids[:, 5] + 1) % 256
+    a, b = reference.forward(net, params, ids), reference.forward(net, params, changed)
+    np.testing.assert_array_equal(a[:, :5], b[:, :5])
+    assert not np.allclose(a[:, 5:], b[:, 5:])
+
+
+def test_reference_padded_loss_is_the_sequences_own():
+    """A ragged PAD-padded batch's loss is the token-weighted mean of each sequence's loss run
+    alone without padding; its real logits are those sequences' logits."""
+    net = models.build("decoder", width=16, heads=2, depth=2, tokens=8)
+    params = models.init_params(net)
+    ids, targets = models.synthetic_batch(net, 5, seed=4)
+    lengths = (ids != spec.PAD).sum(axis=1)
+    assert len(set(lengths)) > 2 and lengths.max() == 8
+    logits = reference.forward(net, params, ids)
+    total = 0.0
+    for row, n in enumerate(lengths):
+        alone = reference.forward(net, params, ids[row:row + 1, :n])
+        np.testing.assert_allclose(logits[row, :n], alone[0], rtol=1e-12, atol=1e-12)
+        total += (n - 1) * reference.softmax_cross_entropy(alone[:, :-1], ids[row:row + 1, 1:n])
+    assert reference.softmax_cross_entropy(logits, targets) == pytest.approx(
+        total / (lengths - 1).sum(), rel=1e-12)
