@@ -65,7 +65,7 @@ def choose(rows, versus):
     for other in faster[1:]:
         if versus(pick["variant"], other["variant"])["verdict"] == "faster":
             pick = other
-    f = versus(DEFAULT, pick["variant"])
+    f = pick["best_versus"] = versus(DEFAULT, pick["variant"])
     where = (f"[{f['low']:.2f}, {f['high']:.2f}] paired" if f["interval"]
              else "unpaired, interquartile ranges apart")
     return pick, f"significantly faster than `graph`: `graph` ÷ `{pick['variant']}` " \
@@ -83,14 +83,22 @@ def mark(records, result_of):
     for (backend, model), found in rows.items():
         pick, note = choose(found, lambda a, b: against_default(result_of(backend, model, a),
                                                                 result_of(backend, model, b)))
-        flag(found, pick, note)
+        records += flag(found, pick, note)
     return records
 
 
 def flag(rows, pick, note):
     """Marks one row's records: `best` True on the chosen one, its `best_note` when not the
-    default."""
+    default; returns [the `default_ratio` record (`graph` ÷ the chosen variant) that note
+    quotes], or []."""
     for rec in rows:
         rec["best"] = rec is pick
-    if pick is not None and note:
-        pick["best_note"] = note
+    if pick is None or not note:
+        return []
+    pick["best_note"] = note
+    if not (f := pick.pop("best_versus", None)):
+        return []
+    return [{**pick, "kind": "default_ratio", "estimate": f["estimate"], "low": f["low"],
+             "high": f["high"], "interval": f["interval"], "significant": f.get("significant"),
+             "verdict": f["verdict"], "best": None, "best_note": None,
+             "note": "`graph` ÷ this variant, paired in the same group: why it is the row's"}]

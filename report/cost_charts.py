@@ -1,4 +1,6 @@
 """Charts of what graph mode costs: memory per variant, and a step at a new shape vs a seen one."""
+import textwrap
+
 import matplotlib.patches
 import matplotlib.ticker
 
@@ -35,12 +37,15 @@ def memory_chart(records, results, path):
     fig.legend(handles=[matplotlib.patches.Patch(fc="#999", hatch="//", ec="white",
                                                  label="eager (hatched)")],
                fontsize=7, loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
-    if gaps := profile_gaps(results, "memory"):
-        fig.text(0.5, 0.085, "Left out of the newest runs by their profile (--profile paper "
-                 "measures them; a bar there comes from an earlier run of the same framework release, "
-                 "named below): "
-                 + "; ".join(gaps), ha="center", va="bottom", fontsize=7, color="#555")
-    return _finish(fig, path, bottom=0.13 if gaps else 0.07)
+    lines = 0
+    if gaps := profile_gaps(results, "memory"):  # wrapped to the figure's width, never cut off
+        note = textwrap.fill("Left out of the newest runs by their profile (--profile paper "
+                             "measures them; a bar there comes from an earlier run of the same "
+                             "framework release, named below): " + "; ".join(gaps),
+                             width=int(fig.get_figwidth() * 16))
+        lines = note.count("\n") + 1
+        fig.text(0.5, 0.085, note, ha="center", va="bottom", fontsize=7, color="#555")
+    return _finish(fig, path, bottom=0.11 + 0.025 * lines if gaps else 0.07)
 
 
 def retrace_step_chart(records, results, path):
