@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from report import __main__ as cli
 from report.text import interval_cell
 from report.write import SUMMARY_END, SUMMARY_START
@@ -59,6 +61,7 @@ def test_a_claim_left_out_is_one_line_naming_where_its_figures_are():
 
 
 def test_charts_on_log_axes_draw_dots_and_label_known_wrong_rows():
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
     import inspect
     from report import charts, cost_charts
     for chart in (charts.break_even_chart, charts.overhead_chart, cost_charts.retrace_step_chart):
