@@ -9,7 +9,8 @@ from report.records import chosen as best
 from report.select import newest_run
 from report.scale import answer_line, gflop, point
 from report.seeds import seed_004_text
-from report.text import break_even_text, count, duration, label, span, speedup_text
+from report.text import (break_even_text, count, duration, label, precision_text, span,
+                         speedup_text)
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
@@ -125,6 +126,11 @@ def break_even_cell(rec, uncached=False):
 def workload(rec):
     """A model as measured: 'pre-activation ResNet-50 at 1/4 width, 64² px input, batch 8, ...'."""
     config = rec.get("model_config") or {}
+    if rec["model"] == "decoder":
+        return (f"GPT-style decoder, d_model {config.get('width')}, {config.get('heads')} heads, "
+                f"{config.get('depth')} blocks, {rec['input_shape'][-1]} tokens, batch "
+                f"{rec['batch']}, {rec['params'] / 1e6:.2f} M parameters, "
+                f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
     name = {"mnist_cnn": "MNIST CNN", "vgg": "VGG-16 layout",
             "resnet": f"pre-activation ResNet-{config.get('depth', 50)}"}.get(rec["model"],
                                                                               rec["model"])
@@ -142,6 +148,13 @@ def why_not(rec):
     wrong = "a known wrong answer" + (f", [{link[0]}]({link[0]})" if link else "")
     return (f"{rec['note']}: {wrong}" if rec["note"] else wrong) if rec.get("known_wrong") \
         else rec["note"]
+
+
+def ratio_cell(rec):
+    """A speedup with its interval and, where its job aimed at a precision, its ± and whether it
+    got there."""
+    precision = precision_text(rec)
+    return speedup_text(rec) + (f" {precision}" if precision else "")
 
 
 def rows(records):
@@ -162,8 +175,8 @@ def rows(records):
                         for s in steps)
         why = f" ({rec['best_note']})" if rec.get("best_note") else ""
         out[backend, model] = (
-            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {speedup_text(rec)} | "
-            f"{speedup_text(get(records, rec, 'speedup', 'infer'))} | "
+            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {ratio_cell(rec)} | "
+            f"{ratio_cell(get(records, rec, 'speedup', 'infer'))} | "
             + " | ".join(break_even_cell(get(records, rec, "break_even", case=c),
                                          c == "warm" and backend in uncached)
                          for c in ("cold", "warm")) + " | "

@@ -95,3 +95,24 @@ def side(rec, figure):
     if not rec.get("interval"):
         return None
     return "above" if rec["low"] > figure else "below" if rec["high"] < figure else "contains"
+
+
+def half_width(rec):
+    """Half the width of a ratio record's 95% interval, relative to its estimate; None without."""
+    if not rec.get("interval") or not rec.get("estimate"):
+        return None
+    return (rec["high"] - rec["low"]) / 2 / rec["estimate"]
+
+
+def target(rec):
+    """Whether a paired ratio reached its job's precision target, decided once for every view:
+    "reached", why it did not ("time budget", "process cap"), "eager step under 5 ms" (the job
+    does not aim at it), or None where its run set no target."""
+    goal, half = rec.get("target_half_width"), half_width(rec)
+    if goal is None or half is None:
+        return None
+    if half <= goal:
+        return "reached"
+    if rec.get("half_width") is None:  # the job left it out of the target: a short eager step
+        return f"eager step under {rec.get('min_step_s', 0.005) * 1e3:.0f} ms"
+    return rec.get("stopped_by") or "not reached"

@@ -5,20 +5,21 @@ import statistics
 from catalog import LOADER_BASELINE
 from report.load import BASELINE
 from report import best
-from report.ratios import CI, break_even_range, ratio, significant, verdict
+from report.ratios import CI, break_even_range, ratio, significant, target, verdict
 from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
-          "significant", "verdict", "best", "processes", "rounds", "aa_floor_low", "aa_floor_high",
-          "known_wrong", "note")
+          "significant", "verdict", "target", "best", "processes", "rounds", "aa_floor_low",
+          "aa_floor_high", "known_wrong", "note")
 IQR = "interquartile range of rounds"
 WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
                  "vector_isa")  # what a step time was measured on
-ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width")  # how repetition stopped
+ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_by",
+                  "min_step_s")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
 RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
 DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
@@ -42,7 +43,9 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
              "aa_floor_low": None, "aa_floor_high": None,
              "known_wrong": i.get("known_wrong"), "note": note, "best": None}
     found = {**found, **fields}
-    return {**found, "verdict": verdict(found, *WORDS.get(kind, ())) if unit == "x" else None}
+    ratio_meaning = {"verdict": verdict(found, *WORDS.get(kind, ())),
+                     "target": target(found)} if unit == "x" else {"verdict": None}
+    return {**found, **ratio_meaning}
 
 
 def chosen(records):

@@ -2,6 +2,7 @@
 from collections import defaultdict
 
 from catalog import VARIANTS
+from report.ratios import half_width
 
 VARIANT_ORDER = tuple(VARIANTS)
 
@@ -71,6 +72,15 @@ def speedup_text(rec):
     if rec["interval"]:
         return interval_cell(rec["estimate"], rec["low"], rec["high"])
     return f"{rec['estimate']:.2f}× (unpaired)"
+
+
+def precision_text(rec):
+    """A paired ratio's precision as the answer shows it: '±2.4% ✓' where it reached its job's
+    target, else the ± and why not ('±7.1%: time budget'); '' where its run set no target."""
+    if rec is None or rec.get("target") is None:
+        return ""
+    half = f"±{half_width(rec):.1%}"
+    return f"{half} ✓" if rec["target"] == "reached" else f"{half}: {rec['target']}"
 
 
 def break_even_text(rec):

@@ -52,10 +52,31 @@ def cache_environment(cache_dir):
         os.environ["TRITON_CACHE_DIR"] = os.path.join(str(cache_dir), "triton")
 
 
+def cache_files(cache_dir):
+    """Files in the on-disk compile cache `cache_dir` (None: not ours to count)."""
+    if cache_dir is None or not os.path.isdir(cache_dir):
+        return None if cache_dir is None else 0
+    return sum(len(files) for _, _, files in os.walk(cache_dir))
+
+
+def cold_fault(children):
+    """Why a cold round was not cold, or None: its cache held files before it started, or it hit
+    a cache while its own stayed empty (a cache elsewhere). A hit on what the round itself wrote
+    (JAX's op-by-op eager decoder hits once) is every cold run's."""
+    for n, c in enumerate(children, start=1):
+        if c.get("cache_files_before"):
+            return f"cold round {n}'s compile cache held {c['cache_files_before']} files at start"
+        if c["cache_hits"] and not c.get("cache_files_after"):
+            return (f"cold round {n} hit a compile cache ({c['cache_hits']} hits) other than its "
+                    "own empty one")
+    return None
+
+
 def measure(args):
     """Start the framework (timed from the spawn), build the runner outside the clock, then time
     the first train step (trace + compile + run) and the second."""
     import models
+    files_before = cache_files(args.cache_dir)
     backend, device, spec = child.start(args.backend, args.threads, args.device, args.model,
                                         json.loads(args.config))
     startup_s = time.time() - args.spawned_at
@@ -75,7 +96,8 @@ def measure(args):
         second_loss = runner.train_step(x, y)
         second_call_s = time.perf_counter() - start
     return {"startup_s": startup_s, "first_call_s": first_call_s, "second_call_s": second_call_s,
-            "cache_hits": hits, "loss": loss, "second_loss": second_loss, "traces": traces,
+            "cache_hits": hits, "cache_files_before": files_before,
+            "cache_files_after": cache_files(args.cache_dir), "loss": loss, "second_loss": second_loss, "traces": traces,
             "second_traces": runner.traces(), "framework_version": backend.version(),
             **({"phases_s": phases} if phases else {})}
 

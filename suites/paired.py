@@ -138,7 +138,8 @@ def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
     if adaptive:
         group["adaptive"] = {"target_half_width": adaptive.target, "reached_target": reached,
                              "half_widths": widths, "group_seconds": spent,
-                             "budget_s": budget_s, "stopped_by": stopped, "allocation": allocation,
+                             "budget_s": budget_s, "stopped_by": stopped,
+                             "min_step_s": adaptive.min_step_s, "allocation": allocation,
                              "components": components(group["times"])}
     return group
 
@@ -258,7 +259,7 @@ def adaptive_info(group, arm):
             "reached_target": found["reached_target"], "stopped_by": found["stopped_by"],
             "half_width": found["half_widths"].get(ratio_arm),
             "variance_components": found["components"].get(ratio_arm),
-            "allocation": found["allocation"],
+            "allocation": found["allocation"], "min_step_s": found["min_step_s"],
             "group_seconds": found["group_seconds"], "budget_s": found["budget_s"]}
 
 

@@ -313,14 +313,15 @@ PROFILES = {
         "default",
         {"mnist_cnn": ({}, 32),
          "vgg": ({"width": 1 / 8, "side": 32}, 16),
-         "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8)},
+         "resnet": ({"depth": 50, "width": 1 / 4, "side": 64}, 8),
+         "decoder": ({}, 8)},  # models/zoo.decoder's answer size: d128, 4 heads, 2 blocks, 64 tokens
         steady_rounds=30, warmup_rounds=3, cold_rounds=3, warm_rounds=3,  # a child process each
         steady_processes=3, steady_process_rounds=10,  # the 30 rounds of one process, split in 3
         # blocks of at least 50 ms for the fastest arm: the A/A half-width on the MNIST CNN went
         # from ±9.1% to ±6.2% (chainer) and ±9.3% to ±5.9% (torch) on an AMD EPYC Zen 4
         # (suites/noise_sources.py, docs/METHOD.md)
         steady_block=64, steady_block_s=0.05,
-        construction_models=("mnist_cnn", "vgg", "resnet"),
+        construction_models=("mnist_cnn", "vgg", "resnet", "decoder"),
         notes="sized for a 2-core CPU: the whole job within 90 minutes",
         # the job's 90-minute budget leaves out: ResNet-101 retracing, torch ResNet retracing, VGG
         # at bfloat16, first calls at bfloat16, determinism and the input pipeline on VGG, memory
@@ -372,9 +373,10 @@ PROFILES = {
 JOBS = {
     # the README's answer table and advice: each row's steady train and infer steps with their
     # A/A pair, first calls cold and warm (break-even), the sweep and the matmul peak; its steady
-    # groups get the time the seeds' suites left, within 75 minutes on a 2-core CPU
+    # groups get the time the seeds' suites left: 7 groups a backend (the decoder's two among
+    # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
-                  group_budget_s=120.0),
+                  group_budget_s=100.0),
     # the seeds' experiments: 000 retracing, 001 every micro workload, 002 mixed precision and
     # deterministic ops, 003 the input pipeline, 004's focus group, and memory, within 90 minutes
     "seeds": Job("seeds", ("retrace", "micro", "determinism", "pipeline", "memory", "steady"), 90,

@@ -9,6 +9,7 @@ import pytest
 from catalog import EAGER_COMPILES
 from suites import child
 from suites.cases import extra_info
+from suites.construction_child import cold_fault
 from suites.paired import record
 
 _populated = {}  # case id -> a compile cache dir a cold round's child left populated
@@ -72,8 +73,8 @@ def test_construction(benchmark, case, env, cache, tmp_path_factory, request):
         second_call_s=[c["second_call_s"] for c in children],
         processes=len(children), rounds=1, fresh_process=True,
         **({"phases_s": [c["phases_s"] for c in children]} if "phases_s" in children[0] else {}))
-    if cache == "cold" and any(hits):
-        pytest.fail(f"a cold round hit the compile cache ({hits}): the figure is not cold")
+    if cache == "cold" and (stale := cold_fault(children)):
+        pytest.fail(f"{stale}: the figure is not cold")
     if cache == "warm" and any(h == 0 for h in hits):
         pytest.fail(f"warm round missed the cache ({hits} hits per round): the figure is not warm")
     if not math.isfinite(loss):

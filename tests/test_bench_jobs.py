@@ -23,7 +23,7 @@ def test_the_two_jobs_time_every_suite_and_the_answer_only_what_it_needs():
 
 
 def test_the_answer_gives_its_steady_groups_the_time_the_seeds_left():
-    assert ANSWER.adaptive.budget_s == 120.0 > DEFAULT.adaptive.budget_s
+    assert ANSWER.adaptive.budget_s == 100.0 > DEFAULT.adaptive.budget_s
     assert ANSWER.adaptive.max_rounds == DEFAULT.adaptive.max_rounds > DEFAULT.steady_process_rounds
     assert ANSWER.adaptive.limits(("chainer", "mnist_cnn", "train")) == (180.0, 60)
     assert JOBS["answer"].apply(PROFILES["paper"]).adaptive.budget_s == 600  # never less

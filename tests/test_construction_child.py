@@ -8,7 +8,8 @@ from suites.child import ROOT, result
 from suites.profiles import PROFILES
 from suites.test_construction import child_command
 
-KEYS = {"startup_s", "first_call_s", "second_call_s", "cache_hits", "loss", "second_loss",
+KEYS = {"startup_s", "first_call_s", "second_call_s", "cache_hits", "cache_files_before",
+        "cache_files_after", "loss", "second_loss",
         "traces", "second_traces", "framework_version", "loss_finite"}
 
 
@@ -57,3 +58,13 @@ def test_an_eager_child_returns_every_key(backend, backend_name, tmp_path):
     # start-up runs from the parent's spawn stamp: a new interpreter and the framework's import
     assert 0.05 < found["startup_s"] < 120 and found["first_call_s"] > 0
     assert found["second_call_s"] > 0 and found["second_loss"] != found["loss"]  # SGD stepped
+
+
+def test_a_cold_round_is_cold_unless_its_cache_held_files_or_a_hit_came_from_elsewhere():
+    from suites.construction_child import cold_fault
+    own = {"cache_hits": 1, "cache_files_before": 0, "cache_files_after": 12}
+    assert cold_fault([own, {**own, "cache_hits": 0}]) is None  # a hit on its own writes
+    assert "held 3 files at start" in cold_fault([own, {**own, "cache_files_before": 3}])
+    assert "other than its own" in cold_fault([{**own, "cache_files_after": 0}])
+    assert cold_fault([{"cache_hits": 0, "cache_files_before": None,
+                        "cache_files_after": None}]) is None

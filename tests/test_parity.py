@@ -92,3 +92,16 @@ def test_padding_changes_no_loss(case):
         real = x != PAD
         np.testing.assert_allclose(logits[real], expected[real], rtol=0,
                                    atol=LOGIT_RTOL * np.abs(expected).max())
+
+
+@pytest.mark.chainer
+def test_chainer_gelu_runs_scipy_erf(env):
+    """The chainer env has SciPy, so the decoder's F.erf is scipy.special.erf, not a Python loop
+    per element (chainer warns and falls back to numpy.vectorize(math.erf) without it)."""
+    if "chainer" not in env["backends"]:
+        pytest.skip("chainer is not among this session's --backend")
+    F = pytest.importorskip("chainer.functions", reason="chainer is not importable here")
+    from chainer.functions.math import erf
+    from scipy import special  # the chainer env's dependency (tox.ini): an error without it
+    F.erf(np.zeros(3, np.float32))
+    assert erf._erf_cpu is special.erf
