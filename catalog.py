@@ -180,6 +180,7 @@ PHASES = {  # what a saved result timed (its extra_info's phase); report/select.
     "infer": "an inference step, steady state",
     "construction": "the first calls: trace, compile and run, cold and warm",
     "retrace": "steps at input sizes that change",
+    "lengths": "decoder train steps at token lengths that change, padded by a strategy",
     "micro": "a micro-benchmark workload (dispatch, control flow, the pitfalls)",
     "peak": "the matmul peak that a throughput is measured against",
     "memory": "the memory a train step needs",

@@ -211,9 +211,27 @@ def pytest_benchmark_update_machine_info(config, machine_info):
         "profile": env["profile"].name, "job": env["profile"].job and env["profile"].job.name,
         "device": env["device"], "threads": env["threads"],
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
-        "changed_files": changed_files(),
+        "changed_files": changed_files(), "code": timing_code(),
         "cpu": cpu.describe(),  # a finding or figure holds for this CPU and vector ISA
     }
+
+
+TIMING_CODE = ("backends", "models", "suites", "catalog.py", "conftest.py", "stats.py", "tox.ini")
+
+
+def timing_code():
+    """The git hash of what times and computes the figures (TIMING_CODE at HEAD): two jobs with
+    the same hash ran the same measurement code, whatever else the commits changed (the report
+    pools their ratios); None outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "ls-tree", "HEAD", *TIMING_CODE], capture_output=True,
+                             text=True, timeout=30, cwd=os.path.dirname(os.path.abspath(__file__)))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0 or not out.stdout:
+        return None
+    import hashlib
+    return hashlib.sha1(out.stdout.encode()).hexdigest()[:12]
 
 
 def changed_files():
@@ -242,6 +260,7 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
         "memory": dataclasses.asdict(profile.memory) if profile.memory else None,
         "pipeline": dataclasses.asdict(profile.pipeline) if profile.pipeline else None,
         "scale": dataclasses.asdict(profile.scale) if profile.scale else None,
+        "lengths": dataclasses.asdict(profile.lengths) if profile.lengths else None,
         "skips": [dataclasses.asdict(rule) for rule in profile.skips],
         "precision_phases": list(profile.precision_phases),
         "bench_suites": profile.bench_suites and list(profile.bench_suites),

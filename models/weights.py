@@ -52,3 +52,26 @@ def synthetic_tokens(spec, batch, seed=0, tokens=None, ragged=True):
     targets = np.full_like(ids, PAD)
     targets[:, :-1] = ids[:, 1:]
     return ids, targets
+
+
+PAD_STRATEGIES = {  # how a batch is padded: strategy -> its tokens, from (its longest, the cap)
+    "exact": lambda n, cap: n,  # to the batch's longest sequence: a new shape for each length
+    "pow2": lambda n, cap: min(cap, 1 << (n - 1).bit_length()),  # buckets 8, 16, 32, ...
+    "mult32": lambda n, cap: min(cap, -(-n // 32) * 32),  # buckets 32, 64, 96, ...
+    "max": lambda n, cap: cap,  # every batch at the longest the stream allows: one shape
+}
+
+
+def length_stream(steps, shortest, longest, median, sigma, seed=0):
+    """Seeded lengths of each batch's longest sequence: log-normal around `median` with `sigma`,
+    clipped to [shortest, longest], so that long batches are rare (a long tail)."""
+    rng = np.random.default_rng(seed)
+    drawn = np.exp(rng.normal(np.log(median), sigma, steps)).round().astype(int)
+    return [int(n) for n in np.clip(drawn, shortest, longest)]
+
+
+def token_batch(spec, batch, length, padded, seed=0):
+    """synthetic_tokens with `length` as its longest sequence, PAD-padded to `padded` tokens."""
+    ids, targets = synthetic_tokens(spec, batch, seed, tokens=length)
+    pad = lambda a: np.pad(a, ((0, 0), (0, padded - length)), constant_values=PAD)
+    return pad(ids), pad(targets)

@@ -4,6 +4,7 @@ from fractions import Fraction
 
 from report.advice import FINDING, advice, get, steps_text
 from report.best import RULE
+from report.lengths import lengths_line
 from report.ratios import SAME
 from report.records import chosen as best
 from report.select import newest_run
@@ -261,8 +262,10 @@ def backend_lines(records, brief=False):
     lines, top = [], best(records)
     for backend in sorted({b for b, _ in top}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
+        lengths = lengths_line(records, backend)
         if brief:
-            lines.append(f"- **{backend}**: " + advice(records, mine).removeprefix("**advice**: "))
+            lines.append(f"- **{backend}**: " + advice(records, mine).removeprefix("**advice**: ")
+                         + (f" With {lengths}." if lengths else ""))
             continue
         text = [f"- **{backend}**:"]
         if startup := startup_text(records, backend):
@@ -273,6 +276,8 @@ def backend_lines(records, brief=False):
             text.append(curve)
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
+        if lengths:
+            text.append(f"With {lengths};")
         text.append(advice(records, mine, with_sweep=not curve))
         lines.append(" ".join(text))
     return lines

@@ -92,6 +92,8 @@ class Result:
         if i["phase"] == "retrace":  # one result per step kind and shape pattern
             return (i["backend"], i["model"], i["variant"], i["phase"],
                     f"{i.get('step')}-{i.get('pattern')}")
+        if i["phase"] == "lengths":  # one result per padding strategy
+            return (i["backend"], i["model"], i["variant"], i["phase"], i.get("strategy"))
         if i["phase"] == "pipeline":  # one result per loader
             return (i["backend"], i["model"], i["variant"], i["phase"], i.get("loader"))
         return (i["backend"], i["model"], i["variant"], i["phase"], i.get("cache"))

@@ -5,6 +5,7 @@ import statistics
 from catalog import LOADER_BASELINE
 from report.load import BASELINE
 from report import best
+from report.lengths import mark_first
 from report.ratios import CI, break_even_range, ratio, significant, target, verdict
 from report.select import index, invalid, latest, of_phase, profile_skip
 
@@ -21,6 +22,9 @@ SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "thr
 ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_by",
                   "min_step_s")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
+LENGTHS_FACTS = ("steps_done", "steps_planned", "distinct_shapes", "traces", "compiles",
+                 "steady_step_s", "padding_waste", "real_tokens", "padded_tokens",
+                 "recompile_limit_hits", "tokens")
 RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
 DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
                      "compared_steps")
@@ -308,6 +312,16 @@ def retrace_records(results):
             and r.info.get("step") == "train"]  # the tables show train steps only
 
 
+def lengths_records(results):
+    """One `lengths_total` record per (backend, variant, strategy) run, case = strategy; a run cut
+    short by its budget keeps its time and says so; lengths.mark_first marks what finishes
+    first."""
+    return mark_first([record(r, "lengths_total", "s", r.median, note=(
+        "cut short by the profile's budget" if r.info.get("cut_short") else None),
+        **facts(r, LENGTHS_FACTS)) for r in latest(results)
+        if r.info["phase"] == "lengths" and r.valid])
+
+
 def scale_records(results):
     """The sweep: each point's train step of eager and `graph` (with its setting) and eager ÷ graph,
     paired with its interval; a point whose loss went non-finite says so."""
@@ -382,6 +396,7 @@ def machine_records(view):
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)
              + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
+             + lengths_records(view("lengths"))
              + memory_records(view("memory")) + scale_records(view("scale")))
     floors = aa_floors(steady)
     for rec in found:

@@ -2,6 +2,7 @@
 import os
 
 from report.determinism import determinism_text
+from report.lengths import HOW as LENGTHS_HOW, lengths_table
 from report.memory import memory_section
 from report.micro import micro_section
 from report.pipeline import pipeline_section
@@ -82,6 +83,9 @@ def tables(view, records, h, others=()):
                   "budgets allow no repeats), so no interval — read only large differences.", "", text,
                   seed_comparison(records), "", compile_per_shape(records), "",
                   "What to do, from these runs:", "", advice(records), ""]
+    if text := lengths_table(records):
+        parts += [f"{h} Token lengths that vary (the decoder: compile, pad or bucket?)", "",
+                  from_runs(view("lengths")), "", LENGTHS_HOW, "", text, ""]
     if text := noise_table(records):
         parts += [f"{h} Where the noise is (the A/A pairs)", "", noise_reading(records), "", text, ""]
     if text := scale_table(records):

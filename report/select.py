@@ -8,8 +8,8 @@ from report.load import BASELINE
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
 WHOLE = ("micro", "peak", "scale")  # sections whose figures compare models: one run per backend
-SECTIONS = ("steady", "seeds_steady", "peak", "retrace", "micro", "memory", "determinism",
-            "pipeline", "scale")
+SECTIONS = ("steady", "seeds_steady", "peak", "retrace", "lengths", "micro", "memory",
+            "determinism", "pipeline", "scale")
 
 
 def one_profile(results, wanted=None):

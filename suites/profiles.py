@@ -25,6 +25,7 @@ class Profile:
     memory: "Memory" = None
     pipeline: "Pipeline" = None
     scale: "Scale" = None
+    lengths: "Lengths" = None
     adaptive: "Adaptive" = None  # steady and sweep: processes added until intervals are narrow
     steady_processes: int = 3  # steady: fresh child processes per comparison group
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
@@ -71,6 +72,8 @@ class Profile:
             return self.pipeline.models
         if suite == "scale":
             return self.scale.models if self.scale else {}
+        if suite == "lengths":
+            return self.lengths.models if self.lengths else {}
         if suite == "parity":  # the profile's models and the ones only parity checks so far
             return {**self.suite_models("models"), **PARITY_ONLY}
         return {name: (name, config, batch) for name, (config, batch) in self.models.items()}
@@ -96,6 +99,24 @@ class Retrace:
     def skip_reason(self, backend, label, variant, phase):
         """Why this profile leaves a retrace run out, or None."""
         return first_reason(self.skips, backend, label, variant, phase)
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """The lengths study (issue 37): a seeded stream of token batches whose longest sequence
+    follows a long tail, padded by each strategy (models.weights.PAD_STRATEGIES), through each
+    variant, one cold run each."""
+    models: dict  # label -> ("decoder", spec config, batch): its positions cover the longest
+    steps: int  # batches in the stream
+    lengths: tuple  # (shortest, longest) of a batch's longest sequence
+    median: int  # of the log-normal lengths
+    sigma: float
+    budget_s: float  # a run past this stops after its current step, marked as cut short
+    skips: tuple = ()  # Skip rules (labels: the strategies)
+
+    def skip_reason(self, backend, strategy, variant):
+        """Why this profile leaves a lengths run out, or None."""
+        return first_reason(self.skips, backend, strategy, variant)
 
 
 @dataclass(frozen=True)
@@ -308,7 +329,10 @@ PROFILES = {
                           rounds=1, warmup_rounds=0),
         # one point, the size of the steady suite's vgg: its compiles are cached (the test
         # command's time); --profile default sweeps four sizes
-        scale=Scale(((1 / 16, 32, 2, 3),), processes=2)),
+        scale=Scale(((1 / 16, 32, 2, 3),), processes=2),
+        lengths=Lengths({"decoder": ("decoder", {"width": 16, "heads": 2, "depth": 1,
+                                                 "tokens": 32}, 2)},
+                        steps=3, lengths=(4, 32), median=10, sigma=0.8, budget_s=60)),
     "default": Profile(
         "default",
         {"mnist_cnn": ({}, 32),
@@ -339,6 +363,11 @@ PROFILES = {
         # from the quick profile's VGG to the full-width VGG-16 at 224x224 (the headline vgg,
         # 1/8 width at 32x32, sits between the first two points); about 7 minutes in all
         scale=Scale(((1 / 16, 32, 2, 10), (1 / 4, 64, 8, 8), (1 / 2, 112, 4, 5), (1, 224, 1, 3))),
+        # the answer's decoder with positions for 256 tokens: 48 batches of 8 whose longest
+        # sequence is log-normal around 40 tokens (8 to 256: 34 lengths, 6 powers of two, 6
+        # multiples of 32)
+        lengths=Lengths({"decoder": ("decoder", {"tokens": 256}, 8)}, steps=48,
+                        lengths=(8, 256), median=40, sigma=0.8, budget_s=90),
         precision_phases=("train",),  # mixed precision is a training feature (seed 002)
         # seed 004's claim (Chainer @static_graph on this MNIST CNN, 1.12x) gets the time to
         # reach +-3%: 18 processes in the 60 s share gave +-4.5% in run 0026 (3.3 s a process)
@@ -367,6 +396,8 @@ PROFILES = {
                           examples=2048, pad=32, workers=8, rounds=3),
         scale=Scale(((1 / 16, 32, 2, 10), (1 / 8, 32, 16, 10), (1 / 4, 64, 8, 10),
                      (1 / 2, 112, 4, 10), (1, 224, 2, 5), (1, 224, 16, 5)), processes=5),
+        lengths=Lengths({"decoder": ("decoder", {"tokens": 256}, 8)}, steps=300,
+                        lengths=(8, 256), median=40, sigma=0.8, budget_s=1800),
         adaptive=Adaptive(max_processes=15, budget_s=600)),
 }
 
@@ -377,8 +408,10 @@ JOBS = {
     # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
                   group_budget_s=100.0),
-    # the seeds' experiments: 000 retracing, 001 every micro workload, 002 mixed precision and
-    # deterministic ops, 003 the input pipeline, 004's focus group, and memory, within 90 minutes
-    "seeds": Job("seeds", ("retrace", "micro", "determinism", "pipeline", "memory", "steady"), 90,
+    # the seeds' experiments: 000 retracing (and its form today: token lengths that vary), 001
+    # every micro workload, 002 mixed precision and deterministic ops, 003 the input pipeline,
+    # 004's focus group, and memory, within 90 minutes
+    "seeds": Job("seeds", ("retrace", "lengths", "micro", "determinism", "pipeline", "memory",
+                           "steady"), 90,
                  mixed=True, lifts=(_MICRO_CUT,)),
 }

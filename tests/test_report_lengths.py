@@ -1,0 +1,46 @@
+"""Issue 37 part 4: what finishes a stream of varying lengths first, decided once on the records
+(lengths.mark_first), and the answer's words for it, a silent fallback to eager included."""
+from report.answer import backend_lines
+from report.lengths import lengths_line, lengths_table, mark_first
+from tests.test_answer import steady
+
+
+def run(variant, strategy, total, backend="torch", note=None, **fields):
+    return {"kind": "lengths_total", "backend": backend, "model": "decoder", "variant": variant,
+            "case": strategy, "estimate": total, "note": note, "steps_planned": 48,
+            "steps_done": 48, "run": "0050", "dirty": False, "known_wrong": None, **fields}
+
+
+def stream():
+    return mark_first([run("graph", "exact", 60.0), run("graph", "pow2", 20.0),
+                       run("graph_dynamic", "exact", 25.0),
+                       run("graph_static", "exact", 9.0, note="cut short by the profile's budget"),
+                       run("graph_static", "mult32", 30.0, recompile_limit_hits=1),
+                       run("graph", "exact", 5.0, backend="jax")])
+
+
+def test_the_first_to_finish_is_the_least_total_of_the_complete_runs_with_its_margins():
+    found = stream()
+    first = sorted((r for r in found if r.get("first")), key=lambda r: r["backend"])
+    assert [(r["backend"], r["variant"], r["case"]) for r in first] == [
+        ("jax", "graph", "exact"), ("torch", "graph", "pow2")]  # the cut-short 9 s run is not
+    top = first[1]
+    assert top["by"] == 25.0 / 20.0 and top["runner_up"] == "graph_dynamic/exact"
+    assert top["vs_default"] == 60.0 / 20.0
+
+
+def test_the_answer_names_the_strategy_its_margin_and_a_silent_fallback():
+    line = lengths_line(stream(), "torch")
+    assert "`graph` padded to powers of two finishes first, 20 s, 1.25× less than the next " \
+           "(graph_dynamic/exact) and 3.00× less than `graph` at exact lengths" in line
+    assert "`graph_static` at multiples of 32 hit the recompile limit (1×) and ran its later " \
+           "lengths eagerly, silently" in line
+    assert lengths_line(stream(), "chainer") == ""
+    text = "\n".join(backend_lines(steady() + stream()))
+    assert "With token lengths that vary (48 batches of the decoder)" in text
+
+
+def test_the_table_marks_the_first_and_the_cut_short():
+    table = lengths_table(stream())
+    assert "| torch | powers of two | `graph` | 20.00 **first** |" in table
+    assert "9.00 (cut: cut short by the profile's budget)" in table
