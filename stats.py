@@ -96,6 +96,25 @@ def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     return _percentiles(estimate, ratio_draws(a, b, resamples, seed), level)
 
 
+def pooled_ratio(jobs, resamples=RESAMPLES, seed=0, level=LEVEL):
+    """The geometric mean of several jobs' paired ratios of one comparison (`jobs`: [(a, b)], each
+    as `ratio` takes them) with a three-level bootstrap: each resample draws jobs with
+    replacement, then, for each drawn job, one of its own process-and-round draws (ratio_draws),
+    so that the interval holds the scatter between jobs as well as within one."""
+    estimates, draws = [], []
+    for j, (a, b) in enumerate(jobs):
+        a, b = _paired(a, b)
+        estimates.append(np.median(np.concatenate(a)) / np.median(np.concatenate(b))
+                         if isinstance(a, list) else np.median(a) / np.median(b))
+        draws.append(np.log(ratio_draws(a, b, resamples, seed + j)))
+    draws, n = np.array(draws), len(estimates)
+    rng = np.random.default_rng(seed)
+    pick = rng.integers(0, n, (resamples, n))
+    column = rng.integers(0, resamples, (resamples, n))  # a job drawn twice brings two draws
+    pooled = np.exp(draws[pick, column].mean(axis=1))
+    return _percentiles(np.exp(np.mean(np.log(estimates))), pooled, level)
+
+
 def ratio_of_ratios(a1, b1, a2, b2, resamples=RESAMPLES, level=LEVEL):
     """(median(a2)/median(b2)) ÷ (median(a1)/median(b1)) of two independent paired runs, each
     run's bootstrap drawn on its own (seeds 0 and 1)."""

@@ -59,14 +59,15 @@ def chosen(records):
 
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
     """base ÷ r as record `kind` by the one ratio rule (ratios.ratio)."""
-    found = ratio(saved, base, r, missing)
-    return record(r, kind, "x", found.pop("estimate"), **found, **fields)
+    found = {**ratio(saved, base, r, missing), **fields}  # pooled fields replace one job's
+    return record(r, kind, "x", found.pop("estimate"), **found)
 
 
 def saved_record(r, kind, saved, **fields):
     """A paired ratio as its suite saved it (load.Saved), with its 95% interval."""
-    return record(r, kind, "x", saved.estimate, saved.low, saved.high, CI, significant(saved),
-                  **fields)
+    found = {"estimate": saved.estimate, "low": saved.low, "high": saved.high, "interval": CI,
+             "significant": significant(saved), **fields}  # pooled fields replace one job's
+    return record(r, kind, "x", found.pop("estimate"), **found)
 
 
 def spread_record(r, kind, **fields):
@@ -118,9 +119,44 @@ def break_even_record(parts, variant, cache="cold"):
                   seconds=steps and steps * train.median)  # the graph steps until it pays
 
 
-def steady_records(results, mixed=True):
+POOLED = "95% bootstrap over jobs, then processes and rounds (pooled)"
+
+
+def pooled(r, eager, kind, repeats):
+    """The record fields of `kind` ("speedup" or "aa") pooled over `r`'s job and the `repeats`
+    (select.repeats) that timed the same group: the geometric mean of the jobs' paired ratios
+    and stats.pooled_ratio's interval, with the job as the outer level; {} with one job."""
+    jobs, runs = [], []
+    for result, base in [(r, eager), *_repeated(r, repeats)]:
+        arm = result.info.get("paired_rounds_s") if kind == "speedup" else base.info.get(
+            "aa_rounds_s")
+        if base is None or not arm or not base.info.get("paired_rounds_s"):
+            continue
+        jobs.append((base.info["paired_rounds_s"], arm))
+        runs.append(result.run)
+    if len(jobs) < 2:
+        return {}
+    import stats  # NumPy, imported when a figure needs it
+    found = stats.pooled_ratio(jobs)
+    return {"estimate": found.estimate, "low": found.low, "high": found.high,
+            "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
+            "processes": sum(len(a) for a, _ in jobs)}
+
+
+def _repeated(r, repeats):
+    """[(the same case, its eager result)] in each repeating job's run."""
+    eager_key = (*r.key[:2], "eager", *r.key[3:])
+    by_file = {}
+    for other in repeats:
+        if other.flags == r.flags and other.key in (r.key, eager_key):
+            by_file.setdefault(other.file, {})[other.key] = other
+    return [(found[r.key], found.get(eager_key)) for found in by_file.values() if r.key in found]
+
+
+def steady_records(results, mixed=True, repeats=()):
     """The main tables (float32, non-deterministic): step times, speedups, first calls, start-up,
-    break-even; each eager step's A/A control; mixed precision against float32 (`mixed`)."""
+    break-even; each eager step's A/A control; mixed precision against float32 (`mixed`); a
+    ratio timed again by other jobs of the same code (`repeats`) pools them."""
     idx = index(results)
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
@@ -133,10 +169,11 @@ def steady_records(results, mixed=True):
                                   min(seconds), max(seconds), "range of rounds"))
         elif phase in ("train", "infer"):
             out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS)))
+            eager = idx.get((backend, model, "eager", phase, None))
             if variant != "eager":
-                out.append(ratio_record(r, "speedup", idx.get((backend, model, "eager", phase,
-                                                               None)), r.saved("speedup"),
-                                        **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS)))
+                out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
+                                        **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
+                                        **pooled(r, eager, "speedup", repeats)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))
@@ -151,7 +188,8 @@ def steady_records(results, mixed=True):
             out.append(break_even_record((get(variant, "construction", "warm"),
                                           get(variant, "train"), eager, get("eager", "train")),
                                          variant, "warm"))  # eager caches nothing: its cold call
-    out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS))
+    out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS),
+                         **pooled(r, r, "aa", repeats))
             for r in idx.values() if r.saved("aa")]
     best.mark(out, lambda *row: idx.get((*row, "train", None)))
     return out + (precision_records(results) if mixed else []) + noise_records(results)
@@ -391,7 +429,8 @@ def machine_records(view):
     floor is its steady A/A, whichever section reads it."""
     steady, seeds = view("steady"), view("seeds_steady")
     mixed = [r for r in seeds if r.flags[0] != BASELINE[0]]  # the seeds job's, else older runs'
-    found = (steady_records(steady, mixed=not mixed) + seeds_steady_records(seeds)
+    found = (steady_records(steady, mixed=not mixed, repeats=view("steady_repeats"))
+             + seeds_steady_records(seeds)
              + throughput_records(view("peak"))
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)

@@ -100,6 +100,21 @@ def pick(results, name, wanted=(), runs=None):
     return picked
 
 
+def code(r):
+    """What measured a run's figures: its timing-code hash (conftest.timing_code), else its
+    commit; None for a dirty tree (never pooled)."""
+    return None if r.dirty else (r.graphbench.get("code") or (r.commit or {}).get("id"))
+
+
+def repeats(results, picked):
+    """The steady results of the other jobs that repeat the picked ones: the same machine, code,
+    framework release, profile and job, a file of their own. A pooled interval draws from them."""
+    runs = {(tuple(release(r)), r.profile_name, r.job, code(r)) for r in picked if code(r)}
+    chosen_files = {r.file for r in picked}
+    return [r for r in results if section(r) == "steady" and r.file not in chosen_files
+            and (tuple(release(r)), r.profile_name, r.job, code(r)) in runs]
+
+
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     that saved the runs `made` (the main job that just ran), else the one with the newest run; a
@@ -133,6 +148,7 @@ def views(results, wanted=()):
         mine = [r for r in results if r.machine == machine]
         runs = chosen(mine, wanted)  # once per machine, not once per section
         picked = {name: pick(mine, name, wanted, runs) for name in SECTIONS}
+        picked["steady_repeats"] = repeats(mine, picked["steady"])
         out.append((machine, picked.__getitem__))
     return out
 

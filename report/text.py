@@ -51,7 +51,8 @@ def duration(seconds):
 
 def label(rec):
     """A record's run as the tables show it; † marks a dirty tree."""
-    return f"`{rec['run']}`" + ("†" if rec["dirty"] else "")
+    runs = rec.get("pooled_runs") or [rec["run"]]  # a pooled ratio: every job it draws from
+    return "+".join(f"`{run}`" for run in runs) + ("†" if rec["dirty"] else "")
 
 
 def step_text(rec):

@@ -82,3 +82,14 @@ def test_noise_tells_round_noise_from_process_noise():
     slow_start = np.ones((3, 10))
     slow_start[:, :2] = 1.5
     assert abs(stats.noise(slow_start, np.ones_like(slow_start)).first_rounds - np.log(1.5)) < 1e-9
+
+
+def test_a_pooled_ratio_is_the_jobs_geometric_mean_and_its_interval_spans_the_jobs():
+    rng = np.random.default_rng(3)
+    base = rng.normal(1.0, 0.05, (5, 20))
+    jobs = [(base * s * rng.normal(1, 0.01, base.shape), base) for s in (1.2, 1.32)]
+    single = [stats.ratio(a, b) for a, b in jobs]
+    found = stats.pooled_ratio(jobs)
+    assert found.estimate == pytest.approx((single[0].estimate * single[1].estimate) ** 0.5)
+    assert found.low < single[0].estimate < single[1].estimate < found.high
+    assert stats.pooled_ratio(jobs[:1]).estimate == pytest.approx(single[0].estimate)

@@ -1,0 +1,50 @@
+"""Issue 35 item 3: jobs of the same timing code on one machine are pooled, the job the outer level
+of the bootstrap, so that the interval a reader quotes covers what a second job finds."""
+import json
+from pathlib import Path
+
+import pytest
+
+from report.load import load_dir
+from tests.reporting import records_of
+from tests.test_report_runs import save
+
+PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
+
+
+def _job(code, scale=1.0, dirty=False):
+    """The fixture's run as a clean answer job of timing code `code`, its graph rounds × scale."""
+    data = json.loads(PAIRED.read_text())
+    data["commit_info"]["dirty"] = dirty
+    data["machine_info"]["graphbench"]["code"] = code
+    for b in data["benchmarks"]:
+        info = b["extra_info"]
+        if info["variant"] != "eager" and info.get("paired_rounds_s"):
+            info["paired_rounds_s"] = [[t * scale for t in p] for p in info["paired_rounds_s"]]
+    return data
+
+
+def _speedups(tmp_path, second):
+    folder = tmp_path / "results" / "m"
+    save(folder, _job("c1"), "0001_default", "2026-01-01T00:00:00")
+    save(folder, second, "0002_default", "2026-01-02T00:00:00")
+    return sorted((r for r in records_of(load_dir(tmp_path / "results"))
+                   if r["kind"] == "speedup" and r["interval"]),
+                  key=lambda r: (r["model"], r["variant"], r["phase"]))
+
+
+def test_two_jobs_of_one_code_pool_and_their_interval_covers_both(tmp_path):
+    pooled = _speedups(tmp_path, _job("c1", scale=0.5))  # the second job's graph twice as fast
+    assert pooled and all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in pooled)
+    first = _speedups(tmp_path / "first", _job("c2"))  # other code: the newest alone
+    for p, a in zip(pooled, first):
+        second = 2 * a["estimate"]  # graph's rounds halved (a saved ratio is not re-scaled)
+        assert "pooled" in p["interval"] and "pooled_runs" not in a
+        assert p["estimate"] == pytest.approx((a["estimate"] * second) ** 0.5, rel=1e-6)
+        assert p["low"] < a["estimate"] < p["high"] and p["low"] < second < p["high"]
+    aa = [r for r in records_of(load_dir(tmp_path / "results")) if r["kind"] == "aa_ratio"]
+    assert aa and all(r.get("pooled_runs") for r in aa)
+
+
+def test_a_dirty_job_is_never_pooled(tmp_path):
+    assert not any(r.get("pooled_runs") for r in _speedups(tmp_path, _job("c1", dirty=True)))
