@@ -8,7 +8,7 @@ from report.lengths import lengths_line
 from report.ratios import SAME
 from report.records import chosen as best
 from report.select import newest_run
-from report.scale import answer_line, gflop, point
+from report.scale import answer_line, compute_line, gflop, point
 from report.seeds import seed_004_text
 from report.text import (break_even_text, count, duration, label, precision_text, span,
                          speedup_text)
@@ -279,6 +279,8 @@ def backend_lines(records, brief=False):
             text.append(shapes)
         if curve := answer_line(records, backend):
             text.append(curve)
+        if compute := compute_line(records, backend):
+            text.append(compute)
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
         if lengths:

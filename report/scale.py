@@ -82,17 +82,31 @@ def answer_line(records, backend):
             f"{curve_text(rows)}: {stops_paying(rows)}" + (f"; {where}" if where else "") + ";")
 
 
+def compute_line(records, backend):
+    """The answer's words for the decoder where compute dominates ('' without that point)."""
+    found = next((r for r in records if r["kind"] == "compute_speedup"
+                  and r["backend"] == backend), None)
+    if found is None:
+        return ""
+    c = found.get("model_config") or {}
+    return (f"on a decoder where compute dominates (d_model {c.get('width')}, {c.get('depth')} "
+            f"blocks, {c.get('tokens')} tokens, batch {found.get('batch')}: {gflop(found):.3g} "
+            f"GFLOP per train step), eager ÷ `{found['variant']}` is {speedup_text(found)};")
+
+
 def scale_table(records):
     """Every sweep point per backend: setting, work, both step times and the paired speedup."""
     steps = {(r["backend"], r["model"], r["variant"]): r for r in records
-             if r["kind"] == "scale_step_time"}
+             if r["kind"] in ("scale_step_time", "compute_step_time")}
     lines = ["| backend | point | GFLOP per train step | eager ms | graph ms | speedup | run |",
              "|---|---|---|---|---|---|---|"]
+    compute = [r for r in records if r["kind"] == "compute_speedup" and r.get("flops")]
     for backend, rows in sweep(records).items():
-        for r in rows:
+        for r in rows + [c for c in compute if c["backend"] == backend]:
             eager = steps.get((backend, r["model"], "eager")) or {}
             graph = steps.get((backend, r["model"], r["variant"])) or {}
-            lines.append(f"| {backend} | {point(r)} | {gflop(r):.3g} | "
+            where = point(r) if r["kind"] == "scale_speedup" else r["model"]
+            lines.append(f"| {backend} | {where} | {gflop(r):.3g} | "
                          f"{ms(eager.get('estimate'))} | {ms(graph.get('estimate'))} "
                          f"(`{r['variant']}`) | {speedup_text(r)} | `{r['run']}` |")
     return "\n".join(lines) if len(lines) > 2 else ""

@@ -3,6 +3,7 @@ jobs: what one `run.py bench` of a profile saves."""
 from dataclasses import dataclass, replace
 
 from catalog import skip_matches
+from models.zoo import DECODER_COMPUTE
 
 
 @dataclass(frozen=True)
@@ -204,19 +205,29 @@ class Scale:
     processes: int = 3
     warmup_rounds: int = 1
     variants: tuple = ("graph",)  # each backend's default graph mode, paired with eager
+    # (decoder spec config, batch, timed rounds per process): decoders where compute dominates
+    decoder_points: tuple = ()
 
     @property
     def models(self):
-        """{label: ("vgg", spec config, batch)} of the points."""
-        return {_label(w, s, b): ("vgg", {"width": w, "side": s}, b) for w, s, b, _ in self.points}
+        """{label: ("vgg" or "decoder", spec config, batch)} of the points."""
+        return {**{_label(w, s, b): ("vgg", {"width": w, "side": s}, b)
+                   for w, s, b, _ in self.points},
+                **{_decoder_label(c, b): ("decoder", c, b) for c, b, _ in self.decoder_points}}
 
     def rounds(self, label):
         """Timed rounds per process at point `label`: fewer where a step takes seconds."""
-        return next(r for w, s, b, r in self.points if _label(w, s, b) == label)
+        return next([r for w, s, b, r in self.points if _label(w, s, b) == label]
+                    + [r for c, b, r in self.decoder_points if _decoder_label(c, b) == label])
 
 
 def _label(width, side, batch):
     return f"vgg-s{side}-w{width if width >= 1 else f'1_{round(1 / width)}'}-b{batch}"
+
+
+def _decoder_label(config, batch):
+    return (f"decoder-d{config['width']}-h{config['heads']}-x{config['depth']}-t{config['tokens']}"
+            f"-b{batch}")
 
 
 @dataclass(frozen=True)
@@ -362,7 +373,8 @@ PROFILES = {
                           examples=512, pad=4, workers=2, rounds=3),
         # from the quick profile's VGG to the full-width VGG-16 at 224x224 (the headline vgg,
         # 1/8 width at 32x32, sits between the first two points); about 7 minutes in all
-        scale=Scale(((1 / 16, 32, 2, 10), (1 / 4, 64, 8, 8), (1 / 2, 112, 4, 5), (1, 224, 1, 3))),
+        scale=Scale(((1 / 16, 32, 2, 10), (1 / 4, 64, 8, 8), (1 / 2, 112, 4, 5), (1, 224, 1, 3)),
+                    decoder_points=((DECODER_COMPUTE, 1, 3),)),  # 31.6 GFLOP per train step
         # the answer's decoder with positions for 256 tokens: 48 batches of 8 whose longest
         # sequence is log-normal around 40 tokens (8 to 256: 34 lengths, 6 powers of two, 6
         # multiples of 32)
@@ -395,7 +407,8 @@ PROFILES = {
                            "vgg16": ("vgg", {"width": 1.0, "side": 224}, 16)},
                           examples=2048, pad=32, workers=8, rounds=3),
         scale=Scale(((1 / 16, 32, 2, 10), (1 / 8, 32, 16, 10), (1 / 4, 64, 8, 10),
-                     (1 / 2, 112, 4, 10), (1, 224, 2, 5), (1, 224, 16, 5)), processes=5),
+                     (1 / 2, 112, 4, 10), (1, 224, 2, 5), (1, 224, 16, 5)), processes=5,
+                    decoder_points=((DECODER_COMPUTE, 8, 5),)),
         lengths=Lengths({"decoder": ("decoder", {"tokens": 256}, 8)}, steps=300,
                         lengths=(8, 256), median=40, sigma=0.8, budget_s=1800),
         adaptive=Adaptive(max_processes=15, budget_s=600)),

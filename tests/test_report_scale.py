@@ -90,3 +90,23 @@ def test_the_scope_names_the_sweeps_largest_point():
     text = scope([("m", None, CURVE + [step(0.19)])])
     assert "up to the VGG at full width, 224² px, batch 1" in text
     assert "where graph mode stops paying" not in scope([("m", None, [step(0.19)])])
+
+
+def test_the_compute_bound_decoder_is_its_own_line_and_row_never_a_point_of_the_vgg_curve():
+    from report.answer import backend_lines
+    from report.scale import compute_line, scale_table, sweep
+    from tests.test_answer import rec, steady
+    decoder = rec("compute_speedup", backend="torch", model="decoder-d512-h8-x6-t256-b1",
+                  estimate=1.04, low=1.01, high=1.07, batch=1, flops=3.16e10,
+                  model_config={"width": 512, "heads": 8, "depth": 6, "tokens": 256})
+    records = steady() + [decoder]
+    assert sweep(records) == {}
+    assert compute_line(records, "torch") == (
+        "on a decoder where compute dominates (d_model 512, 6 blocks, 256 tokens, batch 1: 31.6 "
+        "GFLOP per train step), eager ÷ `graph` is 1.04× [1.01, 1.07];")
+    assert compute_line(records, "tf") == ""
+    assert "on a decoder where compute dominates" in "\n".join(backend_lines(records))
+    vgg = rec("scale_speedup", backend="torch", model="vgg-1", flops=1e9,
+              model_config={"width": 1, "side": 224}, batch=1)
+    assert "| torch | decoder-d512-h8-x6-t256-b1 | 31.6 |" in scale_table(
+        records + [vgg])
