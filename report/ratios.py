@@ -115,4 +115,8 @@ def target(rec):
         return "reached"
     if rec.get("half_width") is None:  # the job left it out of the target: a short eager step
         return f"eager step under {rec.get('min_step_s', 0.005) * 1e3:.0f} ms"
-    return rec.get("stopped_by") or "not reached"
+    why = rec.get("stopped_by") or "not reached"
+    if rec.get("group_seconds") and not rec.get("pooled_runs"):
+        # an interval narrows as 1/sqrt(time) spent at the same rate (processes and rounds alike)
+        why += f" (±{goal:.0%} would take ≈ {rec['group_seconds'] * (half / goal) ** 2 / 60:.0f} min)"
+    return why

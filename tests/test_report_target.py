@@ -22,6 +22,8 @@ def adaptive(low, high, **fields):
 def test_a_ratio_within_its_target_reached_it_and_one_outside_says_what_stopped_it():
     assert target(adaptive(1.17, 1.23)) == "reached"
     assert target(adaptive(1.10, 1.30, stopped_by="time budget")) == "time budget"
+    assert target(adaptive(1.14, 1.26, stopped_by="time budget", group_seconds=100)) == (
+        "time budget (±3% would take ≈ 5 min)")  # ±5%: (5/3)² × 100 s = 278 s
     assert target(adaptive(1.10, 1.30, stopped_by="process cap")) == "process cap"
 
 
