@@ -173,3 +173,14 @@ def _ragged_noise(d, first):
     rest = np.concatenate([p[first:] for p in d])
     drift = float(head.mean() - rest.mean()) if rest.size else 0.0
     return Noise(within, between, drift)
+
+
+def seen_shape_median(times, shapes):
+    """Median seconds of the steps at a shape an earlier step had (nothing new to trace or
+    compile, whatever a framework's counters say); None when every shape was new."""
+    seen, found = set(), []
+    for t, shape in zip(times, shapes):
+        if shape in seen:
+            found.append(t)
+        seen.add(shape)
+    return float(np.median(found)) if found else None

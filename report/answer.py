@@ -59,7 +59,7 @@ def answer_text(machines, front=None, more=None):
         if machine in others:
             continue
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
-                  *rows(records), "", workloads(records) + no_cache(records), "",
+                  *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records, brief=bool(more)), ""]
         if seed := seed_004_text(records):
             parts += [seed, ""]
@@ -156,16 +156,16 @@ def why_not(rec):
         else rec["note"]
 
 
-def ratio_cell(rec):
+def ratio_cell(rec, brief=False):
     """A speedup with its interval and, where its job aimed at a precision, its ± and whether it
     got there."""
-    precision = precision_text(rec)
+    precision = precision_text(rec, brief)
     return speedup_text(rec) + (f" {precision}" if precision else "")
 
 
-def rows(records):
+def rows(records, brief=False):
     """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
-    or the reason there is no figure."""
+    or the reason there is no figure (`brief`: shorter cells)."""
     out, top, uncached = {}, best(records), no_cache_backends(records)
     for r in records:
         key = (r["backend"], r["model"])
@@ -181,8 +181,8 @@ def rows(records):
                         for s in steps)
         why = f" ({rec['best_note']})" if rec.get("best_note") else ""
         out[backend, model] = (
-            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {ratio_cell(rec)} | "
-            f"{ratio_cell(get(records, rec, 'speedup', 'infer'))} | "
+            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {ratio_cell(rec, brief)} | "
+            f"{ratio_cell(get(records, rec, 'speedup', 'infer'), brief)} | "
             + " | ".join(break_even_cell(get(records, rec, "break_even", case=c),
                                          c == "warm" and backend in uncached)
                          for c in ("cold", "warm")) + " | "

@@ -115,8 +115,13 @@ def target(rec):
         return "reached"
     if rec.get("half_width") is None:  # the job left it out of the target: a short eager step
         return f"eager step under {rec.get('min_step_s', 0.005) * 1e3:.0f} ms"
-    why = rec.get("stopped_by") or "not reached"
-    if rec.get("group_seconds") and not rec.get("pooled_runs"):
-        # an interval narrows as 1/sqrt(time) spent at the same rate (processes and rounds alike)
-        why += f" (±{goal:.0%} would take ≈ {rec['group_seconds'] * (half / goal) ** 2 / 60:.0f} min)"
-    return why
+    return rec.get("stopped_by") or "not reached"
+
+
+def target_minutes(rec):
+    """The minutes a ratio that missed its target by time would need at its group's rate (an
+    interval narrows as 1/sqrt(time), processes and rounds alike); None otherwise."""
+    half, goal = half_width(rec), rec.get("target_half_width")
+    if not (rec.get("group_seconds") and goal and half and half > goal) or rec.get("pooled_runs"):
+        return None
+    return rec["group_seconds"] * (half / goal) ** 2 / 60

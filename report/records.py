@@ -6,7 +6,8 @@ from catalog import LOADER_BASELINE
 from report.load import BASELINE
 from report import best
 from report.lengths import mark_first
-from report.ratios import CI, break_even_range, ratio, significant, target, verdict
+from report.ratios import (CI, break_even_range, ratio, significant, target, target_minutes,
+                           verdict)
 from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
@@ -23,7 +24,7 @@ ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_
                   "min_step_s", "group_seconds")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
 LENGTHS_FACTS = ("steps_done", "steps_planned", "distinct_shapes", "traces", "compiles",
-                 "steady_step_s", "padding_waste", "real_tokens", "padded_tokens",
+                 "padding_waste", "real_tokens", "padded_tokens",
                  "recompile_limit_hits", "tokens")
 RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
 DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
@@ -47,8 +48,8 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
              "aa_floor_low": None, "aa_floor_high": None,
              "known_wrong": i.get("known_wrong"), "note": note, "best": None}
     found = {**found, **fields}
-    ratio_meaning = {"verdict": verdict(found, *WORDS.get(kind, ())),
-                     "target": target(found)} if unit == "x" else {"verdict": None}
+    ratio_meaning = {"verdict": verdict(found, *WORDS.get(kind, ())), "target": target(found),
+                     "target_minutes": target_minutes(found)} if unit == "x" else {"verdict": None}
     return {**found, **ratio_meaning}
 
 
@@ -356,8 +357,16 @@ def lengths_records(results):
     first."""
     return mark_first([record(r, "lengths_total", "s", r.median, note=(
         "cut short by the profile's budget" if r.info.get("cut_short") else None),
-        **facts(r, LENGTHS_FACTS)) for r in latest(results)
+        **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r)) for r in latest(results)
         if r.info["phase"] == "lengths" and r.valid])
+
+
+def _seen_step(r):
+    """The median step at a length seen before, from the saved step times and lengths (the rule
+    the suite saves since; its first runs read trace counters, which miss TF's XLA compiles)."""
+    import stats  # NumPy, imported when a figure needs it
+    times = r.info.get("step_times") or []
+    return stats.seen_shape_median(times, (r.info.get("tokens") or [])[:len(times)])
 
 
 def scale_records(results):

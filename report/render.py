@@ -33,7 +33,7 @@ def render(results, machines, charts=(), relative_to=".", wanted=(), details=Non
     """The README's results block: runs, a link to the tables, and each machine's charts."""
     if not results:
         return "_No results yet: run the main job._"
-    parts = runs_block(results, wanted)
+    parts = runs_block(results, wanted, brief=True)
     if details:
         link = os.path.relpath(details, relative_to)
         parts += [f"Every table (per machine and section, each naming its run), and the other "

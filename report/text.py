@@ -75,13 +75,18 @@ def speedup_text(rec):
     return f"{rec['estimate']:.2f}× (unpaired)"
 
 
-def precision_text(rec):
+def precision_text(rec, brief=False):
     """A paired ratio's precision as the answer shows it: '±2.4% ✓' where it reached its job's
-    target, else the ± and why not ('±7.1%: time budget'); '' where its run set no target."""
+    target, else the ± and why not ('±7.1%: time budget', and unless `brief` how long the target
+    would take); '' where its run set no target."""
     if rec is None or rec.get("target") is None:
         return ""
     half = f"±{half_width(rec):.1%}"
-    return f"{half} ✓" if rec["target"] == "reached" else f"{half}: {rec['target']}"
+    if rec["target"] == "reached":
+        return f"{half} ✓"
+    more = (f" (±{rec['target_half_width']:.0%} ≈ {rec['target_minutes']:.0f} min)"
+            if rec.get("target_minutes") and not brief else "")
+    return f"{half}: {rec['target']}{more}"
 
 
 def break_even_text(rec):

@@ -130,7 +130,8 @@ def records(m, machine, run, commit=None, dirty=None):
     base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32", "known_wrong": None,
             "processes": len(m["steady"]), "rounds": m["plan"]["rounds"],
-            "aa_floor_low": None, "aa_floor_high": None, "verdict": None, "best": None}
+            "aa_floor_low": None, "aa_floor_high": None, "verdict": None, "target": None,
+            "best": None}  # a user run sets no precision target
     valid = [arm for arm in ["eager", *ran(m)] if not invalid(m, arm)]
     found = {(p, a): speedup(m, p, a) for p in ("train", "infer")
              for a in [AA, *ran(m)] if a in valid or a == AA and not invalid(m, AA)}

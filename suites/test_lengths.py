@@ -1,12 +1,12 @@
 """Token lengths that vary (issue 37): a seeded stream of decoder batches, padded by each strategy,
-through each variant in one cold run: total time with every compile, compiles, steady step and
-the tokens spent on padding."""
+through each variant in one cold run: total time with every compile, compiles, steady step (at a
+length seen before) and the tokens spent on padding."""
 import math
-import statistics
 
 import numpy as np
 import pytest
 
+import stats
 from models.spec import PAD
 from models.weights import PAD_STRATEGIES, length_stream, token_batch
 from suites.cases import extra_info
@@ -22,14 +22,6 @@ def stream(plan, spec, batch, strategy):
     return [token_batch(spec, batch, n, PAD_STRATEGIES[strategy](n, cap), seed=i)
             for i, n in enumerate(length_stream(plan.steps, *plan.lengths, plan.median,
                                                 plan.sigma))]
-
-
-def steady_step(times, traces, compiled):
-    """Median seconds of the steps after the first that compiled nothing (traces and, where the
-    backend counts them apart, compiles unchanged); None when every step compiled."""
-    counts = list(zip(traces, compiled or [0] * len(traces)))
-    calm = [t for i, t in enumerate(times) if i and counts[i] == counts[i - 1]]
-    return statistics.median(calm) if calm else None
 
 
 @pytest.mark.parametrize("strategy", list(PAD_STRATEGIES))
@@ -71,7 +63,8 @@ def test_lengths(benchmark, case, env, strategy, tmp_path_factory):
         step_times=times, traces_per_step=traces, tokens=[int(x.shape[1]) for x, _ in batches],
         distinct_shapes=len({x.shape[1] for x, _ in done}), real_tokens=real,
         padded_tokens=padded, padding_waste=1 - real / padded if padded else None,
-        steady_step_s=steady_step(times, traces, compiled), cut_short=cut, **signals,
+        steady_step_s=stats.seen_shape_median(times, [x.shape for x, _ in done]), cut_short=cut,
+        **signals,
         **({"compiles_per_step": compiled, "compiles": compiled[-1]} if compiled else {}))
     if cut:
         pytest.xfail(f"cut short (figure kept, marked in the results): {cut}")

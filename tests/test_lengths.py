@@ -7,7 +7,8 @@ import models
 from models.spec import PAD
 from models.weights import PAD_STRATEGIES, length_stream
 from suites.profiles import PROFILES
-from suites.test_lengths import steady_step, stream
+import stats
+from suites.test_lengths import stream
 
 PLAN = PROFILES["default"].lengths
 LABEL, (MODEL, CONFIG, BATCH) = next(iter(PLAN.models.items()))
@@ -41,8 +42,8 @@ def test_each_strategy_pads_to_its_buckets_and_keeps_the_real_tokens():
         {x.shape[1] for x, _ in stream(PLAN, spec, BATCH, "pow2")}) > 1
 
 
-def test_the_steady_step_skips_the_first_step_and_every_step_that_compiled():
+def test_the_steady_step_is_the_median_step_at_a_length_seen_before():
     times = [5.0, 0.1, 3.0, 0.2, 0.3]
-    assert steady_step(times, [1, 1, 2, 2, 2], None) == 0.2  # 0.1, 0.2, 0.3
-    assert steady_step(times, [1, 1, 1, 1, 1], [1, 1, 2, 2, 3]) == pytest.approx(0.15)  # 0.1, 0.2
-    assert steady_step([5.0, 4.0], [1, 2], None) is None
+    assert stats.seen_shape_median(times, [8, 8, 16, 8, 16]) == pytest.approx(0.2)  # .1 .2 .3
+    assert stats.seen_shape_median(times, [8, 16, 32, 64, 8]) == pytest.approx(0.3)
+    assert stats.seen_shape_median([5.0, 4.0], [8, 16]) is None

@@ -1,6 +1,8 @@
 """Issue 35 item 5: each answer ratio shows its ± and whether it reached its job's target, decided
 once (ratios.target) and saved on the record."""
-from report.ratios import target
+import pytest
+
+from report.ratios import target, target_minutes
 from report.records import record
 from tests.test_answer import rec, steady
 from report.answer import answer_text
@@ -22,8 +24,10 @@ def adaptive(low, high, **fields):
 def test_a_ratio_within_its_target_reached_it_and_one_outside_says_what_stopped_it():
     assert target(adaptive(1.17, 1.23)) == "reached"
     assert target(adaptive(1.10, 1.30, stopped_by="time budget")) == "time budget"
-    assert target(adaptive(1.14, 1.26, stopped_by="time budget", group_seconds=100)) == (
-        "time budget (±3% would take ≈ 5 min)")  # ±5%: (5/3)² × 100 s = 278 s
+    slow = adaptive(1.14, 1.26, stopped_by="time budget", group_seconds=100)
+    assert target(slow) == "time budget"
+    assert target_minutes(slow) == pytest.approx(278 / 60, rel=0.01)  # ±5%: (5/3)² × 100 s
+    assert target_minutes(adaptive(1.17, 1.23, group_seconds=100)) is None
     assert target(adaptive(1.10, 1.30, stopped_by="process cap")) == "process cap"
 
 
@@ -42,8 +46,11 @@ def test_the_record_carries_the_target_and_the_answer_prints_it():
     rows[2].update(target="reached")
     text = answer_text([("m", None, rows)])
     assert "1.50× [1.20, 1.80] ±20.0% ✓" in text
-    rows[2].update(target="time budget")
-    assert "1.50× [1.20, 1.80] ±20.0%: time budget" in answer_text([("m", None, rows)])
+    rows[2].update(target="time budget", target_minutes=44.4, target_half_width=0.03)
+    assert "1.50× [1.20, 1.80] ±20.0%: time budget (±3% ≈ 44 min)" in answer_text(
+        [("m", None, rows)])
+    assert "1.50× [1.20, 1.80] ±20.0%: time budget |" in answer_text([("m", None, rows)],
+                                                                      more="RESULTS.md")
 
 
 def test_the_decoder_row_names_its_width_heads_blocks_and_tokens():
