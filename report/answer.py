@@ -26,12 +26,14 @@ def answer_text(machines, front=None, more=None):
     if not machines:
         return "_No results yet: run the main job._"
     others = [m for m, _, _ in machines if front is not None and m != front]
+    goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
+                 if r.get("target_half_width")), "")
     parts = [scope(machines), ""]
     if more:
         parts += ["Each framework against its own eager mode: rank frameworks by step time, not "
                   "by speedup. Paired 95% intervals (pooled, job as the outer level, where the "
                   "run cell names several jobs); `~`: it includes 1; ±: its half-width, ✓ within "
-                  "the job's target. Break-even: "
+                  f"the job's {goal}target. Break-even: "
                   "train steps until the graph variant's first call is paid back, on a first run "
                   "(cold caches) and on later runs (warm). Best graph variant: the default graph "
                   "mode unless another is significantly faster than it (the rule: in full). "
@@ -42,10 +44,12 @@ def answer_text(machines, front=None, more=None):
         parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
                   "eager mode, so these rows do not rank frameworks: compare the step times). "
                   "Speedups with a 95% interval are paired; `~` marks an interval that includes "
-                  "1; ± is its half-width, with ✓ where it reached the job's precision target "
-                  "(else what stopped it). Where several jobs ran the same timing code on the "
-                  "machine (the run cell names them), the interval pools them, the job the outer "
-                  "level of the bootstrap, so it covers what another job would find. Break-even counts train steps until the graph variant's first call is paid "
+                  f"1; ± is its half-width, with ✓ where it reached the job's {goal}target "
+                  "(else what stopped it; the job aims only where eager's step takes 5 ms or "
+                  "more). Where several jobs ran the same timing code on the machine (the run "
+                  "cell names them), the interval pools them, the job the outer level of the "
+                  "bootstrap, so it covers what another job would find. Break-even counts train "
+                  "steps until the graph variant's first call is paid "
                   "back: on a first run (cold compile caches) and on every later run on the same "
                   f"machine (warm caches). Best graph variant: {RULE}. The cold first call is timed "
                   "in a fresh process after "

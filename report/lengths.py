@@ -5,6 +5,7 @@ from report.text import label
 
 STRATEGIES = {"exact": "exact lengths", "pow2": "powers of two", "mult32": "multiples of 32",
               "max": "the longest (256)"}
+FALLBACK = "findings/torch_recompile_fallback.md"
 SINGLE = "one cold run each, no interval: read only large differences"
 HOW = ("A seeded stream of train batches whose longest sequence follows a long tail, each batch "
        "padded by a strategy, through each variant in one cold run (fresh model, function and "
@@ -64,7 +65,8 @@ def lengths_line(records, backend):
     if fast := next((r for r in mine if r.get("fastest_step")), None):
         text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"
     for r in fallbacks(records, backend):
-        text += f"; {name(r)} hit the recompile limit and silently ran the rest eagerly"
+        text += (f"; {name(r)} hit the recompile limit: later lengths ran eagerly, no error "
+                 f"([finding]({FALLBACK}))")
     return text
 
 

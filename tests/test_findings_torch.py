@@ -68,3 +68,19 @@ def test_known_wrong_rule_follows_the_release():
     assert entry.applies_on(*case)  # a record without a version: the rule holds
     assert [entry.measured_in(v) for v in ("2.13.0", "2.14.1+cu130", "2.16.0")] == [True, False, None]
     assert entry.where == "at batch 2–7 in torch 2.13.0 (right in 2.14.1, 2.15.0)"
+
+
+@pytest.mark.torch
+def test_torch_still_falls_back_to_eager_past_its_recompile_limit(env):
+    """findings/torch_recompile_fallback.py exits 1 while dynamic=False, past recompile_limit,
+    runs later sizes eagerly without an error; a torch that raises or keeps compiling fails
+    here (update findings/torch_recompile_fallback.md and report/lengths.py's wording)."""
+    if "torch" not in env["backends"]:
+        pytest.skip("torch is not among this session's --backend")
+    pytest.importorskip("torch", reason="torch is not importable in this environment")
+    run = subprocess.run([sys.executable, os.path.join(FINDINGS, "torch_recompile_fallback.py")],
+                         capture_output=True, text=True, timeout=120)
+    out = run.stdout + run.stderr
+    assert "Traceback" not in out, f"the reproducer failed:\n{out}"
+    assert run.returncode == 1 and "FALLBACK" in run.stdout, (
+        f"torch no longer falls back silently past recompile_limit:\n{out}")

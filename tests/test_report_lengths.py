@@ -37,8 +37,8 @@ def test_the_answer_names_the_strategy_its_margin_the_fastest_step_and_a_silent_
                            "powers of two, 20 s (next: graph_dynamic/exact, 1.25× as long; "
                            "`graph` at exact lengths 3.00×); fastest step once compiled: "
                            "`graph_dynamic` at exact lengths, 7 ms")
-    assert "`graph_static` at multiples of 32 hit the recompile limit and silently ran the rest " \
-           "eagerly" in line
+    assert "`graph_static` at multiples of 32 hit the recompile limit: later lengths ran " \
+           "eagerly, no error ([finding](findings/torch_recompile_fallback.md))" in line
     assert lengths_line(found, "chainer") == ""
     text = "\n".join(backend_lines(steady() + found))
     assert "With token lengths that vary (48 batches)" in text
