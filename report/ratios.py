@@ -115,6 +115,8 @@ def target(rec):
         return "reached"
     if rec.get("half_width") is None:  # the job left it out of the target: a short eager step
         return f"eager step under {rec.get('min_step_s', 0.005) * 1e3:.0f} ms"
+    if rec.get("pooled_runs") and rec.get("stopped_by") == "target":
+        return "jobs differ"  # each job reached it; the spread between them did not
     return rec.get("stopped_by") or "not reached"
 
 

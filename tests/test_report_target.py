@@ -29,6 +29,8 @@ def test_a_ratio_within_its_target_reached_it_and_one_outside_says_what_stopped_
     assert target_minutes(slow) == pytest.approx(278 / 60, rel=0.01)  # ±5%: (5/3)² × 100 s
     assert target_minutes(adaptive(1.17, 1.23, group_seconds=100)) is None
     assert target(adaptive(1.10, 1.30, stopped_by="process cap")) == "process cap"
+    pooled = adaptive(1.10, 1.30, stopped_by="target", pooled_runs=["0002", "0001"])
+    assert target(pooled) == "jobs differ"  # each job within ±3%, the two apart
 
 
 def test_a_short_eager_step_is_not_aimed_at_and_a_run_without_a_target_has_no_verdict():
