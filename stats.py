@@ -91,9 +91,14 @@ def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
     replacement within each drawn process, the same indices for both arms, so the pairing
     (same process, same round) that cancels drift is kept."""
     a, b = _paired(a, b)
-    estimate = (np.median(np.concatenate(a)) / np.median(np.concatenate(b)) if isinstance(a, list)
-                else np.median(a) / np.median(b))
-    return _percentiles(estimate, ratio_draws(a, b, resamples, seed), level)
+    return _percentiles(_estimate(a, b), ratio_draws(a, b, resamples, seed), level)
+
+
+def _estimate(a, b):
+    """median(a) / median(b) over every round of two paired arms (as _paired returns them)."""
+    if isinstance(a, list):
+        return np.median(np.concatenate(a)) / np.median(np.concatenate(b))
+    return np.median(a) / np.median(b)
 
 
 def pooled_ratio(jobs, resamples=RESAMPLES, seed=0, level=LEVEL):
@@ -104,8 +109,7 @@ def pooled_ratio(jobs, resamples=RESAMPLES, seed=0, level=LEVEL):
     estimates, draws = [], []
     for j, (a, b) in enumerate(jobs):
         a, b = _paired(a, b)
-        estimates.append(np.median(np.concatenate(a)) / np.median(np.concatenate(b))
-                         if isinstance(a, list) else np.median(a) / np.median(b))
+        estimates.append(_estimate(a, b))
         draws.append(np.log(ratio_draws(a, b, resamples, seed + j)))
     draws, n = np.array(draws), len(estimates)
     rng = np.random.default_rng(seed)
