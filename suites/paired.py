@@ -57,9 +57,10 @@ def _timed(step, block, gc_off):
             gc.enable()
 
 
-def block_for(steps, most, seconds, contexts=None):
-    """The fewest steps, at most `most`, whose block lasts `seconds` for the fastest arm, and each
-    arm's seconds per step over the steps that measured it (extra warm-up for every arm)."""
+def block_for(steps, most, seconds, contexts=None, equal=False):
+    """The fewest steps, at most `most`, whose block lasts `seconds` for the fastest arm (`equal`:
+    {arm: steps} whose blocks each last about as long, `seconds` or the slowest arm's step), and
+    each arm's seconds per step over the steps that measured it (extra warm-up for every arm)."""
     per_call, contexts = {}, contexts or {}
     for arm, step in steps.items():
         with contexts.get(arm, contextlib.nullcontext)():
@@ -69,12 +70,21 @@ def block_for(steps, most, seconds, contexts=None):
                 calls += 1
             per_call[arm] = (time.perf_counter() - start) / calls
     fastest = min(per_call.values())
+    if equal:  # per-round noise fell with block length as if white (issue 35): equal time per arm
+        span = max(seconds, *per_call.values())
+        return {arm: min(most, max(1, math.ceil(span / s))) if s > 0 else most
+                for arm, s in per_call.items()}, per_call
     return min(most, math.ceil(seconds / fastest) if fastest > 0 else most), per_call
+
+
+def arm_block(block, arm):
+    """An arm's steps per block: `block` is one count for every arm or {arm: steps}."""
+    return block[arm] if isinstance(block, dict) else block
 
 
 def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
     """{arm: [seconds per step, one per round]} and the settings; each round times every arm's
-    block of `block` steps once, in an order shuffled per round by a generator seeded `seed`.
+    block of `block` steps ({arm: steps}: each its own) once, in an order shuffled per round by a generator seeded `seed`.
 
     `arms` maps names to callables already past their first (compiling) call; `contexts` maps
     some of them to a context factory entered around the block, outside the clock."""
@@ -88,7 +98,8 @@ def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
             rng.shuffle(order)
             for name in order:
                 with contexts.get(name, contextlib.nullcontext)():
-                    times[name].append(_timed(arms[name], block, gc_off) / block)
+                    steps = arm_block(block, name)
+                    times[name].append(_timed(arms[name], steps, gc_off) / steps)
     finally:
         if gc_off:
             gc.unfreeze()
@@ -103,7 +114,8 @@ def child_command(backend, model, config, batch, phase, arms, plan, seed=0, devi
     return child.command("paired_child", backend=backend, model=model, config=config,
                          batch=batch, phase=phase, arms=arms, rounds=plan["rounds"],
                          warmup=plan["warmup"], block=plan["block"],
-                         block_s=plan.get("block_s") or None, seed=seed, device=device,
+                         block_s=plan.get("block_s") or None,
+                         equal_blocks=plan.get("equal_blocks", False), seed=seed, device=device,
                          threads=threads)
 
 
@@ -229,7 +241,8 @@ def steady_plan(profile, disabled):
     --benchmark-disable."""
     return (BARE if disabled else
             {"rounds": profile.steady_process_rounds, "warmup": profile.warmup_rounds,
-             "block": profile.steady_block, "block_s": profile.steady_block_s})
+             "block": profile.steady_block, "block_s": profile.steady_block_s,
+             "equal_blocks": profile.steady_equal_blocks})
 
 
 def paired_info(group, arm, ci_method=CI_METHOD):
@@ -237,7 +250,8 @@ def paired_info(group, arm, ci_method=CI_METHOD):
     first = group["children"][0]["settings"]
     return {"paired_rounds_s": group["times"][arm], "processes": len(group["children"]),
             "rounds": len(group["times"][arm][0]), "warmup_rounds": first["warmup_rounds"],
-            "block": first["block"], "blocks": [c["settings"]["block"] for c in group["children"]],
+            "block": arm_block(first["block"], arm),
+            "blocks": [arm_block(c["settings"]["block"], arm) for c in group["children"]],
             "block_rule": first.get("block_rule"), "gc": first["gc"], "order": first["order"],
             "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
             "arms": list(group["times"]), "ci_method": ci_method,

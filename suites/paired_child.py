@@ -2,9 +2,11 @@
 
 python -m suites.paired_child --backend B --model M --config JSON --batch N --phase train|infer
     --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16,graph+det --rounds R --warmup W
-    --block K [--block-s T] --seed S --device D --threads T
+    --block K [--block-s T [--equal-blocks]] --seed S --device D --threads T
 
-With --block-s, the block is the fewest steps, at most K, that last T seconds for the fastest arm.
+With --block-s, the block is the fewest steps, at most K, that last T seconds for the fastest arm;
+with --equal-blocks too, each arm's own steps, at most K, that last T seconds or the slowest arm's
+step, whichever is longer.
 
 Everything but the JSON line goes to stderr (Chainer's @static_graph prints on stdout)."""
 import contextlib
@@ -24,6 +26,8 @@ def parse(argv):
     child.add_rounds(parser, rounds=10, warmup=3)
     parser.add_argument("--block-s", type=float, default=0.0,
                         help="grow the block (up to --block steps) until it lasts this long")
+    parser.add_argument("--equal-blocks", action="store_true",
+                        help="with --block-s: each arm's block lasts about as long as the others'")
     args = parser.parse_args(argv)
     args.arms = [a for a in args.arms.split(",") if a]
     return args
@@ -80,8 +84,10 @@ def measure(args):
     first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
     block, per_step, rule = args.block, None, f"{args.block} steps"
     if args.block_s > 0 and args.block > 1:
-        block, per_step = block_for(steps, args.block, args.block_s, contexts)
-        rule = f"the fewest steps, at most {args.block}, that last {args.block_s} s for the fastest arm"
+        block, per_step = block_for(steps, args.block, args.block_s, contexts, args.equal_blocks)
+        rule = (f"each arm's fewest steps, at most {args.block}, that last {args.block_s} s or the "
+                "slowest arm's step" if args.equal_blocks else f"the fewest steps, at most "
+                f"{args.block}, that last {args.block_s} s for the fastest arm")
     interleave(steps, args.warmup, block, args.seed, contexts=contexts)
     began = time.perf_counter()
     times, settings = interleave(steps, args.rounds, block, args.seed, contexts=contexts)

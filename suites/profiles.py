@@ -32,6 +32,7 @@ class Profile:
     steady_process_rounds: int = 10  # steady: interleaved rounds per child (after warmup_rounds)
     steady_block: int = 1  # steady: steps per arm per round (the most, with steady_block_s)
     steady_block_s: float = 0.0  # steady: grow the block until the fastest arm's lasts this long
+    steady_equal_blocks: bool = False  # steady: each arm's block lasts about as long (Job.apply)
     steady_phases: tuple = ("train", "infer")  # steady: the steps it times
     skips: tuple = ()  # Skip rules of the construction, memory, micro and steady suites (retrace:
     # its own)
@@ -170,6 +171,9 @@ class Job:
     mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
     group_budget_s: float = None  # steady: each group's time share, if above the profile's
     lifts: tuple = ()  # the profile's Skip rules this job does not apply
+    # steady: each arm's block lasts as long as the others' (paired.block_for), not each arm the
+    # fastest arm's steps; the mixed-precision losses compare arms after the same steps
+    equal_blocks: bool = False
 
     def apply(self, profile):
         """The profile as this job runs it."""
@@ -177,6 +181,7 @@ class Job:
         if adaptive and self.group_budget_s:
             adaptive = replace(adaptive, budget_s=max(adaptive.budget_s, self.group_budget_s))
         return replace(profile, job=self, adaptive=adaptive,
+                       steady_equal_blocks=self.equal_blocks or profile.steady_equal_blocks,
                        bench_suites=tuple(s for s in self.suites
                                           if profile.bench_suites is None
                                           or s in profile.bench_suites),
@@ -418,9 +423,12 @@ JOBS = {
     # the README's answer table and advice: each row's steady train and infer steps with their
     # A/A pair, first calls cold and warm (break-even), the sweep and the matmul peak; its steady
     # groups get the time the seeds' suites left: 7 groups a backend (the decoder's two among
-    # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU
+    # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU; blocks of equal
+    # time per arm: a block's noise fell as if white with its length (runs 0050-0053: a 58 ms
+    # graph block 8-13% a round, a 264-315 ms eager block 3-6%), so equal time per arm halves a
+    # round's variance for its cost where eager's blocks took 5-10 times graph's
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
-                  group_budget_s=100.0),
+                  group_budget_s=100.0, equal_blocks=True),
     # the seeds' experiments: 000 retracing (and its form today: token lengths that vary), 001
     # every micro workload, 002 mixed precision and deterministic ops, 003 the input pipeline,
     # 004's focus group, and memory, within 90 minutes

@@ -12,7 +12,8 @@ import stats
 from catalog import SAVED_RATIOS
 from backends import DETERMINISM_UNSUPPORTED, VARIANTS
 from suites.cases import extra_info
-from suites.paired import arm_name, measure_group, measured_once, paired_info, record, steady_plan
+from suites.paired import (arm_block, arm_name, measure_group, measured_once, paired_info, record,
+                           steady_plan)
 
 _groups = {}  # (backend, model) -> its measurement (or the failure), once per session
 
@@ -73,7 +74,8 @@ def test_determinism(benchmark, case, env, flag, request):
         info, losses_run1=first, losses_run2=second, losses_eager=eager,
         repeat_identical=first == second, identical_to_eager=first == eager,
         max_rel_diff_to_eager=_max_rel_diff(first, eager), compared_steps=steps,
-        steps_taken=1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"],
+        steps_taken=1 + ((plan["warmup_rounds"] + len(group["times"][arm][0]))
+                         * arm_block(plan["block"], arm)),
         **paired_info(group, arm))
     record(benchmark, group["times"][arm])
     pair = (case.variant, arm)  # a NaN step is not a time to divide by (as in test_steady)

@@ -8,8 +8,8 @@ import pytest
 import stats
 from catalog import SAVED_RATIOS
 from suites.cases import extra_info
-from suites.paired import (AA, arm_name, group_arms, measure_group, measured_once, paired_info,
-                           record, steady_plan)
+from suites.paired import (AA, arm_block, arm_name, group_arms, measure_group, measured_once,
+                           paired_info, record, steady_plan)
 
 _groups = {}  # group key -> its measurement (or the failure), once per session
 
@@ -91,7 +91,8 @@ def test_steady(benchmark, case, env, phase, request):
     info = extra_info(case, phase, children[0]["traces"][arm], env["threads"], env["device"],
                       loss=loss)
     # the loss is the value after this many steps on one batch (in each child)
-    steps = 1 + (plan["warmup_rounds"] + len(group["times"][arm][0])) * plan["block"]
+    rounds = plan["warmup_rounds"] + len(group["times"][arm][0])
+    steps = 1 + rounds * arm_block(plan["block"], arm)
     benchmark.extra_info.update(info, steps_taken=steps, **paired_info(group, arm))
     record(benchmark, group["times"][arm])
     if not benchmark.disabled and _finite(group, case.variant, case.precision):

@@ -29,6 +29,14 @@ def test_the_answer_gives_its_steady_groups_the_time_the_seeds_left():
     assert JOBS["answer"].apply(PROFILES["paper"]).adaptive.budget_s == 600  # never less
 
 
+def test_the_answer_times_equal_blocks_and_the_seeds_equal_steps():
+    """The mixed-precision losses compare arms after the same steps: only the answer's blocks
+    last equal time."""
+    from suites.paired import steady_plan
+    assert steady_plan(ANSWER, False)["equal_blocks"] and not steady_plan(SEEDS, False)["equal_blocks"]
+    assert not steady_plan(DEFAULT, False)["equal_blocks"] and not steady_plan(ANSWER, True).get("equal_blocks")
+
+
 def test_the_seeds_job_runs_every_micro_workload():
     for workload in ("conv", "lstm_cell", "mlp_step", "matmul10", "sum_even"):
         assert DEFAULT.skip_reason("micro", "torch", workload, "graph"), workload

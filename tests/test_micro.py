@@ -100,3 +100,8 @@ def test_the_block_grows_until_the_fastest_arm_lasts_the_target(monkeypatch):
     assert paired.block_for(steps, 1000, 1 / 64) == (16, {"slow": 1 / 256, "fast": 1 / 1024})
     assert paired.block_for(steps, 8, 1 / 64)[0] == 8
     assert paired.block_for({"conv": step(0.5)}, 1000, 1 / 64)[0] == 1
+    # equal time: each arm's own steps for the target, or for the slowest arm's one step
+    assert paired.block_for(steps, 1000, 1 / 64, equal=True)[0] == {"slow": 4, "fast": 16}
+    steps["slow"] = step(1 / 16)
+    assert paired.block_for(steps, 1000, 1 / 64, equal=True)[0] == {"slow": 1, "fast": 64}
+    assert paired.block_for(steps, 8, 1 / 64, equal=True)[0] == {"slow": 1, "fast": 8}

@@ -32,20 +32,29 @@ def test_interleave_times_every_arm_each_round_with_gc_off():
     calls.clear()
     interleave(arms, rounds=4, block=2, seed=7)
     assert calls[::2] == [c for r in rounds for c in r]  # the order is the seed's
+    calls.clear()
+    times, settings = interleave(arms, rounds=4, block={"a": 1, "b": 3, "c": 2}, seed=7)
+    assert {n: calls.count(n) for n in "abc"} == {"a": 4, "b": 12, "c": 8}
+    assert settings["block"] == {"a": 1, "b": 3, "c": 2} and len(times["b"]) == 4
 
 
-def _command(backend, arms, rounds=2, phase="train"):
+def _command(backend, arms, rounds=2, phase="train", **plan):
     config, batch = PROFILES["quick"].models["mnist_cnn"]
     return child_command(backend, "mnist_cnn", config, batch, phase, arms,
-                         {"rounds": rounds, "warmup": 1, "block": 1})
+                         {"rounds": rounds, "warmup": 1, "block": 1, **plan})
 
 
 @pytest.mark.parametrize("phase", ["train", "infer"])  # quick's steady suite times train only
 def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name, phase):
-    found = result(_command(backend_name, ["eager", AA], phase=phase), timeout=300)
+    # infer (no update: the loss does not depend on the steps) also times the answer's blocks
+    plan = {"block": 4, "block_s": 1e-3, "equal_blocks": True} if phase == "infer" else {}
+    found = result(_command(backend_name, ["eager", AA], phase=phase, **plan), timeout=300)
     assert {arm: len(t) for arm, t in found["times"].items()} == {"eager": 2, AA: 2}
     assert found["loss"]["eager"] == found["loss"][AA] and found["loss_finite"]
     assert found["settings"]["warmup_rounds"] == 1 and found["traces"] == {"eager": 0, AA: 0}
+    if plan:
+        assert set(found["settings"]["block"]) == {"eager", AA}
+        assert "each arm's" in found["settings"]["block_rule"]
 
 
 def test_child_refuses_an_unsupported_arm_in_one_line(backend_name):
