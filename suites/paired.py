@@ -188,8 +188,9 @@ def k_and_j(round_var, process_var, process_s, round_s, least, most):
 def costs(children):
     """(seconds a fresh process costs before its rounds: start-up, first calls, calibration and
     warm-up; seconds one timed round costs), means over `children`."""
-    rounds_s = [c.get("rounds_s", sum(sum(t) for t in c["times"].values())
-                      * c.get("settings", {}).get("block", 1)) for c in children]
+    rounds_s = [c["rounds_s"] if "rounds_s" in c else sum(
+        sum(t) * arm_block(c.get("settings", {}).get("block", 1), arm)
+        for arm, t in c["times"].items()) for c in children]
     per_round = [r / len(next(iter(c["times"].values()))) for r, c in zip(rounds_s, children)]
     setup = [max(0.0, c.get("wall_s", r) - r) for r, c in zip(rounds_s, children)]
     return sum(setup) / len(setup), sum(per_round) / len(per_round)

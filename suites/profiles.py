@@ -222,8 +222,9 @@ class Scale:
 
     def rounds(self, label):
         """Timed rounds per process at point `label`: fewer where a step takes seconds."""
-        return next([r for w, s, b, r in self.points if _label(w, s, b) == label]
-                    + [r for c, b, r in self.decoder_points if _decoder_label(c, b) == label])
+        return next(iter([r for w, s, b, r in self.points if _label(w, s, b) == label]
+                         + [r for c, b, r in self.decoder_points
+                            if _decoder_label(c, b) == label]))
 
 
 def _label(width, side, batch):

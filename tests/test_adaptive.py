@@ -15,9 +15,10 @@ ENV = {"device": "cpu", "threads": 1}
 PLAN = {"rounds": 10, "warmup": 0, "block": 1}
 
 
-def fake_children(monkeypatch, step_s, spread, ratio=1.0):
+def fake_children(monkeypatch, step_s, spread, ratio=1.0, **fields):
     """Children whose eager and A/A rounds scatter by `spread` (relative) around `step_s` and
-    whose graph arm is `ratio`× faster; returns the list of seeds run."""
+    whose graph arm is `ratio`× faster (`fields`: more of each child's result); returns the list
+    of seeds run."""
     seeds = []
 
     def result(command):
@@ -28,7 +29,7 @@ def fake_children(monkeypatch, step_s, spread, ratio=1.0):
         times = {arm: [step_s * (1 + offset + rng.gauss(0, spread)) / (ratio if arm == "graph"
                                                                         else 1)
                        for _ in range(10)] for arm in ("eager", paired.AA, "graph")}
-        return {"times": times}
+        return {"times": times, **fields}
     monkeypatch.setattr(paired.child, "result", result)
     return seeds
 
@@ -84,6 +85,17 @@ def test_without_adaptive_the_group_has_its_processes_and_no_record(monkeypatch)
     group = measure(None)
     assert len(seeds) == 3 and "adaptive" not in group
     assert paired.adaptive_info(group, "graph") == {}
+
+
+def test_children_with_a_block_per_arm_get_processes_too(monkeypatch):
+    """The answer job's children: a block per arm, and their rounds' own cost (run 0054 failed
+    here: the cost of a round multiplied a dict)."""
+    blocks = {"eager": 4, paired.AA: 4, "graph": 16}
+    fake_children(monkeypatch, 0.01, 0.2, 2.0, rounds_s=1.0, settings={"block": blocks})
+    assert len(measure(Adaptive(target=0.03, max_processes=5, budget_s=1e9))["children"]) == 5
+    children = [{"times": {"eager": [0.01] * 2, "graph": [0.005] * 2},
+                 "settings": {"block": {"eager": 4, "graph": 8}}, "wall_s": 3.0}]
+    assert paired.costs(children) == (3.0 - 0.16, 0.08)  # 2 rounds of 4 × 0.01 + 8 × 0.005
 
 
 def test_the_default_profile_repeats_adaptively_and_quick_does_not():

@@ -29,6 +29,16 @@ def test_the_answer_gives_its_steady_groups_the_time_the_seeds_left():
     assert JOBS["answer"].apply(PROFILES["paper"]).adaptive.budget_s == 600  # never less
 
 
+def test_every_sweep_point_has_its_rounds():
+    """Scale.rounds finds each point's rounds, the decoder's too (run 0054's sweep failed here)."""
+    for profile in (DEFAULT, PROFILES["paper"]):
+        scale = profile.scale
+        found = {label: scale.rounds(label) for label in scale.models}
+        assert sorted(found.values()) == sorted(
+            [p[-1] for p in scale.points] + [p[-1] for p in scale.decoder_points])
+        assert any(label.startswith("decoder-") for label in found)
+
+
 def test_the_answer_times_equal_blocks_and_the_seeds_equal_steps():
     """The mixed-precision losses compare arms after the same steps: only the answer's blocks
     last equal time."""
