@@ -4,8 +4,10 @@ project's Runner and a chain written by hand (links called directly, the loss ou
 the same weights), each with and without the Runner's per-step context managers.
 
 Usage: python findings/chainer_004_probe.py [--rounds 15] [--steps 20] [--batch 32] [--seed 0]
-Prints one JSON line: each arm's median step and eager ÷ static for each build. Run it in fresh
-processes under different settings (e.g. MALLOC_MMAP_THRESHOLD_, see docs/METHOD.md) to compare.
+Prints one JSON line: each arm's median step, eager ÷ static for each build, and where each static
+schedule's arrays lie (the share 64-byte aligned: a static schedule reuses its buffers for the life
+of the process, eager allocates afresh each step). Run it in fresh processes under different
+settings (e.g. MALLOC_MMAP_THRESHOLD_, see docs/METHOD.md) to compare.
 """
 import argparse
 import contextlib
@@ -74,15 +76,33 @@ def hand_step(chain, x, y, wrapped):
 
 
 def arms(batch):
+    """({arm: step}, {build: its static chain})."""
     spec = models.build("mnist_cnn")
     x, y = models.synthetic_batch(spec, batch)
-    found = {}
+    found, static = {}, {}
     for variant in ("eager", "graph"):
         runner = backend.Runner(spec, models.init_params(spec), variant)
         found[f"runner_{variant}"] = lambda r=runner: r.train_step(x, y)
+        static["runner"] = runner.model
         for wrapped in (False, True):
             chain = (HandStatic if variant == "graph" else Hand)(models.init_params(spec))
             found[f"hand{'_ctx' * wrapped}_{variant}"] = hand_step(chain, x, y, wrapped)
+            static[f"hand{'_ctx' * wrapped}"] = chain
+    return found, static
+
+
+def schedule_alignment(chains):
+    """Per static chain ({build: chain}), the share of its schedules' arrays whose data starts on
+    a 64-byte line, and their count."""
+    from chainer.graph_optimizations.static_graph import StaticScheduleFunction
+    found = {}
+    for build, chain in chains.items():
+        manager = getattr(chain, "schedule_manager", None)
+        arrays = [a for obj in gc.get_objects() if isinstance(obj, StaticScheduleFunction)
+                  and obj.schedule_manager is manager
+                  for a in obj.unique_arrays if isinstance(a, np.ndarray)]
+        found[build] = {"aligned64": round(sum(a.ctypes.data % 64 == 0 for a in arrays)
+                                           / max(1, len(arrays)), 3), "arrays": len(arrays)}
     return found
 
 
@@ -93,7 +113,7 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    found = arms(args.batch)
+    found, static = arms(args.batch)
     for step in found.values():  # first calls: schedules built, buffers allocated
         for _ in range(3):
             step()
@@ -112,6 +132,7 @@ def main(argv=None):
               for build in ("runner", "hand", "hand_ctx")}
     print(json.dumps({"median_ms": {k: round(v * 1e3, 3) for k, v in median.items()},
                       "speedup": {k: round(v, 3) for k, v in ratios.items()},
+                      "schedules": schedule_alignment(static),
                       "malloc": {k: v for k, v in os.environ.items() if k.startswith("MALLOC")}}))
 
 
