@@ -1,5 +1,6 @@
 """What a reader who cites or navigates the README relies on: the citation matches the package, and
-every link inside the README and to a file in the repository resolves."""
+every link inside the README and to a file in the repository resolves, and the README
+stays short enough to read."""
 import re
 from pathlib import Path
 
@@ -38,3 +39,11 @@ def test_every_readme_link_resolves():
 def test_the_anchor_rule_matches_githubs():
     assert anchors("## Findings: wrong answers this suite found\n## Your own model: should I compile it?") \
         == {"findings-wrong-answers-this-suite-found", "your-own-model-should-i-compile-it"}
+
+
+README_LIMIT = 25_000  # characters (issue 37): the README is read whole; RESULTS.md has the rest
+
+
+def test_the_readme_stays_within_its_length():
+    length = len((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert length <= README_LIMIT, f"README.md has {length:,} characters, over {README_LIMIT:,}"
