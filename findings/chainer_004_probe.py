@@ -4,9 +4,12 @@ project's Runner and a chain written by hand (links called directly, the loss ou
 the same weights), each with and without the Runner's per-step context managers.
 
 Usage: python findings/chainer_004_probe.py [--rounds 15] [--steps 20] [--batch 32] [--seed 0]
+                                          [--copies 0]
 Prints one JSON line: each arm's median step, eager ÷ static for each build, and where each static
 schedule's arrays lie (the share 64-byte aligned: a static schedule reuses its buffers for the life
-of the process, eager allocates afresh each step). Run it in fresh processes under different
+of the process, eager allocates afresh each step). `--copies K` adds K more hand-written static
+chains (`hand_graph#1` …), each with its own schedule and buffers: if they differ within one process
+as much as processes differ, what moves the static arm belongs to a schedule, not to the process. Run it in fresh processes under different
 settings (e.g. MALLOC_MMAP_THRESHOLD_, see docs/METHOD.md) to compare.
 """
 import argparse
@@ -75,7 +78,7 @@ def hand_step(chain, x, y, wrapped):
     return step
 
 
-def arms(batch):
+def arms(batch, copies=0):
     """({arm: step}, {build: its static chain})."""
     spec = models.build("mnist_cnn")
     x, y = models.synthetic_batch(spec, batch)
@@ -88,21 +91,25 @@ def arms(batch):
             chain = (HandStatic if variant == "graph" else Hand)(models.init_params(spec))
             found[f"hand{'_ctx' * wrapped}_{variant}"] = hand_step(chain, x, y, wrapped)
             static[f"hand{'_ctx' * wrapped}"] = chain
+    for copy in range(1, copies + 1):
+        chain = HandStatic(models.init_params(spec))
+        found[f"hand_graph#{copy}"] = hand_step(chain, x, y, False)
+        static[f"hand#{copy}"] = chain
     return found, static
 
 
 def schedule_alignment(chains):
-    """Per static chain ({build: chain}), the share of its schedules' arrays whose data starts on
-    a 64-byte line, and their count."""
-    from chainer.graph_optimizations.static_graph import StaticScheduleFunction
+    """Per static chain ({build: chain}): its schedules' arrays, the share whose data starts on a
+    64-byte line, and the offsets within a 4 KiB page of those of a page or more."""
     found = {}
     for build, chain in chains.items():
-        manager = getattr(chain, "schedule_manager", None)
-        arrays = [a for obj in gc.get_objects() if isinstance(obj, StaticScheduleFunction)
-                  and obj.schedule_manager is manager
-                  for a in obj.unique_arrays if isinstance(a, np.ndarray)]
+        schedules = chain.schedule_manager.schedules.values()
+        arrays = list({id(a): a for listed in schedules for schedule in listed
+                       for a in schedule.unique_arrays if isinstance(a, np.ndarray)}.values())
         found[build] = {"aligned64": round(sum(a.ctypes.data % 64 == 0 for a in arrays)
-                                           / max(1, len(arrays)), 3), "arrays": len(arrays)}
+                                           / max(1, len(arrays)), 3), "arrays": len(arrays),
+                        "page_offsets": sorted({a.ctypes.data % 4096 for a in arrays
+                                                if a.nbytes >= 4096})}
     return found
 
 
@@ -112,8 +119,9 @@ def main(argv=None):
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--copies", type=int, default=0)
     args = parser.parse_args(argv)
-    found, static = arms(args.batch)
+    found, static = arms(args.batch, args.copies)
     for step in found.values():  # first calls: schedules built, buffers allocated
         for _ in range(3):
             step()
@@ -130,6 +138,8 @@ def main(argv=None):
     median = {k: statistics.median(v) for k, v in times.items()}
     ratios = {build: median[f"{build}_eager"] / median[f"{build}_graph"]
               for build in ("runner", "hand", "hand_ctx")}
+    ratios.update({f"hand#{c}": median["hand_eager"] / median[f"hand_graph#{c}"]
+                   for c in range(1, args.copies + 1)})
     print(json.dumps({"median_ms": {k: round(v * 1e3, 3) for k, v in median.items()},
                       "speedup": {k: round(v, 3) for k, v in ratios.items()},
                       "schedules": schedule_alignment(static),
