@@ -4,7 +4,7 @@ project's Runner and a chain written by hand (links called directly, the loss ou
 the same weights), each with and without the Runner's per-step context managers.
 
 Usage: python findings/chainer_004_probe.py [--rounds 15] [--steps 20] [--batch 32] [--seed 0]
-                                          [--copies 0]
+                                          [--copies 0] [--suite-gc]
 Prints one JSON line: each arm's median step, eager ÷ static for each build, and where each static
 schedule's arrays lie (the share 64-byte aligned: a static schedule reuses its buffers for the life
 of the process, eager allocates afresh each step). `--copies K` adds K more hand-written static
@@ -120,6 +120,9 @@ def main(argv=None):
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--copies", type=int, default=0)
+    parser.add_argument("--suite-gc", action="store_true",
+                        help="as the suite's paired child: gc.collect() before each block, "
+                             "gc.disable() during it")
     args = parser.parse_args(argv)
     found, static = arms(args.batch, args.copies)
     for step in found.values():  # first calls: schedules built, buffers allocated
@@ -131,10 +134,14 @@ def main(argv=None):
     for _ in range(args.rounds):
         rng.shuffle(order)
         for name in order:
+            if args.suite_gc:
+                gc.collect()
+                gc.disable()
             start = time.perf_counter()
             for _ in range(args.steps):
                 found[name]()
             times[name].append((time.perf_counter() - start) / args.steps)
+            gc.enable()
     median = {k: statistics.median(v) for k, v in times.items()}
     ratios = {build: median[f"{build}_eager"] / median[f"{build}_graph"]
               for build in ("runner", "hand", "hand_ctx")}
@@ -143,6 +150,7 @@ def main(argv=None):
     print(json.dumps({"median_ms": {k: round(v * 1e3, 3) for k, v in median.items()},
                       "speedup": {k: round(v, 3) for k, v in ratios.items()},
                       "schedules": schedule_alignment(static),
+                      "steps": args.steps, "suite_gc": args.suite_gc,
                       "malloc": {k: v for k, v in os.environ.items() if k.startswith("MALLOC")}}))
 
 
