@@ -21,7 +21,7 @@ STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
                  "vector_isa")  # what a step time was measured on
 ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_by",
-                  "min_step_s", "group_seconds")  # how repetition stopped
+                  "min_step_s", "group_seconds", "variance_components")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
 LENGTHS_FACTS = ("steps_done", "steps_planned", "distinct_shapes", "traces", "compiles",
                  "padding_waste", "real_tokens", "padded_tokens",

@@ -4,6 +4,7 @@ from report.text import interval_cell
 
 ARTICLE = "the article's"
 SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)
+SEED_004_DEPENDS = "docs/METHOD.md#seed-004-what-moves-the-static-arm"
 
 
 def against(rec, figure, name):
@@ -40,4 +41,15 @@ def seed_004_text(records):
             f"the article's GPU: {SEED_004[0]:.1f} s → {SEED_004[1]:.1f} s, {seed:.2f}×): on the "
             f"CPU of{machine} the train step is {interval_cell(rec['estimate'], low, high)} "
             f"(±{half:.1%}, {rec['processes']} processes × {rec['rounds']} rounds, "
-            f"`{rec['run']}`): {against(rec, seed, ARTICLE)}.")
+            f"`{rec['run']}`): {against(rec, seed, ARTICLE)}.{_depends(rec)}")
+
+
+def _depends(rec):
+    """What the figure depends on, from its own run: how far its processes scatter."""
+    spread = rec.get("variance_components") or {}
+    if spread.get("process_sd") is None:
+        return ""
+    return (f" It depends on the process more than on how the chain is built: between its "
+            f"processes the log ratio scatters {spread['process_sd']:.1%} (sd; "
+            f"{spread['round_sd']:.1%} between rounds of one process) ([what moves it]"
+            f"({SEED_004_DEPENDS})).")

@@ -37,3 +37,12 @@ def test_an_interval_below_the_seed_says_which_side_and_how_precise():
 
 def test_no_chainer_figure_no_line():
     assert seed_004_text([speedup(1.0, 1.2, backend="tf")]) == ""
+
+
+def test_the_line_says_how_far_its_processes_scatter_and_links_what_moves_it():
+    found = {**speedup(0.93, 0.995, 0.95), "verdict": "slower",
+             "variance_components": {"round_sd": 0.0761, "process_sd": 0.0491}}
+    text = seed_004_text([found])
+    assert "between its processes the log ratio scatters 4.9% (sd; 7.6% between rounds" in text
+    assert "(docs/METHOD.md#seed-004-what-moves-the-static-arm)" in text
+    assert "scatters" not in seed_004_text([speedup(1.08, 1.15)])  # older runs saved no spread
