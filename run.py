@@ -31,6 +31,10 @@ VERSION_ENVS = ("torch-release", "jax-release")
 ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
           "jax-release": 0.7, "report": 0.2}
 MARGIN_GB = 1.0
+# each env's minutes in the test command (clean clone, 2-core AMD EPYC Zen 4, install included):
+# run-parallel starts envs in the order given, one per core, so the longest start first
+TEST_MINUTES = {"torch": 13.2, "torch-release": 12.0, "tf": 5.9, "jax": 5.1, "jax-release": 5.1,
+                "chainer": 2.6, "report": 2.0}
 
 
 def tox():
@@ -250,17 +254,22 @@ def test(parser, envs, profile, pytest_args):
     if profile and not frameworks:
         parser.error("--profile sets the suites' profile, which the report env does not run")
     if not (profile or pytest_args):
-        return call(tox(), *parallel(envs), "-e", ",".join(envs))
-    failed = call(tox(), *parallel(frameworks), "-e", ",".join(frameworks), "--", "tests",
-                  "suites", "--benchmark-disable", "--profile", profile or "quick", *pytest_args)
+        return call(tox(), *parallel(envs))
+    failed = call(tox(), *parallel(frameworks), "--", "tests",
+                  "suites", "--benchmark-disable", "--profile", profile or "quick", "--threads", "1",
+                  *pytest_args)
     return call(tox(), "-e", "report") or failed if "report" in envs else failed
 
 
 def parallel(envs):
-    """tox's arguments to run several envs side by side, one per core: most of a test env's time
+    """tox's arguments to run several envs side by side, one per core, the longest first (else
+    the torch env, started third, ends alone minutes after the rest): most of a test env's time
     is single-threaded (imports, tracing, compiling), so two envs share two cores well; a failed
     env's output is printed whole when it ends, a passing env's summed up in one line."""
-    return ("run-parallel", "-p", "auto") if len(envs) > 1 else ()
+    if len(envs) < 2:
+        return ("-e", *envs)
+    longest_first = sorted(envs, key=lambda env: -TEST_MINUTES[env])
+    return ("run-parallel", "-p", "auto", "-e", ",".join(longest_first))
 
 
 def bench(envs, profile, pytest_args, job="answer"):

@@ -25,14 +25,16 @@ def test_test_honours_envs(calls):
 
 def test_test_passes_profile_and_pytest_args_to_the_framework_envs(calls):
     assert run.main(["test", "--envs", "tf,torch", "--profile", "default", "--", "-k", "parity"]) == 0
-    assert calls == [["tox", "run-parallel", "-p", "auto", "-e", "tf,torch", "--", "tests",
-                      "suites", "--benchmark-disable", "--profile", "default", "-k", "parity"]]
+    assert calls == [["tox", "run-parallel", "-p", "auto", "-e", "torch,tf", "--", "tests",
+                      "suites", "--benchmark-disable", "--profile", "default", "--threads", "1",
+                      "-k", "parity"]]
 
 
 def test_the_test_command_runs_its_envs_side_by_side_and_one_env_alone(calls):
+    """Side by side, the longest env first: torch started third would end alone, minutes late."""
     assert run.main(["test"]) == 0
     assert calls[-1][:4] == ["tox", "run-parallel", "-p", "auto"]
-    assert calls[-1][-1] == ",".join(run.FRAMEWORK_ENVS + ("report",))
+    assert calls[-1][-1] == "torch,tf,jax,chainer,report"
     assert run.main(["test", "--envs", "chainer"]) == 0
     assert calls[-1] == ["tox", "-e", "chainer"]
 
