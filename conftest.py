@@ -36,8 +36,7 @@ def pytest_addoption(parser):
     group.addoption("--job", default="", help=f"one of {', '.join(JOBS)}: what a saved run of the "
                                               "profile times (none: every suite)")
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
-    group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks (and the cores JAX may use, "
-                          "inductor's compile workers below one per core)")
+    group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
     group.addoption("--model", default="mnist_cnn,vgg,resnet,decoder",
                     help="comma list of models to run (decoder: parity tests only, so far)")
@@ -87,8 +86,6 @@ def pytest_configure(config):
     # imports nothing that loads NumPy before this point
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(config.graphbench["threads"])
-    if config.graphbench["threads"] < (os.cpu_count() or 1):  # else inductor's own: one per core
-        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(config.graphbench["threads"])
     if config.graphbench["device"] == "cuda":
         for name in config.graphbench["backends"]:  # fail before any case, in one line
             if importlib.util.find_spec(BACKENDS[name][1]):

@@ -256,8 +256,8 @@ def test(parser, envs, profile, pytest_args):
     if not (profile or pytest_args):
         return call(tox(), *parallel(envs))
     failed = call(tox(), *parallel(frameworks), "--", "tests",
-                  "suites", "--benchmark-disable", "--profile", profile or "quick", "--threads", "1",
-                  *pytest_args)
+                  "suites", "--benchmark-disable", "--profile", profile or "quick", "-m",
+                  "not framework_free", *pytest_args)  # those run in the report env
     return call(tox(), "-e", "report") or failed if "report" in envs else failed
 
 

@@ -3,6 +3,55 @@ import pytest
 
 import run
 
+# modules that import no framework: they run once, in the report env (`-m framework_free`); the
+# framework envs deselect them (`-m "not framework_free"`), else each of four ran them again
+FRAMEWORK_FREE = frozenset({
+    "test_answer.py",
+    "test_bench_jobs.py",
+    "test_citation.py",
+    "test_faults_input.py",
+    "test_faults_publish.py",
+    "test_faults_pytest.py",
+    "test_faults_report.py",
+    "test_faults_run.py",
+    "test_faults_stop.py",
+    "test_jax_python.py",
+    "test_jobs.py",
+    "test_machine_isa.py",
+    "test_merge.py",
+    "test_paired_report.py",
+    "test_ragged_rounds.py",
+    "test_report.py",
+    "test_report_flags.py",
+    "test_report_front.py",
+    "test_report_jobs.py",
+    "test_report_layers.py",
+    "test_report_lengths.py",
+    "test_report_machines.py",
+    "test_report_meaning.py",
+    "test_report_memory.py",
+    "test_report_noise.py",
+    "test_report_pipeline.py",
+    "test_report_pooled.py",
+    "test_report_runs.py",
+    "test_report_scale.py",
+    "test_report_sections.py",
+    "test_report_seeds.py",
+    "test_report_summary.py",
+    "test_report_target.py",
+    "test_run_numbers.py",
+    "test_shared_rules.py",
+    "test_stats.py",
+    "test_workflow.py",
+})
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.path.name in FRAMEWORK_FREE:
+            item.add_marker(pytest.mark.framework_free)
+
 
 @pytest.fixture(autouse=True)
 def plenty_of_disk(monkeypatch):

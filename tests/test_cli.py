@@ -59,11 +59,3 @@ def test_blas_threads_follow_the_threads_option(env):
     """Chainer's CPU work runs in NumPy's BLAS, whose thread count is fixed when NumPy loads."""
     import os
     assert os.environ["OMP_NUM_THREADS"] == os.environ["OPENBLAS_NUM_THREADS"] == str(env["threads"])
-
-
-def test_inductor_compile_workers_follow_a_smaller_threads_option(env):
-    """Below one thread per core (the test command's --threads 1), inductor compiles with as many
-    workers (1: in the process, no pool to start); else it keeps its own default."""
-    import os
-    fewer = env["threads"] < os.cpu_count()
-    assert os.environ.get("TORCHINDUCTOR_COMPILE_THREADS") == (str(env["threads"]) if fewer else None)

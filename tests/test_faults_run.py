@@ -26,7 +26,7 @@ def test_test_honours_envs(calls):
 def test_test_passes_profile_and_pytest_args_to_the_framework_envs(calls):
     assert run.main(["test", "--envs", "tf,torch", "--profile", "default", "--", "-k", "parity"]) == 0
     assert calls == [["tox", "run-parallel", "-p", "auto", "-e", "torch,tf", "--", "tests",
-                      "suites", "--benchmark-disable", "--profile", "default", "--threads", "1",
+                      "suites", "--benchmark-disable", "--profile", "default", "-m", "not framework_free",
                       "-k", "parity"]]
 
 
