@@ -31,10 +31,11 @@ VERSION_ENVS = ("torch-release", "jax-release")
 ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
           "jax-release": 0.7, "report": 0.2}
 MARGIN_GB = 1.0
-# each env's minutes in the test command (clean clone, 2-core AMD EPYC Zen 4, install included):
-# run-parallel starts envs in the order given, one per core, so the longest start first
-TEST_MINUTES = {"torch": 13.2, "torch-release": 12.0, "tf": 5.9, "jax": 5.1, "jax-release": 5.1,
-                "chainer": 2.6, "report": 2.0}
+# each env's minutes in the test command (clean clone at 0dbf780, 2-core AMD EPYC Zen 4, install
+# included; the release envs: about as long as their pins'): run-parallel starts envs in the
+# order given, one per core, so the longest start first
+TEST_MINUTES = {"torch": 13.3, "torch-release": 13.3, "tf": 5.8, "jax": 4.6, "jax-release": 4.6,
+                "chainer": 1.9, "report": 1.7}
 
 
 def tox():
