@@ -116,3 +116,11 @@ def test_too_little_disk_for_new_envs_is_one_line_before_any_install(calls, monk
         (tmp_path / ".tox" / env).mkdir(parents=True)
     assert run.main(["test", "--envs", "tf,torch"]) == 0 and calls
     assert run.disk_short(["chainer"]) == ""  # 0.2 + 1.0 fits in 2.0
+
+
+def test_every_framework_free_module_exists():
+    """The report env runs the modules tests/conftest.py names, and no framework env does: a
+    renamed module left in the list would run nowhere."""
+    from tests.conftest import FRAMEWORK_FREE
+    here = Path(__file__).parent
+    assert len(FRAMEWORK_FREE) > 30 and all((here / name).is_file() for name in FRAMEWORK_FREE)
