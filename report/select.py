@@ -154,9 +154,11 @@ def views(results, wanted=()):
 
 
 def shown_runs(results, wanted=()):
-    """{(machine, run)} of the runs some section of the report shows."""
+    """{(machine, run)} of the runs some section of the report shows, and of the other jobs its
+    pooled ratios draw from (their run cells name them)."""
     runs = chosen(results, wanted)
-    return {(r.machine, r.run) for r in results if runs.get(unit(r)) == r.file}
+    picked = [r for r in results if runs.get(unit(r)) == r.file]
+    return {(r.machine, r.run) for r in picked + repeats(results, picked)}
 
 
 def latest(results):

@@ -48,3 +48,13 @@ def test_two_jobs_of_one_code_pool_and_their_interval_covers_both(tmp_path):
 
 def test_a_dirty_job_is_never_pooled(tmp_path):
     assert not any(r.get("pooled_runs") for r in _speedups(tmp_path, _job("c1", dirty=True)))
+
+
+def test_the_run_lists_name_every_job_a_pooled_ratio_draws_from(tmp_path):
+    """A pooled cell cites the older job too: the README's and RESULTS.md's run lists show it."""
+    from report.select import shown_runs
+    _speedups(tmp_path, _job("c1"))
+    shown = {run for _, run in shown_runs(load_dir(tmp_path / "results"))}
+    assert shown == {"0001_default", "0002_default"}
+    _speedups(tmp_path / "other", _job("c2"))  # other code: nothing pooled, the newest alone
+    assert {run for _, run in shown_runs(load_dir(tmp_path / "other" / "results"))} == {"0002_default"}
