@@ -6,11 +6,12 @@ import numpy as np
 
 RESAMPLES = 2000
 LEVEL = 0.95
+TRIM = 0.2  # cut from each end of the per-round log ratios (Wilcox's default trimmed mean)
 
 
 @dataclass(frozen=True)
 class Ratio:
-    """A ratio of two arms' pooled medians, its interval, and whether the interval excludes 1."""
+    """A ratio of two arms (or of two values), its interval, and whether the interval excludes 1."""
     estimate: float
     low: float
     high: float
@@ -53,52 +54,65 @@ def _percentiles(estimate, resampled, level):
     return Ratio(float(estimate), float(low), float(high))
 
 
-def ratio_draws(a, b, resamples=RESAMPLES, seed=0):
-    """Bootstrap draws of median(a) / median(b) of two paired arms (see `ratio`)."""
-    a, b = _paired(a, b)
+def trimmed_mean(x, axis=-1):
+    """The mean left after cutting TRIM of the values from each end, along `axis` (NaN: absent)."""
+    x = np.sort(np.moveaxis(np.asarray(x, dtype=float), axis, -1), axis=-1)  # NaN sorts last
+    n = (~np.isnan(x)).sum(axis=-1)
+    k = (n * TRIM).astype(int)
+    sums = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(np.nan_to_num(x), axis=-1)],
+                          axis=-1)
+    at = lambda i: np.take_along_axis(sums, i[..., None], axis=-1)[..., 0]
+    return (at(n - k) - at(k)) / (n - 2 * k)
+
+
+def _log_ratios(a, b):
+    """log(a / b) of each round, in the shape _paired gave (an array, or a list per process)."""
     if isinstance(a, list):
-        return _ragged_draws(a, b, resamples, seed)
-    processes, rounds = a.shape
+        return [np.log(x / y) for x, y in zip(a, b)]
+    return np.log(a / b)
+
+
+def ratio_draws(a, b, resamples=RESAMPLES, seed=0):
+    """Bootstrap draws of the paired ratio of a over b (see `ratio`)."""
+    a, b = _paired(a, b)
+    d = _log_ratios(a, b)
+    if isinstance(d, list):
+        return _ragged_draws(d, resamples, seed)
+    processes, rounds = d.shape
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, processes, (resamples, processes))[:, :, None]
     within = rng.integers(0, rounds, (resamples, processes, rounds))
-    ra = np.median(a[pick, within].reshape(resamples, -1), axis=1)
-    rb = np.median(b[pick, within].reshape(resamples, -1), axis=1)
-    return ra / rb
+    return np.exp(trimmed_mean(d[pick, within].reshape(resamples, -1)))
 
 
-def _ragged_draws(a, b, resamples, seed):
+def _ragged_draws(d, resamples, seed):
     """As ratio_draws, where a drawn process brings as many rounds as it ran."""
-    sizes = np.array([len(p) for p in a])
+    sizes = np.array([len(p) for p in d])
     longest = sizes.max()
-    pad = lambda arm: np.array([np.pad(p, (0, longest - len(p)), constant_values=np.nan)
-                                for p in arm])
-    a, b = pad(a), pad(b)
+    d = np.array([np.pad(p, (0, longest - len(p)), constant_values=np.nan) for p in d])
     rng = np.random.default_rng(seed)
     pick = rng.integers(0, len(sizes), (resamples, len(sizes)))[:, :, None]
     within = (rng.random((resamples, len(sizes), longest)) * sizes[pick]).astype(int)
     kept = np.arange(longest) < sizes[pick]  # a drawn process's own number of rounds
-    draw = lambda arm: np.nanmedian(np.where(kept, arm[pick, within], np.nan).reshape(
-        resamples, -1), axis=1)
-    return draw(a) / draw(b)
+    return np.exp(trimmed_mean(np.where(kept, d[pick, within], np.nan).reshape(resamples, -1)))
 
 
 def ratio(a, b, resamples=RESAMPLES, seed=0, level=LEVEL):
-    """median(a) / median(b) over all rounds of all processes, with a percentile interval.
+    """a over b: the 20% trimmed mean of the per-round log ratios log(a[p][r] / b[p][r]) over all
+    rounds of all processes, exponentiated, with a percentile interval.
 
     a[p][r] and b[p][r] are round r of process p of two arms timed in the same process, in the
-    same interleaved round. Each resample draws processes with replacement, then rounds with
-    replacement within each drawn process, the same indices for both arms, so the pairing
-    (same process, same round) that cancels drift is kept."""
+    same interleaved round, so what slows a whole round cancels in its ratio. Each resample draws
+    processes with replacement, then rounds with replacement within each drawn process, the same
+    indices for both arms."""
     a, b = _paired(a, b)
     return _percentiles(_estimate(a, b), ratio_draws(a, b, resamples, seed), level)
 
 
 def _estimate(a, b):
-    """median(a) / median(b) over every round of two paired arms (as _paired returns them)."""
-    if isinstance(a, list):
-        return np.median(np.concatenate(a)) / np.median(np.concatenate(b))
-    return np.median(a) / np.median(b)
+    """The paired ratio of two arms (as _paired returns them) over every round."""
+    d = _log_ratios(a, b)
+    return float(np.exp(trimmed_mean(np.concatenate(d) if isinstance(d, list) else d.ravel())))
 
 
 def pooled_ratio(jobs, resamples=RESAMPLES, seed=0, level=LEVEL):
@@ -120,11 +134,10 @@ def pooled_ratio(jobs, resamples=RESAMPLES, seed=0, level=LEVEL):
 
 
 def ratio_of_ratios(a1, b1, a2, b2, resamples=RESAMPLES, level=LEVEL):
-    """(median(a2)/median(b2)) ÷ (median(a1)/median(b1)) of two independent paired runs, each
+    """The paired ratio a2 over b2 divided by a1 over b1 (`ratio`), of two independent runs, each
     run's bootstrap drawn on its own (seeds 0 and 1)."""
     first, second = ratio_draws(a1, b1, resamples, 0), ratio_draws(a2, b2, resamples, 1)
-    pooled = lambda arm: np.median(np.concatenate([np.ravel(p) for p in arm]))
-    estimate = (pooled(a2) / pooled(b2)) / (pooled(a1) / pooled(b1))
+    estimate = _estimate(*_paired(a2, b2)) / _estimate(*_paired(a1, b1))
     return _percentiles(estimate, second / first, level)
 
 

@@ -10,8 +10,9 @@ from backends import PRECISIONS, VARIANTS
 from catalog import STEADY_AA as AA  # a second, independent float32 eager runner: the A/A control
 from suites import child
 
-CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled medians: processes, "
-             f"then rounds within each, paired; {stats.RESAMPLES} resamples, seed 0")
+CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the {stats.TRIM:.0%} trimmed mean of "
+             f"the per-round log ratios: processes, then rounds within each, paired; "
+             f"{stats.RESAMPLES} resamples, seed 0")
 
 run_child = child.result  # the name user/measure.py imports
 GC_SETTING = ("collected before, disabled during each block; the heap older than the rounds "
@@ -140,7 +141,8 @@ def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
         reached = all(w <= adaptive.target for w in widths.values())
         spent = time.perf_counter() - start
         chosen = allocate(times, children, widths, adaptive, plan["rounds"], budget_s - spent)
-        stopped = ("target" if reached else "process cap" if len(children) >= most
+        stopped = ("target" if reached and len(children) >= adaptive.min_processes
+                   else "process cap" if len(children) >= most
                    else "time budget" if chosen["rounds"] < plan["rounds"] else None)
         if stopped:
             break

@@ -150,6 +150,9 @@ class Adaptive:
     width only, never on whether it includes 1, so the A/A control stays honest."""
     target: float = 0.03
     min_step_s: float = 0.005
+    # the target stops a group only from this many processes: with fewer, resampling processes
+    # misses a level of each arm's own (tests/test_stats.py)
+    min_processes: int = 5
     max_processes: int = 20  # cheap groups may take many; the time share stops costly ones
     budget_s: float = 60.0
     max_rounds: int = 0  # rounds a later process may get (paired.allocate); 0: the profile's

@@ -15,9 +15,9 @@ from suites.paired import measured_once, record
 from suites.pipeline_child import (AA, BASELINE, VARIANTS, command,
                                    image_files as write_image_files)
 
-CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the ratio of pooled median epoch "
-             f"times: processes, then epochs within each, paired; {stats.RESAMPLES} resamples, "
-             "seed 0")
+CI_METHOD = (f"{stats.LEVEL:.0%} hierarchical bootstrap of the {stats.TRIM:.0%} trimmed mean of the "
+             f"per-epoch log ratios: processes, then epochs within each, paired; "
+             f"{stats.RESAMPLES} resamples, seed 0")
 _files = {}  # model label -> the folder of its seeded PNG files: written once per session
 _groups = {}  # (backend, label, variant) -> its measurement (or the failure), once per session
 

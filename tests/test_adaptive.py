@@ -48,9 +48,14 @@ def test_noisy_comparisons_get_processes_until_the_interval_is_narrow(monkeypatc
     assert seeds == list(range(len(seeds)))  # a new seed per process, none repeated
 
 
-def test_quiet_comparisons_stop_at_the_minimum(monkeypatch):
+def test_quiet_comparisons_stop_at_the_targets_minimum_of_processes(monkeypatch):
     seeds = fake_children(monkeypatch, 0.02, 0.001, ratio=1.5)
-    assert measure(Adaptive(target=0.03))["adaptive"]["reached_target"] and len(seeds) == 3
+    found = measure(Adaptive(target=0.03))["adaptive"]
+    assert found["reached_target"] and found["stopped_by"] == "target"
+    assert len(seeds) == Adaptive().min_processes == 5  # not the profile's 3
+    seeds.clear()
+    measure(Adaptive(target=0.03), processes=6)
+    assert len(seeds) == 6  # a profile with more starts them all, and adds none
 
 
 def test_the_process_cap_ends_a_comparison_that_never_narrows(monkeypatch):
@@ -70,7 +75,8 @@ def test_the_time_budget_ends_it_before_the_cap(monkeypatch):
 def test_steps_shorter_than_the_floor_are_not_held_to_the_target(monkeypatch):
     seeds = fake_children(monkeypatch, 0.001, 0.3)
     found = measure(Adaptive(target=0.03, min_step_s=0.005))["adaptive"]
-    assert found["half_widths"] == {} and found["reached_target"] and len(seeds) == 3
+    assert found["half_widths"] == {} and found["reached_target"]
+    assert len(seeds) == Adaptive().min_processes
 
 
 def test_the_stopping_rule_reads_width_never_significance(monkeypatch):
