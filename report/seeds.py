@@ -49,7 +49,7 @@ def _depends(rec):
     spread = rec.get("variance_components") or {}
     if spread.get("process_sd") is None:
         return ""
-    return (f" It depends on the process more than on how the chain is built: between its "
-            f"processes the log ratio scatters {spread['process_sd']:.1%} (sd; "
-            f"{spread['round_sd']:.1%} between rounds of one process) ([what moves it]"
-            f"({SEED_004_DEPENDS})).")
+    return (f" It depends on the process, how long it has run and how its memory is paged "
+            f"([what moves it]({SEED_004_DEPENDS})), more than on how the chain is built: between "
+            f"its processes the log ratio scatters {spread['process_sd']:.1%} (sd; "
+            f"{spread['round_sd']:.1%} between rounds of one process).")

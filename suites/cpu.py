@@ -53,9 +53,27 @@ def vector_isa():
     return native
 
 
+THP = Path("/sys/kernel/mm/transparent_hugepage")
+
+
+def pages(root=THP):
+    """How memory is paged, which moves article 004's figure (docs/METHOD.md): the kernel's
+    transparent huge page policy and defrag setting (the bracketed choice; None where unreadable)
+    and NUMPY_MADVISE_HUGEPAGE (None: NumPy's default, advice on)."""
+    def chosen(name):
+        try:
+            text = (root / name).read_text()
+        except OSError:
+            return None
+        return text[text.find("[") + 1:text.find("]")] if "[" in text else text.strip()
+    return {"transparent_hugepage": chosen("enabled"), "defrag": chosen("defrag"),
+            "numpy_madvise_hugepage": os.environ.get("NUMPY_MADVISE_HUGEPAGE")}
+
+
 def describe():
-    """A dict for results: model, flags, native and effective ISA, the capping variables."""
+    """A dict for results: model, flags, native and effective ISA, the capping variables, how
+    memory is paged."""
     return {"model": model(), "flags": flags(), "native_isa": native_isa(),
             "vector_isa": vector_isa(),
             "env": {k: os.environ[k] for k in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")
-                    if k in os.environ}}
+                    if k in os.environ}, "pages": pages()}

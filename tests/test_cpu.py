@@ -43,6 +43,18 @@ def test_known_wrong_rule_holds_on_its_isa_only(cpu_flags):
 def test_results_name_the_cpu():
     described = cpu.describe()
     assert described["vector_isa"] and described["native_isa"] and described["model"]
+    assert set(described["pages"]) == {"transparent_hugepage", "defrag", "numpy_madvise_hugepage"}
+
+
+def test_results_say_how_memory_is_paged(tmp_path, monkeypatch):
+    (tmp_path / "enabled").write_text("always [madvise] never\n")
+    (tmp_path / "defrag").write_text("always defer defer+madvise madvise [never]\n")
+    monkeypatch.setenv("NUMPY_MADVISE_HUGEPAGE", "0")
+    assert cpu.pages(tmp_path) == {"transparent_hugepage": "madvise", "defrag": "never",
+                                   "numpy_madvise_hugepage": "0"}
+    monkeypatch.delenv("NUMPY_MADVISE_HUGEPAGE")
+    assert cpu.pages(tmp_path / "absent") == {"transparent_hugepage": None, "defrag": None,
+                                              "numpy_madvise_hugepage": None}
 
 
 def test_known_wrong_rule_holds_at_its_precision_only(cpu_flags):
