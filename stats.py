@@ -166,10 +166,9 @@ def noise(a, b, first=2):
     """Noise of log(a/b) per round: the mean within-process sd, the between-process sd left after
     the within part of each process mean, and the mean of the first `first` rounds minus the
     rest's (a warm-up left in the timed rounds)."""
-    a, b = _paired(a, b)
-    if isinstance(a, list):
-        return _ragged_noise([np.log(x / y) for x, y in zip(a, b)], first)
-    d = np.log(a / b)
+    d = _log_ratios(*_paired(a, b))
+    if isinstance(d, list):
+        return _ragged_noise(d, first)
     processes, rounds = d.shape
     within = float(np.sqrt(d.var(axis=1, ddof=1).mean())) if rounds > 1 else 0.0
     spread = float(d.mean(axis=1).var(ddof=1)) if processes > 1 else 0.0
