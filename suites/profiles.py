@@ -157,11 +157,13 @@ class Adaptive:
     budget_s: float = 60.0
     max_rounds: int = 0  # rounds a later process may get (paired.allocate); 0: the profile's
     focus: tuple = ()  # ((backend, model, phase), budget_s, max_processes): a seed's own claim
+    backend_budget_s: tuple = ()  # ((backend, budget_s), ...): a noisier backend's time share
 
     def limits(self, key):
         """(budget_s, max_processes) of the comparison group `key`, (backend, model, phase)."""
+        budget = dict(self.backend_budget_s).get(key[0], self.budget_s)
         return next(((budget, most) for k, budget, most in self.focus if tuple(k) == tuple(key)),
-                    (self.budget_s, self.max_processes))
+                    (budget, self.max_processes))
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,10 @@ class Job:
     minutes: int  # its wall-time budget on a 2-core CPU (docs/METHOD.md, Job time)
     mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
     group_budget_s: float = None  # steady: each group's time share, if above the profile's
+    backend_budget_s: tuple = ()  # steady: ((backend, seconds), ...), a backend's group share
+    # steady: variants this job leaves to the other job, with why (a visible skip)
+    leaves: tuple = ()
+    leaves_why: str = ""
     lifts: tuple = ()  # the profile's Skip rules this job does not apply
     # steady: each arm's block lasts as long as the others' (paired.block_for), not each arm the
     # fastest arm's steps; the mixed-precision losses compare arms after the same steps
@@ -183,6 +189,9 @@ class Job:
         adaptive = profile.adaptive
         if adaptive and self.group_budget_s:
             adaptive = replace(adaptive, budget_s=max(adaptive.budget_s, self.group_budget_s))
+        if adaptive and self.backend_budget_s:
+            adaptive = replace(adaptive, backend_budget_s=tuple(
+                (backend, max(adaptive.budget_s, s)) for backend, s in self.backend_budget_s))
         return replace(profile, job=self, adaptive=adaptive,
                        steady_equal_blocks=self.equal_blocks or profile.steady_equal_blocks,
                        bench_suites=tuple(s for s in self.suites
@@ -192,6 +201,8 @@ class Job:
 
     def steady_skip(self, profile, backend, model, variant, precision, phase):
         """Why this job leaves a steady case to the other job, or None."""
+        if variant in self.leaves:
+            return f"job {self.name!r} leaves {backend} {variant}: {self.leaves_why}"
         if not self.mixed:
             return None if precision == "float32" else (
                 f"job {self.name!r} times float32: mixed precision is seed 002's (python3 run.py "
@@ -423,6 +434,14 @@ PROFILES = {
         adaptive=Adaptive(max_processes=15, budget_s=600)),
 }
 
+_AT_ONE_SHAPE = (
+    "the answer's rows run at one input shape, where a shape-polymorphic trace is what the "
+    "default mode compiles, less specialised (xla_dynamic: XLA still compiles per concrete "
+    "shape), and no row chose one in the Zen 4 answer jobs 0054-0069; each arm costs every round "
+    "a block (a torch process a compile), so the answer times eager, its A/A twin, the default "
+    "mode and xla; the shape-polymorphic variants are timed where shapes vary: python3 run.py "
+    "bench --job seeds (retrace, token lengths)")
+
 JOBS = {
     # the README's answer table and advice: each row's steady train and infer steps with their
     # A/A pair, first calls cold and warm (break-even), the sweep and the matmul peak; its steady
@@ -430,9 +449,13 @@ JOBS = {
     # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU; blocks of equal
     # time per arm: a block's noise fell as if white with its length (runs 0050-0053: a 58 ms
     # graph block 8-13% a round, a 264-315 ms eager block 3-6%), so equal time per arm halves a
-    # round's variance for its cost where eager's blocks took 5-10 times graph's
+    # round's variance for its cost where eager's blocks took 5-10 times graph's. TF's groups get
+    # 130 s: a round times four arms (the others two or three), the per-round sd of `graph`'s
+    # speedup was 14-20% (chainer 5-11%, JAX 8-14%, torch 8-40%, runs 0066-0069), and no TF group
+    # reached the target at 100 s
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
-                  group_budget_s=100.0, equal_blocks=True),
+                  group_budget_s=100.0, backend_budget_s=(("tf", 130.0),), equal_blocks=True,
+                  leaves=("graph_dynamic", "xla_dynamic"), leaves_why=_AT_ONE_SHAPE),
     # the seeds' experiments: 000 retracing (and its form today: token lengths that vary), 001
     # every micro workload, 002 mixed precision and deterministic ops, 003 the input pipeline,
     # 004's focus group, and memory, within 90 minutes

@@ -27,6 +27,25 @@ def test_the_answer_gives_its_steady_groups_the_time_the_seeds_left():
     assert ANSWER.adaptive.max_rounds == DEFAULT.adaptive.max_rounds > DEFAULT.steady_process_rounds
     assert ANSWER.adaptive.limits(("chainer", "mnist_cnn", "train")) == (180.0, 60)
     assert JOBS["answer"].apply(PROFILES["paper"]).adaptive.budget_s == 600  # never less
+    assert ANSWER.adaptive.limits(("tf", "vgg", "infer")) == (130.0, DEFAULT.adaptive.max_processes)
+    assert ANSWER.adaptive.limits(("torch", "vgg", "infer"))[0] == 100.0
+    assert DEFAULT.adaptive.limits(("tf", "vgg", "infer"))[0] == DEFAULT.adaptive.budget_s
+    paper = JOBS["answer"].apply(PROFILES["paper"]).adaptive
+    assert paper.limits(("tf", "vgg", "infer"))[0] == 600  # never less
+
+
+def test_the_answer_times_the_default_mode_and_xla_and_leaves_the_shape_polymorphic_ones():
+    """At one input shape a None-dim trace is the default's graph, less specialised: the answer's
+    rounds time the arms a row can choose; the retrace and lengths suites time the others."""
+    from suites.test_steady import _profile_skip as skip
+    for variant in ("graph_dynamic", "xla_dynamic"):
+        why = skip(ANSWER, "tf", "vgg", variant, "float32", "train")
+        assert why and "--job seeds" in why and variant in why, variant
+        assert skip(DEFAULT, "tf", "vgg", variant, "float32", "train") is None, variant
+    assert skip(ANSWER, "torch", "vgg", "graph_dynamic", "float32", "infer")
+    for variant in ("eager", "graph", "xla"):
+        assert skip(ANSWER, "tf", "vgg", variant, "float32", "train") is None, variant
+    assert skip(SEEDS, "tf", "mnist_cnn", "graph_dynamic", "bfloat16", "train") is None  # seed 002
 
 
 def test_every_sweep_point_has_its_rounds():
