@@ -157,13 +157,11 @@ class Adaptive:
     budget_s: float = 60.0
     max_rounds: int = 0  # rounds a later process may get (paired.allocate); 0: the profile's
     focus: tuple = ()  # ((backend, model, phase), budget_s, max_processes): a seed's own claim
-    backend_budget_s: tuple = ()  # ((backend, budget_s), ...): a noisier backend's time share
 
     def limits(self, key):
         """(budget_s, max_processes) of the comparison group `key`, (backend, model, phase)."""
-        budget = dict(self.backend_budget_s).get(key[0], self.budget_s)
         return next(((budget, most) for k, budget, most in self.focus if tuple(k) == tuple(key)),
-                    (budget, self.max_processes))
+                    (self.budget_s, self.max_processes))
 
 
 @dataclass(frozen=True)
@@ -175,7 +173,6 @@ class Job:
     minutes: int  # its wall-time budget on a 2-core CPU (docs/METHOD.md, Job time)
     mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
     group_budget_s: float = None  # steady: each group's time share, if above the profile's
-    backend_budget_s: tuple = ()  # steady: ((backend, seconds), ...), a backend's group share
     # steady: variants this job leaves to the other job, with why (a visible skip)
     leaves: tuple = ()
     leaves_why: str = ""
@@ -189,9 +186,6 @@ class Job:
         adaptive = profile.adaptive
         if adaptive and self.group_budget_s:
             adaptive = replace(adaptive, budget_s=max(adaptive.budget_s, self.group_budget_s))
-        if adaptive and self.backend_budget_s:
-            adaptive = replace(adaptive, backend_budget_s=tuple(
-                (backend, max(adaptive.budget_s, s)) for backend, s in self.backend_budget_s))
         return replace(profile, job=self, adaptive=adaptive,
                        steady_equal_blocks=self.equal_blocks or profile.steady_equal_blocks,
                        bench_suites=tuple(s for s in self.suites
@@ -449,12 +443,10 @@ JOBS = {
     # them) at 100 s each, 47 minutes at most, within 75 minutes on a 2-core CPU; blocks of equal
     # time per arm: a block's noise fell as if white with its length (runs 0050-0053: a 58 ms
     # graph block 8-13% a round, a 264-315 ms eager block 3-6%), so equal time per arm halves a
-    # round's variance for its cost where eager's blocks took 5-10 times graph's. TF's groups get
-    # 130 s: a round times four arms (the others two or three), the per-round sd of `graph`'s
-    # speedup was 14-20% (chainer 5-11%, JAX 8-14%, torch 8-40%, runs 0066-0069), and no TF group
-    # reached the target at 100 s
+    # round's variance for its cost where eager's blocks took 5-10 times graph's (TF's groups at
+    # 130 s, runs 0070-0077, were no narrower and took the job to 75.8 minutes)
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
-                  group_budget_s=100.0, backend_budget_s=(("tf", 130.0),), equal_blocks=True,
+                  group_budget_s=100.0, equal_blocks=True,
                   leaves=("graph_dynamic", "xla_dynamic"), leaves_why=_AT_ONE_SHAPE),
     # the seeds' experiments: 000 retracing (and its form today: token lengths that vary), 001
     # every micro workload, 002 mixed precision and deterministic ops, 003 the input pipeline,
