@@ -173,10 +173,8 @@ class Job:
     minutes: int  # its wall-time budget on a 2-core CPU (docs/METHOD.md, Job time)
     mixed: bool  # steady: seed 002's mixed-precision groups (and the focus groups), not the rows
     group_budget_s: float = None  # steady: each group's time share, if above the profile's
-    # steady: variants this job leaves to the other job, with why (a visible skip)
-    leaves: tuple = ()
-    leaves_why: str = ""
     lifts: tuple = ()  # the profile's Skip rules this job does not apply
+    skips: tuple = ()  # Skip rules this job adds to the profile's
     # steady: each arm's block lasts as long as the others' (paired.block_for), not each arm the
     # fastest arm's steps; the mixed-precision losses compare arms after the same steps
     equal_blocks: bool = False
@@ -191,12 +189,11 @@ class Job:
                        bench_suites=tuple(s for s in self.suites
                                           if profile.bench_suites is None
                                           or s in profile.bench_suites),
-                       skips=tuple(rule for rule in profile.skips if rule not in self.lifts))
+                       skips=tuple(rule for rule in profile.skips if rule not in self.lifts)
+                       + self.skips)
 
     def steady_skip(self, profile, backend, model, variant, precision, phase):
         """Why this job leaves a steady case to the other job, or None."""
-        if variant in self.leaves:
-            return f"job {self.name!r} leaves {backend} {variant}: {self.leaves_why}"
         if not self.mixed:
             return None if precision == "float32" else (
                 f"job {self.name!r} times float32: mixed precision is seed 002's (python3 run.py "
@@ -428,13 +425,14 @@ PROFILES = {
         adaptive=Adaptive(max_processes=15, budget_s=600)),
 }
 
-_AT_ONE_SHAPE = (
-    "the answer's rows run at one input shape, where a shape-polymorphic trace is what the "
-    "default mode compiles, less specialised (xla_dynamic: XLA still compiles per concrete "
+_AT_ONE_SHAPE = Skip(
+    "job 'answer' leaves graph_dynamic and xla_dynamic: the answer's rows run at one input "
+    "shape, where a shape-polymorphic trace is what the default mode compiles, less specialised (xla_dynamic: XLA still compiles per concrete "
     "shape), and no row chose one in the Zen 4 answer jobs 0054-0069; each arm costs every round "
     "a block (a torch process a compile), so the answer times eager, its A/A twin, the default "
     "mode and xla; the shape-polymorphic variants are timed where shapes vary: python3 run.py "
-    "bench --job seeds (retrace, token lengths)")
+    "bench --job seeds (retrace, token lengths)", suites=("steady",),
+    variants=("graph_dynamic", "xla_dynamic"))
 
 JOBS = {
     # the README's answer table and advice: each row's steady train and infer steps with their
@@ -447,7 +445,7 @@ JOBS = {
     # 130 s, runs 0070-0077, were no narrower and took the job to 75.8 minutes)
     "answer": Job("answer", ("steady", "construction", "scale", "peak"), 75, mixed=False,
                   group_budget_s=100.0, equal_blocks=True,
-                  leaves=("graph_dynamic", "xla_dynamic"), leaves_why=_AT_ONE_SHAPE),
+                  skips=(_AT_ONE_SHAPE,)),
     # the seeds' experiments: 000 retracing (and its form today: token lengths that vary), 001
     # every micro workload, 002 mixed precision and deterministic ops, 003 the input pipeline,
     # 004's focus group, and memory, within 90 minutes
