@@ -26,7 +26,8 @@ from report.select import front, names, one_profile, views
 from report.terminal import answer_for, standalone
 from report.text import from_runs
 from report.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
-                          check_outputs, publish, readme_text, rewrite_readme, splice)
+                          check_outputs, length_problem, publish, readme_text, rewrite_readme,
+                          splice)
 
 __all__ = ["END", "START", "details_text", "main", "render", "rewrite_readme"]
 
@@ -247,6 +248,8 @@ def _report(args, published=None):
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]
+        if text and (problem := length_problem(args.readme, files[0][1])):
+            warn(problem)
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:

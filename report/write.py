@@ -14,6 +14,16 @@ from report.load import warn
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 SUMMARY_START, SUMMARY_END = "<!-- summary:start -->", "<!-- summary:end -->"
 MARKERS = ((START, END, True), (SUMMARY_START, SUMMARY_END, False))  # (start, end, required)
+README_LIMIT = 25_000  # characters (issue 37): the README is read whole; RESULTS.md has the rest
+
+
+def length_problem(path, text):
+    """One line when a redrawn README passes README_LIMIT (its own data made it longer), else None:
+    the README is still written, and its hand-written text is what to trim before committing it."""
+    if len(text) <= README_LIMIT:
+        return None
+    return (f"{path} is {len(text):,} characters, over its {README_LIMIT:,} "
+            f"(tests/test_citation.py): trim its hand-written text before committing it")
 
 
 def readme_text(path):

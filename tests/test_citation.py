@@ -2,7 +2,12 @@
 every link inside the README and to a file in the repository resolves, and the README
 stays short enough to read."""
 import re
+import subprocess
 from pathlib import Path
+
+import pytest
+
+from report.write import README_LIMIT, length_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,9 +46,26 @@ def test_the_anchor_rule_matches_githubs():
         == {"findings-wrong-answers-this-suite-found", "your-own-model-should-i-compile-it"}
 
 
-README_LIMIT = 25_000  # characters (issue 37): the README is read whole; RESULTS.md has the rest
+def redrawn_here():
+    """Whether README.md differs from the commit (a job on this machine redrew it); False outside
+    a git checkout."""
+    try:
+        done = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "README.md"], cwd=ROOT,
+                              capture_output=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 1
 
 
 def test_the_readme_stays_within_its_length():
+    if redrawn_here():
+        pytest.skip("README.md was redrawn here by a job: the limit holds for the committed README "
+                    "(CI tests a clean clone); the report warned if the redraw passed it")
     length = len((ROOT / "README.md").read_text(encoding="utf-8"))
     assert length <= README_LIMIT, f"README.md has {length:,} characters, over {README_LIMIT:,}"
+
+
+def test_a_redraw_past_the_limit_is_named_in_one_line():
+    assert length_problem("README.md", "x" * README_LIMIT) is None
+    line = length_problem("README.md", "x" * (README_LIMIT + 1))
+    assert "\n" not in line and f"{README_LIMIT + 1:,} characters" in line and "trim" in line
