@@ -241,15 +241,15 @@ def _report(args, published=None):
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
                               Path(details).parent if details else ".", answer if text else None)
-        files = [(args.readme, text and splice(splice(text, section), short, SUMMARY_START,
-                                               SUMMARY_END)),
+        readme = text and splice(splice(text, section), short, SUMMARY_START, SUMMARY_END)
+        if readme and (problem := length_problem(args.readme, readme)):
+            warn(problem)
+        files = [(args.readme, readme),
                  (details, details and tables + "\n"),
                  (summary, summary and summary_json(machines)),
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]
-        if text and (problem := length_problem(args.readme, files[0][1])):
-            warn(problem)
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:
