@@ -35,6 +35,9 @@ def pytest_addoption(parser):
     group.addoption("--profile", default="quick", help=f"one of {', '.join(PROFILES)}")
     group.addoption("--job", default="", help=f"one of {', '.join(JOBS)}: what a saved run of the "
                                               "profile times (none: every suite)")
+    group.addoption("--group-budget-s", type=float, default=None,
+                    help="steady and sweep: each comparison group's time share in seconds, the "
+                         "focus groups' too (default: the profile's and job's)")
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
     group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
@@ -69,6 +72,7 @@ def pytest_configure(config):
         if job := config.getoption("job"):
             check_choice("job", job, JOBS)
             profile = JOBS[job].apply(profile)
+        profile = with_group_budget(profile, config.getoption("group_budget_s"))
         config.graphbench = {
             "profile": profile, "device": config.getoption("device"),
             "threads": config.getoption("threads"),
@@ -93,6 +97,20 @@ def pytest_configure(config):
                     backend_module(config, name)
                 except RuntimeError as error:
                     raise pytest.UsageError(str(error)) from None
+
+
+def with_group_budget(profile, budget_s):
+    """The profile with every adaptive group's time share set to budget_s (None: as it is)."""
+    if budget_s is None:
+        return profile
+    if budget_s <= 0:
+        raise ValueError(f"--group-budget-s {budget_s:g}: a time share must be above 0 seconds")
+    if not profile.adaptive:
+        raise ValueError(f"--group-budget-s: profile {profile.name!r} adds no processes to a "
+                         "group (its counts are fixed); use --profile default or paper")
+    adaptive = dataclasses.replace(profile.adaptive, budget_s=budget_s, focus=tuple(
+        (key, budget_s, most) for key, _, most in profile.adaptive.focus))
+    return dataclasses.replace(profile, adaptive=adaptive)
 
 
 def take_stop_signals():
@@ -213,7 +231,19 @@ def pytest_benchmark_update_machine_info(config, machine_info):
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
         "changed_files": changed_files(), "code": timing_code(),
         "cpu": cpu.describe(),  # a finding or figure holds for this CPU and vector ISA
+        "gpu": gpu_name() if env["device"] == "cuda" else None,
     }
+
+
+def gpu_name():
+    """The GPU a --device cuda run timed, as nvidia-smi names it (with its driver and memory);
+    None where nvidia-smi cannot say."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
+                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.splitlines()[0].strip() if out.returncode == 0 and out.stdout else None
 
 
 TIMING_CODE = ("backends", "models", "suites", "catalog.py", "conftest.py", "stats.py", "tox.ini")
@@ -222,14 +252,15 @@ TIMING_CODE = ("backends", "models", "suites", "catalog.py", "conftest.py", "sta
 def timing_code():
     """The git hash of what times and computes the figures (TIMING_CODE at HEAD): two jobs with
     the same hash ran the same measurement code, whatever else the commits changed (the report
-    pools their ratios); None outside a git checkout."""
+    pools their ratios); outside a git checkout GRAPHBENCH_CODE (the hash where the tree was
+    copied from, as the GPU machine gets it: gpu/run.sh), else None."""
     try:
         out = subprocess.run(["git", "ls-tree", "HEAD", *TIMING_CODE], capture_output=True,
                              text=True, timeout=30, cwd=os.path.dirname(os.path.abspath(__file__)))
     except (OSError, subprocess.SubprocessError):
-        return None
+        return os.environ.get("GRAPHBENCH_CODE")
     if out.returncode != 0 or not out.stdout:
-        return None
+        return os.environ.get("GRAPHBENCH_CODE")
     import hashlib
     return hashlib.sha1(out.stdout.encode()).hexdigest()[:12]
 

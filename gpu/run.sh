@@ -1,0 +1,36 @@
+#!/bin/bash
+# One lease of a GPU machine (the image in docs/METHOD.md, GPU): Python 3.12 with torch, jax and
+# cupy for CUDA 13, no TensorFlow, no Chainer, no network. Run from the repository root there:
+#   GRAPHBENCH_CODE=<timing-code hash here> OUT=<folder> bash gpu/run.sh
+# with .whl/chainer-7.8.1-py3-none-any.whl built here (pip wheel --no-deps chainer==7.8.1 in the
+# chainer tox env). Parity first, then seed 004's group and each backend's MNIST CNN train step,
+# each group in its own time share; the runs are copied to $OUT.
+set -u
+OUT=${OUT:-/tmp/gpu-out}
+mkdir -p "$OUT"
+PY=${PY:-python3} DEVICE=${DEVICE:-cuda}  # others: a dry run on a CPU
+export PYTHONUNBUFFERED=1 PYTHONHASHSEED=0 XLA_PYTHON_CLIENT_PREALLOCATE=false
+log() { echo "== $(date +%T) $*"; }
+log "machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+"$PY" -V
+"$PY" -c "import torch, jax, cupy, numpy; print('torch', torch.__version__, 'jax', jax.__version__,
+'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"
+"$PY" -m pip install -q --no-index --no-deps --no-compile --target /tmp/chainer .whl/chainer-*.whl
+# Chainer 7.8.1 imports two names NumPy 2 and Python 3.12 dropped: gpu/chainer_py312 puts them back
+export PYTHONPATH=/tmp/chainer:$PWD/gpu/chainer_py312
+suite() {  # seconds, pytest arguments...
+    local limit=$1; shift
+    log "pytest $*"
+    timeout -s TERM -k 30 "$limit" "$PY" -m pytest -q -p no:cacheprovider --device "$DEVICE" \
+        --profile default "$@" 2>&1 | grep -v -E "^(SKIPPED|  warnings.warn)"
+}
+suite 100 tests/test_parity.py --backend chainer,torch,jax --model mnist_cnn
+for spec in ${SPECS:-chainer:100:150 torch:80:130 jax:60:100}; do  # backend:share:limit (s)
+    IFS=: read -r backend budget limit <<<"$spec"
+    suite "$limit" suites/test_steady.py --job answer --group-budget-s "$budget" \
+        --backend "$backend" --model mnist_cnn -k "train and not float16" \
+        --benchmark-save "gpu-$backend"
+done
+log "saved"
+cp -v results/*/*_gpu-*.json "$OUT"
