@@ -252,21 +252,33 @@ TIMING_CODE = ("backends", "models", "suites", "catalog.py", "conftest.py", "sta
 def timing_code():
     """The git hash of what times and computes the figures (TIMING_CODE at HEAD): two jobs with
     the same hash ran the same measurement code, whatever else the commits changed (the report
-    pools their ratios); outside a git checkout GRAPHBENCH_CODE (the hash where the tree was
-    copied from, as the GPU machine gets it: gpu/run.sh), else None."""
+    pools their ratios); GRAPHBENCH_CODE where the tree was copied to a machine whose git does
+    not hold its commit (gpu/run.sh); None outside a git checkout."""
+    if copied := os.environ.get("GRAPHBENCH_CODE"):
+        return copied
     try:
         out = subprocess.run(["git", "ls-tree", "HEAD", *TIMING_CODE], capture_output=True,
                              text=True, timeout=30, cwd=os.path.dirname(os.path.abspath(__file__)))
     except (OSError, subprocess.SubprocessError):
-        return os.environ.get("GRAPHBENCH_CODE")
+        return None
     if out.returncode != 0 or not out.stdout:
-        return os.environ.get("GRAPHBENCH_CODE")
+        return None
     import hashlib
     return hashlib.sha1(out.stdout.encode()).hexdigest()[:12]
 
 
+def pytest_benchmark_update_commit_info(config, commit_info):
+    # a tree copied to another machine (gpu/run.sh) carries its commit in GRAPHBENCH_COMMIT: the
+    # git there may hold an older one, which would name the wrong commit and call the tree dirty
+    if copied := os.environ.get("GRAPHBENCH_COMMIT"):
+        commit_info.update(id=copied, dirty=False, copied_tree=True)
+
+
 def changed_files():
-    """Tracked files that differ from the commit (commit_info's `dirty` does not say which)."""
+    """Tracked files that differ from the commit (commit_info's `dirty` does not say which); none
+    in a tree copied from its commit (GRAPHBENCH_COMMIT)."""
+    if os.environ.get("GRAPHBENCH_COMMIT"):
+        return []
     try:
         out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
                              capture_output=True, text=True, timeout=30,

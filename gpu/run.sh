@@ -1,7 +1,8 @@
 #!/bin/bash
 # One lease of a GPU machine (the image in docs/METHOD.md, GPU): Python 3.12 with torch, jax and
 # cupy for CUDA 13, no TensorFlow, no Chainer, no network. Run from the repository root there:
-#   GRAPHBENCH_CODE=<timing-code hash here> OUT=<folder> bash gpu/run.sh
+#   GRAPHBENCH_COMMIT=<commit> GRAPHBENCH_CODE=<its timing-code hash> OUT=<folder> bash gpu/run.sh
+# (both from `python3 gpu/provenance.py` here: the tree there may come with an older .git)
 # with .whl/chainer-7.8.1-py3-none-any.whl built here (pip wheel --no-deps chainer==7.8.1 in the
 # chainer tox env). Parity first, then seed 004's group and each backend's MNIST CNN train step,
 # each group in its own time share; the runs are copied to $OUT.
@@ -10,6 +11,7 @@ OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
 PY=${PY:-python3} DEVICE=${DEVICE:-cuda}  # others: a dry run on a CPU
 export PYTHONUNBUFFERED=1 PYTHONHASHSEED=0 XLA_PYTHON_CLIENT_PREALLOCATE=false
+export TORCHINDUCTOR_CACHE_DIR=/tmp/inductor-cache  # parity and the steady children share it (as tox)
 log() { echo "== $(date +%T) $*"; }
 log "machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
@@ -25,12 +27,16 @@ suite() {  # seconds, pytest arguments...
     timeout -s TERM -k 30 "$limit" "$PY" -m pytest -q -p no:cacheprovider --device "$DEVICE" \
         --profile default "$@" 2>&1 | grep -v -E "^(SKIPPED|  warnings.warn)"
 }
-suite 100 tests/test_parity.py --backend chainer,torch,jax --model mnist_cnn
+save() {
+    log "saved"
+    cp -v results/*/*_gpu-*.json "$OUT"
+}
+[ -n "${GPU_LIB:-}" ] && return  # sourced for its functions: the caller picks the steps
+suite 100 tests/test_parity.py --backend chainer,torch,jax --model mnist_cnn -rf --tb=line
 for spec in ${SPECS:-chainer:100:150 torch:80:130 jax:60:100}; do  # backend:share:limit (s)
     IFS=: read -r backend budget limit <<<"$spec"
     suite "$limit" suites/test_steady.py --job answer --group-budget-s "$budget" \
         --backend "$backend" --model mnist_cnn -k "train and not float16" \
         --benchmark-save "gpu-$backend"
 done
-log "saved"
-cp -v results/*/*_gpu-*.json "$OUT"
+save
