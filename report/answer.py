@@ -65,7 +65,8 @@ def answer_text(machines, front=None, more=None):
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records, brief=bool(more)), ""]
-        if seed := seed_004_text(records):
+        gpus = [r for m, _, found in machines if m in others for r in found]
+        if seed := seed_004_text(records, gpus):
             parts += [seed, ""]
     return "\n".join(parts)
 

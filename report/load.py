@@ -135,14 +135,16 @@ def machine_name(machine_info):
     """A machine as every table names it: host, CPU model, family/model numbers, vector ISA with
     the tiers that change compiled code (isa.tier) and cores. Two CPUs one brand string calls 'AMD
     EPYC' (an AVX2-only one and an AVX-512 one), or one CPU with and without AMX, are two machines.
-    Python is the run's, beside its framework versions (the jax env runs 3.12, the others 3.11)."""
+    Python is the run's, beside its framework versions (the jax env runs 3.12, the others 3.11).
+    A --device cuda run adds its GPU: the same host without it is another machine."""
     cpu = machine_info.get("cpu") or {}
+    gpu = (machine_info.get("graphbench") or {}).get("gpu")
     flags = set(cpu.get("flags") or ()) | set((machine_info.get("graphbench") or {})
                                               .get("cpu", {}).get("flags") or ())
     family = (f"family {cpu['family']} model {cpu['model']}, " if "family" in cpu and "model" in cpu
               else "")
     return (f"{machine_info.get('node', '?')} ({cpu.get('brand_raw', '?')}, {family}{tier(flags)}, "
-            f"{cpu.get('count', '?')} cores)")
+            f"{cpu.get('count', '?')} cores{', ' + gpu.split(',')[0] if gpu else ''})")
 
 
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs

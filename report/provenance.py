@@ -115,15 +115,17 @@ def shared_note(status):
 
 
 def gap_lines(runs):
-    """A line per machine whose saved run numbers skip some (a run deleted or never saved); runs
-    of a profile this report leaves out are saved, so their numbers are no gap."""
+    """A line per machine whose saved run numbers skip some after its first (a run deleted or never
+    saved); runs of a profile this report leaves out are saved, so their numbers are no gap. The
+    numbers before a machine's first run are none of its own: pytest-benchmark numbers a folder's
+    runs, and a machine whose tree came with another's runs (gpu/run.sh) goes on from theirs."""
     numbers = defaultdict(set)
     for (machine, run), result in runs.items():
         saved = [p.name for p in Path(result.file).parent.glob("[0-9][0-9][0-9][0-9]_*.json")]
         numbers[machine] |= {int(name[:4]) for name in [run, *saved] if name[:4].isdigit()}
     lines = []
     for machine, found in sorted(numbers.items()):
-        if missing := sorted(set(range(1, max(found, default=0) + 1)) - found):
+        if missing := sorted(set(range(min(found, default=1), max(found, default=0) + 1)) - found):
             lines.append(f"- No run {', '.join(f'{n:04d}' for n in missing)} in `results/` for "
                          f"`{machine}` (not saved, or removed): nothing here comes from it")
     return lines

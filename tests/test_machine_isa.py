@@ -45,6 +45,14 @@ def test_flags_that_change_no_code_are_the_same_machine():
     assert machine_name(_info(XEON)) == machine_name(_info(XEON, ("avx512vnni", "sha_ni", "ht")))
 
 
+def test_a_gpu_run_names_its_gpu():
+    """A --device cuda run on a host is another machine than a CPU run there (conftest.gpu_name)."""
+    gpu = _info(XEON)
+    gpu["graphbench"]["gpu"] = "NVIDIA H200, 580.159.04, 143771 MiB"
+    assert machine_name(gpu).endswith(", 2 cores, NVIDIA H200)")
+    assert machine_name(gpu) != machine_name(_info(XEON))
+
+
 def test_two_runs_whose_cpu_lacks_only_amx_are_two_machines(tmp_path):
     base = json.loads(QUICK.read_text())
     for folder, flags in (("a", XEON), ("b", [f for f in XEON if not f.startswith("amx")])):

@@ -11,6 +11,10 @@ pytestmark = pytest.mark.suite_models("parity")  # every profile's models and th
 LOGIT_RTOL = 1e-4  # float32 vs the float64 reference, relative to the largest logit
 LOSS_RTOL = 1e-4
 TRAJECTORY_RTOL = 1e-3  # losses after a few SGD steps, graph vs eager (float32 reassociation)
+# --device cuda: float32 convolutions run in TF32 by default on an NVIDIA GPU since Ampere (PyTorch's
+# cudnn.allow_tf32, JAX's default precision): on an H200 the logits of compiled torch and of both
+# JAX modes were 5.0e-4 of the largest logit off, and within 1e-4 with TF32 off (docs/METHOD.md, GPU)
+TF32_RTOL = 2e-3
 _eager_losses = {}
 
 
@@ -19,24 +23,30 @@ def _xfail_if_known_wrong(case, request):
         request.applymarker(pytest.mark.xfail(reason=entry.reason, strict=entry.strict))
 
 
-def test_logits_match_reference(case):
+def _rtol(env, cpu_rtol):
+    """The tolerance of a float32 comparison on this device (TF32's on a GPU)."""
+    return TF32_RTOL if env["device"] == "cuda" else cpu_rtol
+
+
+def test_logits_match_reference(case, env):
     """Inference logits (running statistics) equal the float64 reference's."""
     x, _ = case.data()
     runner = case.runner()
     logits = runner.infer_step(runner.to_device(x, _)[0])
     expected = reference.forward(case.spec, case.params(), x, training=False)
     assert logits.shape == expected.shape
-    np.testing.assert_allclose(logits, expected, rtol=0, atol=LOGIT_RTOL * np.abs(expected).max())
+    np.testing.assert_allclose(logits, expected, rtol=0,
+                               atol=_rtol(env, LOGIT_RTOL) * np.abs(expected).max())
 
 
-def test_first_loss_matches_reference(case):
+def test_first_loss_matches_reference(case, env):
     """The first training step's loss (batch statistics) equals the reference loss."""
     x, y = case.data()
     runner = case.runner()
     loss = runner.train_step(*runner.to_device(x, y))
     expected = reference.softmax_cross_entropy(
         reference.forward(case.spec, case.params(), x, training=True), y)
-    assert loss == pytest.approx(expected, rel=LOSS_RTOL)
+    assert loss == pytest.approx(expected, rel=_rtol(env, LOSS_RTOL))
 
 
 def test_trajectory_matches_eager(case, env, request):

@@ -125,6 +125,12 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     assert any(line.startswith("- Not shown (a newer run of the same backend and section is") and
                line.endswith("): `0001_default`") for line in lines)
     assert "No run 0002 in `results/` for `vm (" in text
+    later = tmp_path / "later"  # a machine whose first run went on from another's numbers
+    save(later, clean, "0086_default", "2026-01-04T00:00:00")
+    save(later, clean, "0088_default", "2026-01-05T00:00:00")
+    runs = load_dir(later)
+    assert "No run 0087 in" in (later_text := cli.details_text(runs, machines_of(runs)))
+    assert "0085" not in later_text
     other = json.loads(json.dumps(clean))
     other["machine_info"]["graphbench"]["profile"] = "paper"
     save(tmp_path, other, "0002_paper", "2026-01-02T00:00:00")  # saved, in a profile left out

@@ -46,3 +46,18 @@ def test_the_line_says_how_far_its_processes_scatter_and_links_what_moves_it():
     assert "between its processes the log ratio scatters 4.9% (sd; 7.6% between rounds" in text
     assert "(docs/METHOD.md#seed-004-what-moves-the-static-arm)" in text
     assert "scatters" not in seed_004_text([speedup(1.08, 1.15)])  # older runs saved no spread
+
+
+def test_a_gpu_figure_joins_the_cpu_one():
+    """The article measured a GPU: a GPU machine's figure is given beside the answer's CPU one."""
+    cpu = {**speedup(0.94, 0.99905, 0.97), "verdict": "slower", "machine": "vm (AMD EPYC)",
+           "device": "cpu"}
+    gpu = {**speedup(1.18, 1.22, 1.20), "machine": "vm (Xeon, NVIDIA H200)", "device": "cuda",
+           "run": "0086_gpu-chainer"}
+    text = seed_004_text([cpu], [gpu, {**gpu, "device": "cpu", "machine": "vm (other CPU)"}])
+    assert "on the CPU of `vm (AMD EPYC)` the train step is 0.97×" in text
+    assert ("; on the GPU of `vm (Xeon, NVIDIA H200)` the train step is 1.20× [1.18, 1.22] "
+            "(±1.7%, 3 processes × 10 rounds, `0086_gpu-chainer`): a larger gain than the "
+            "article's 1.12×: the interval lies above it." in text)
+    assert "other CPU" not in text  # another CPU machine has its own tables, not this line
+    assert seed_004_text([], [gpu]).startswith("**Source article 004**")
