@@ -427,9 +427,10 @@ PROFILES = {
 
 _AT_ONE_SHAPE = Skip(
     "job 'answer' leaves graph_dynamic and xla_dynamic: the answer's rows run at one input "
-    "shape, where a shape-polymorphic trace is what the default mode compiles, less specialised (xla_dynamic: XLA still compiles per concrete "
-    "shape), and no row chose one in the Zen 4 answer jobs 0054-0069; each arm costs every round "
-    "a block (a torch process a compile), so the answer times eager, its A/A twin, the default "
+    "shape, where a shape-polymorphic trace is what the default mode compiles, less specialised "
+    "(xla_dynamic: XLA still compiles per concrete shape), and no row chose one in the Zen 4 "
+    "answer jobs 0054-0069; each arm costs every round a block (a torch process a compile), so "
+    "the answer times eager, its A/A twin, the default "
     "mode and xla; the shape-polymorphic variants are timed where shapes vary: python3 run.py "
     "bench --job seeds (retrace, token lengths)", suites=("steady",),
     variants=("graph_dynamic", "xla_dynamic"))
