@@ -105,8 +105,12 @@ def break_even_record(parts, variant, cache="cold"):
         anchor = next(p for p in parts if p)
         skipped = parts[0] is None and profile_skip(anchor, "construction", anchor.info["model"],
                                                     variant)
-        note = (f"first calls left out by profile `{anchor.profile_name}` in this run" if skipped
-                else f"no {missing} in this run")
+        if skipped:
+            note = f"first calls left out by profile `{anchor.profile_name}` in this run"
+        elif parts[0] is None and parts[2] is None:  # the run timed no first call at all
+            note = "no first calls timed in this run"
+        else:
+            note = f"no {missing} in this run"
         return record(anchor, "break_even", "steps", None, note=note,
                       variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts

@@ -320,4 +320,12 @@ def test_a_break_even_the_profile_left_out_says_so(tmp_path):
     notes = {r["model"]: r["note"] for r in steady_records(load_dir(tmp_path))
              if r["kind"] == "break_even"}
     assert notes["vgg"] == "first calls left out by profile `quick` in this run"
-    assert notes["mnist_cnn"].startswith("no cold first call")
+    assert notes["mnist_cnn"] == "no first calls timed in this run"  # was 'no cold first call,
+    # eager cold first call in this run'
+    data["benchmarks"] = [b for b in json.loads(QUICK.read_text())["benchmarks"]
+                          if b["extra_info"]["phase"] != "construction"
+                          or b["extra_info"]["variant"] != "eager"]  # the graph's first calls only
+    save(tmp_path, data, "0002_quick", "2026-01-02T00:00:00")
+    notes = {r["model"]: r["note"] for r in steady_records(load_dir(tmp_path))
+             if r["kind"] == "break_even" and r["run"] == "0002_quick"}
+    assert notes["mnist_cnn"].startswith("no eager cold first call")
