@@ -19,8 +19,10 @@ from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_
 from suites import cpu, jobs
 from suites.profiles import JOBS, PARITY_ONLY, PROFILES
 
+# recorded with each run where installed: the GPU machine's CuPy is cupy-cuda13x and its JAX runs
+# through the CUDA plugin (the first GPU runs, 0086-0088, recorded neither)
 DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
-                 "numpy", "cupy-cuda12x")
+                 "numpy", "cupy-cuda12x", "cupy-cuda13x", "jax-cuda12-plugin", "jax-cuda13-plugin")
 _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
 _run = {"cases": 0, "cases_run": 0, "interrupted": False, "stopped": None, "finishing": False}

@@ -26,7 +26,7 @@ def configure(threads, device):
     global _xp
     if device == "cuda":
         try:
-            import cupy  # the optional cupy-cuda12x extra
+            import cupy  # installed by hand (cupy-cuda12x or -cuda13x): no env pins it
             cupy.cuda.runtime.getDeviceCount()
         except Exception as error:  # ImportError, or CUDARuntimeError without a GPU
             raise RuntimeError(f"--device cuda: Chainer has no CuPy GPU ({error})") from None
