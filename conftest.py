@@ -16,7 +16,7 @@ import pytest
 
 from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load,
                       unsupported_reason)
-from suites import cpu, jobs
+from suites import cpu, jobs, progress
 from suites.profiles import JOBS, PARITY_ONLY, PROFILES
 
 # recorded with each run where installed: the GPU machine's CuPy is cupy-cuda13x and its JAX runs
@@ -187,6 +187,11 @@ def pytest_collection_modifyitems(config, items):
         suite = item.module.__name__.rpartition(".")[2].removeprefix("test_")
         if item.module.__name__.startswith("suites.") and (reason := profile.bench_skip(suite)):
             item.add_marker(pytest.mark.skip(reason=reason))
+        elif suite == "steady" and profile.adaptive and hasattr(item, "callspec"):
+            # the progress line's time left: a group takes about its share, paid by its first case
+            backend, label, *_ = item.callspec.params["case_id"]
+            key = (backend, label, item.callspec.params["phase"])
+            item.stash[progress.GROUP] = (("steady", *key), profile.adaptive.limits(key)[0])
 
 
 @pytest.fixture

@@ -28,6 +28,28 @@ def test_the_line_names_the_suite_the_counts_and_the_time_left():
                                                "about 9.0 min left\n")
 
 
+def test_the_time_left_counts_a_group_at_its_share_and_a_marked_skip_at_nothing():
+    """Was: every case at the average so far, so a steady suite whose groups take 100 s each in
+    their first case (the others read its times) showed 'about 3.8 min left' with 11 to go."""
+    clock = Clock()
+    progress = Progress("tf", io.StringIO(), clock)
+    progress.plan([*((f"c.py::p{n}", False, None) for n in range(12)),
+                   *((f"c.py::m{n}", True, None) for n in range(2)),
+                   *((f"s.py::g{n}", False, (("steady", "tf", "vgg", "train"), 100.0))
+                     for n in range(3))])
+    for n in range(10):
+        clock.now += 20.0 if n % 2 else 0.0  # half of them skipped at once
+        progress.finished(f"c.py::p{n}", ran=bool(n % 2))
+    assert progress.time_left() == 2 * 10.0 + 100.0  # 2 cases at 10 s (20 s a run case, half run)
+    progress.finished("c.py::m0", ran=False)
+    progress.finished("s.py::g0", ran=False)  # skipped: the group is still to come
+    assert progress.time_left() == 120.0
+    clock.now += 95.0
+    progress.finished("s.py::g1")  # it timed the group
+    assert progress.time_left() == 20.0
+    assert "about 20 s left" in progress.line("s.py")
+
+
 def test_a_log_gets_a_line_per_suite_and_at_most_one_a_minute():
     clock = Clock()
     progress = Progress("torch", io.StringIO(), clock)
