@@ -38,8 +38,8 @@ def pytest_addoption(parser):
     group.addoption("--job", default="", help=f"one of {', '.join(JOBS)}: what a saved run of the "
                                               "profile times (none: every suite)")
     group.addoption("--group-budget-s", type=float, default=None,
-                    help="steady and sweep: each comparison group's time share in seconds, the "
-                         "focus groups' too (default: the profile's and job's)")
+                    help="steady: each comparison group's time share in seconds, the focus "
+                         "groups' too (default: the profile's and job's)")
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
     group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")

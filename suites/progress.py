@@ -30,7 +30,7 @@ class Progress:
         self.marked = set()  # cases a mark skips: they cost nothing
         self.group_of = {}  # case -> its comparison group
         self.pending = {}  # group -> [time share, its cases not finished] until one of them runs
-        self.plain = [0, 0, 0.0]  # other cases finished, of them run (not skipped), their seconds
+        self.plain = [0, 0.0]  # other cases finished, and the seconds of those that ran
 
     def plan(self, cases):
         """Take the session's cases: (nodeid, skipped by a mark, (group, share) or None) each."""
@@ -44,7 +44,7 @@ class Progress:
 
     def time_left(self):
         """Seconds the cases left should take (see the module's docstring)."""
-        finished, _, seconds = self.plain
+        finished, seconds = self.plain
         plain_left = self.total - self.done - len(self.marked) - len(self.group_of)
         per_case = seconds / finished if finished else 0.0  # a run case's cost × the share run
         return sum(share for share, _ in self.pending.values()) + plain_left * per_case
@@ -73,9 +73,7 @@ class Progress:
                     del self.pending[group]
         else:
             self.plain[0] += 1
-            if ran:
-                self.plain[1] += 1
-                self.plain[2] += took
+            self.plain[1] += took if ran else 0.0
         if self.live:
             self.stream.write("\r\033[K" + self.line(suite))
         elif suite != self.suite or now - self.printed >= EVERY_S or self.done == self.total:
