@@ -1,11 +1,12 @@
 #!/bin/bash
-# One lease of a GPU machine (the image in docs/METHOD.md, GPU): Python 3.12 with torch, jax and
+# One lease of a GPU machine (the image in docs/METHOD.md, On a GPU): Python 3.12 with torch, jax and
 # cupy for CUDA 13, no TensorFlow, no Chainer, no network. Run from the repository root there:
 #   GRAPHBENCH_COMMIT=<commit> GRAPHBENCH_CODE=<its timing-code hash> OUT=<folder> bash gpu/run.sh
 # (both from `python3 gpu/provenance.py` here: the tree there may come with an older .git)
 # with .whl/chainer-7.8.1-py3-none-any.whl built here (pip wheel --no-deps chainer==7.8.1 in the
 # chainer tox env). Parity first, then seed 004's group and each backend's MNIST CNN train step,
-# each group in its own time share; the runs are copied to $OUT.
+# each group in its own time share; the new runs are copied to $OUT, numbered on from the GPU runs
+# in results/ (here: put them in X/Linux-CPython-3.12-64bit/, then python -m report.merge results X).
 set -u
 OUT=${OUT:-/tmp/gpu-out}
 mkdir -p "$OUT"
@@ -25,14 +26,23 @@ suite() {  # seconds, pytest arguments...
     local limit=$1; shift
     log "pytest $*"
     timeout -s TERM -k 30 "$limit" "$PY" -m pytest -q -p no:cacheprovider --device "$DEVICE" \
-        --profile default "$@" 2>&1 | grep -v -E "^(SKIPPED|  warnings.warn)"
+        --profile default --benchmark-storage="$STORE" "$@" 2>&1 \
+        | grep -v -E "^(SKIPPED|  warnings.warn)"
 }
+STORE=/tmp/gpu-results  # pytest-benchmark numbers a folder's runs: go on from the GPU runs saved
+mkdir -p "$STORE/Linux-CPython-3.12-64bit"
+cp results/*/[0-9]*_gpu-*.json "$STORE/Linux-CPython-3.12-64bit/" 2>/dev/null
+BEFORE=$(ls "$STORE/Linux-CPython-3.12-64bit")
 save() {
     log "saved"
-    cp -v results/*/*_gpu-*.json "$OUT"
+    for f in "$STORE"/*/*.json; do
+        grep -qxF "$(basename "$f")" <<<"$BEFORE" || cp -v "$f" "$OUT"
+    done
 }
 [ -n "${GPU_LIB:-}" ] && return  # sourced for its functions: the caller picks the steps
-suite 100 tests/test_parity.py --backend chainer,torch,jax --model mnist_cnn -rf --tb=line
+# logits and first losses (the trajectories' extra steps did not fit the first lease's 100 s)
+suite 150 tests/test_parity.py --backend chainer,torch,jax --model mnist_cnn -k "not trajectory" \
+    -rf --tb=line
 # torch's CUDA-graph arms (VARIANTS=eager,graph,graph_cudagraphs,cuda_graph) did not finish a first
 # process within 130 s in the first lease (docs/METHOD.md, On a GPU)
 for spec in ${SPECS:-chainer:100:150 torch:50:150 jax:60:100}; do  # backend:share:limit (s)
