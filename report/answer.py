@@ -59,14 +59,14 @@ def answer_text(machines, front=None, more=None):
     if others:
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in others) + ".", ""]
+    elsewhere = [r for m, _, found in machines if m in others for r in found]  # a GPU's, say
     for machine, _, records in machines:
         if machine in others:
             continue
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records, brief=bool(more)), ""]
-        gpus = [r for m, _, found in machines if m in others for r in found]
-        if seed := seed_004_text(records, gpus):
+        if seed := seed_004_text(records, elsewhere):
             parts += [seed, ""]
     return "\n".join(parts)
 

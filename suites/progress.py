@@ -29,7 +29,7 @@ class Progress:
         self.last = self.start  # when the last case finished
         self.marked = set()  # cases a mark skips: they cost nothing
         self.group_of = {}  # case -> its comparison group
-        self.pending = {}  # group -> [time share, its cases not finished] until one of them runs
+        self.pending = {}  # group -> [time share, how many of its cases are left] until one runs
         self.plain = [0, 0.0]  # other cases finished, and the seconds of those that ran
 
     def plan(self, cases):
@@ -40,7 +40,7 @@ class Progress:
                 self.marked.add(nodeid)
             elif grouped:
                 self.group_of[nodeid] = grouped[0]
-                self.pending.setdefault(grouped[0], [grouped[1], set()])[1].add(nodeid)
+                self.pending.setdefault(grouped[0], [grouped[1], 0])[1] += 1
 
     def time_left(self):
         """Seconds the cases left should take (see the module's docstring)."""
@@ -68,7 +68,7 @@ class Progress:
             self.marked.discard(nodeid)
         elif group := self.group_of.pop(nodeid, None):
             if entry := self.pending.get(group):
-                entry[1].discard(nodeid)
+                entry[1] -= 1
                 if ran or not entry[1]:  # its first case to run times the whole group
                     del self.pending[group]
         else:
@@ -88,9 +88,7 @@ def _minutes(seconds):
 
 
 _progress = None
-
-
-_skipped = set()
+_skipped = set()  # cases whose report said skipped (pytest_runtest_logreport)
 
 
 def pytest_collection_finish(session):
