@@ -20,6 +20,12 @@ VARIANTS = {
                   "per input shape, then replayed (GPU only)",
 }
 
+WAITS = {  # --wait: when a timed step waits for the device
+    "step": "the device waited on and the loss read after every step",
+    "block": "a block's steps dispatched back to back, as a training loop runs them; the device "
+             "waited on and the last loss read once, at the block's end, in the clock",
+}
+
 PRECISIONS = {
     "float32": "float32 weights, compute and logits",
     "bfloat16": "mixed: bfloat16 compute, float32 weights and logits (Keras mixed_bfloat16, "

@@ -16,6 +16,7 @@ import pytest
 
 from backends import (BACKENDS, PRECISIONS, VARIANTS, BackendUnavailable, check_choice, load,
                       unsupported_reason)
+from catalog import WAITS
 from suites import cpu, jobs, progress
 from suites.profiles import JOBS, PARITY_ONLY, PROFILES
 
@@ -41,6 +42,10 @@ def pytest_addoption(parser):
                     help="steady: each comparison group's time share in seconds, the focus "
                          "groups' too (default: the profile's and job's)")
     group.addoption("--device", default="cpu", help="cpu or cuda (CUDA for TF/PyTorch, CuPy for Chainer)")
+    group.addoption("--wait", default=None,
+                    help="step or block: wait for the device after every timed step, or once per "
+                         "timed block as a training loop does (default: block on cuda, step on "
+                         "cpu; docs/METHOD.md, The step a GPU user runs)")
     group.addoption("--threads", type=int, default=os.cpu_count(), help="intra-op threads, all frameworks")
     group.addoption("--backend", default=",".join(BACKENDS), help="comma list of backends to run")
     group.addoption("--model", default="mnist_cnn,vgg,resnet,decoder",
@@ -69,6 +74,8 @@ def pytest_configure(config):
     try:
         check_choice("profile", config.getoption("profile"), PROFILES)
         check_choice("device", config.getoption("device"), ("cpu", "cuda"))
+        if config.getoption("wait") is not None:
+            check_choice("wait", config.getoption("wait"), WAITS)
         check_run_options(config)
         profile = PROFILES[config.getoption("profile")]
         if job := config.getoption("job"):
@@ -78,6 +85,7 @@ def pytest_configure(config):
         config.graphbench = {
             "profile": profile, "device": config.getoption("device"),
             "threads": config.getoption("threads"),
+            "wait": config.getoption("wait") or default_wait(config.getoption("device")),
             "backends": _choices(config, "backend", BACKENDS),
             "models": _choices(config, "model", {**profile.models, **PARITY_ONLY}),
             "variants": _choices(config, "variant", VARIANTS),
@@ -99,6 +107,12 @@ def pytest_configure(config):
                     backend_module(config, name)
                 except RuntimeError as error:
                     raise pytest.UsageError(str(error)) from None
+
+
+def default_wait(device):
+    """A GPU's steps are timed as a training loop runs them (queued, waited on once per block); a
+    CPU's as before (each step waited on: CPU frameworks run most of a step before returning)."""
+    return "block" if device == "cuda" else "step"
 
 
 def with_group_budget(profile, budget_s):
@@ -234,7 +248,7 @@ def pytest_benchmark_update_machine_info(config, machine_info):
     env = config.graphbench
     machine_info["graphbench"] = {
         "profile": env["profile"].name, "job": env["profile"].job and env["profile"].job.name,
-        "device": env["device"], "threads": env["threads"],
+        "device": env["device"], "threads": env["threads"], "wait": env["wait"],
         "versions": versions, "tox_env": os.environ.get("TOX_ENV_NAME"),
         "changed_files": changed_files(), "code": timing_code(),
         "cpu": cpu.describe(),  # a finding or figure holds for this CPU and vector ISA

@@ -171,23 +171,37 @@ class Runner:
         """NCHW NumPy batch -> device arrays, outside any timed region."""
         return _xp.asarray(x), _xp.asarray(y)
 
-    def train_step(self, x, y):
-        """One SGD step; returns the loss as a float (which waits for the device)."""
+    def dispatch_train(self, x, y):
+        """One SGD step queued (on CuPy's stream; NumPy runs it at once): the loss array."""
         with self._quiet(), self._precision():
             self.model.cleargrads()
             loss = self._loss(F.cast(self.model(x), np.float32), y)
             loss.backward()
             self.optimizer.update()
-        return float(loss.array)
+        return loss.array
 
-    def infer_step(self, x):
-        """Inference logits as a NumPy array (which waits for the device)."""
+    def dispatch_infer(self, x):
+        """Inference logits queued, not waited for."""
         with self._quiet(), self._precision(), chainer.using_config("train", False), \
                 chainer.no_backprop_mode():
             logits = F.cast(self.model(x), np.float32)
             if self.static:  # else every forward-only call builds a new schedule
                 self.model.schedule_manager.end_forward()
-        return chainer.backend.CpuDevice().send(logits.array)
+        return logits.array
+
+    def wait(self, out):
+        """Wait for the device, then `out` on the host: a loss as a float, logits as NumPy."""
+        if _xp is not np:
+            _xp.cuda.Device().synchronize()
+        return float(out) if out.ndim == 0 else chainer.backend.CpuDevice().send(out)
+
+    def train_step(self, x, y):
+        """One SGD step; returns the loss as a float (which waits for the device)."""
+        return self.wait(self.dispatch_train(x, y))
+
+    def infer_step(self, x):
+        """Inference logits as a NumPy array (which waits for the device)."""
+        return self.wait(self.dispatch_infer(x))
 
     def traces(self):
         """Static-graph schedules built so far (one per mode and input shape)."""

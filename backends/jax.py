@@ -283,17 +283,30 @@ class Runner:
         return (jax.device_put(np.ascontiguousarray(x), self.device),
                 jax.device_put(y.astype(np.int32), self.device))
 
+    def dispatch_train(self, x, y):
+        """One SGD step dispatched, not waited for (dispatch is asynchronous): the loss array."""
+        self.params, self.stats, loss = self._call("train", self._train, self.params, self.stats,
+                                                   x, y)
+        return loss
+
+    def dispatch_infer(self, x):
+        """Inference logits dispatched, not waited for."""
+        return self._call("infer", self._infer, self.params, self.stats, x)
+
+    def wait(self, out):
+        """Wait for every output of the steps dispatched (op-by-op, the update still runs when the
+        loss is ready, into the next arm's timed block), then `out` on the host: a loss as a
+        float, logits as NumPy."""
+        jax.block_until_ready((self.params, self.stats, out))
+        return float(out) if out.ndim == 0 else np.asarray(out)
+
     def train_step(self, x, y):
-        """One SGD step; returns the loss as a float after every output is computed (dispatch is
-        asynchronous: op-by-op, the update would still run when the loss is ready, into the
-        next arm's timed block)."""
-        self.params, self.stats, loss = jax.block_until_ready(self._call(
-            "train", self._train, self.params, self.stats, x, y))
-        return float(loss)
+        """One SGD step; returns the loss as a float after every output is computed."""
+        return self.wait(self.dispatch_train(x, y))
 
     def infer_step(self, x):
         """Inference logits as a NumPy array (which waits for the device)."""
-        return np.asarray(self._call("infer", self._infer, self.params, self.stats, x))
+        return self.wait(self.dispatch_infer(x))
 
     def traces(self):
         """Traces of the jitted train and infer steps so far (0 in eager: nothing is traced)."""

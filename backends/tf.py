@@ -224,15 +224,28 @@ class Runner:
         with tf.device(self.device):
             return tf.constant(np.ascontiguousarray(x)), tf.constant(y)
 
+    def dispatch_train(self, x, y):
+        """One SGD step queued, not waited for: the loss tensor."""
+        with tf.device(self.device):
+            return self._train(x, y)
+
+    def dispatch_infer(self, x):
+        """Inference logits queued, not waited for."""
+        with tf.device(self.device):
+            return self._infer(x)
+
+    def wait(self, out):
+        """`out` on the host (reading it waits for the device): a loss as a float, logits as
+        NumPy."""
+        return float(out) if out.shape.rank == 0 else out.numpy()
+
     def train_step(self, x, y):
         """One SGD step; returns the loss as a float (which waits for the device)."""
-        with tf.device(self.device):
-            return float(self._train(x, y))
+        return self.wait(self.dispatch_train(x, y))
 
     def infer_step(self, x):
         """Inference logits as a NumPy array (which waits for the device)."""
-        with tf.device(self.device):
-            return self._infer(x).numpy()
+        return self.wait(self.dispatch_infer(x))
 
     def traces(self):
         """Concrete functions traced so far by the train and infer functions."""

@@ -287,19 +287,29 @@ class Runner:
         if self.device.type == "cuda":  # every stream: the clock is read right after a step
             torch.cuda.synchronize(self.device)
 
+    def dispatch_train(self, x, y):
+        """One SGD step queued on the device, not waited for: the loss tensor (wait() reads it)."""
+        self._set_mode("train")
+        return self._run("train", self._train, x, y)
+
+    def dispatch_infer(self, x):
+        """Inference logits queued on the device, not waited for (wait() reads them)."""
+        self._set_mode("infer")
+        return self._run("infer", self._infer, x)
+
+    def wait(self, out):
+        """Wait for every queued step, then read `out` on the host: a loss as a float, logits as
+        NumPy."""
+        self._synchronize()
+        return out.item() if out.dim() == 0 else out.cpu().numpy()
+
     def train_step(self, x, y):
         """One SGD step; returns the loss, read after the device has finished."""
-        self._set_mode("train")
-        loss = self._run("train", self._train, x, y)
-        self._synchronize()
-        return loss.item()
+        return self.wait(self.dispatch_train(x, y))
 
     def infer_step(self, x):
         """Inference logits as a NumPy array, read after the device has finished."""
-        self._set_mode("infer")
-        logits = self._run("infer", self._infer, x)
-        self._synchronize()
-        return logits.cpu().numpy()
+        return self.wait(self.dispatch_infer(x))
 
     def traces(self):
         """Frames compiled so far (first compiles and recompiles), by dynamo's compile counter;

@@ -7,6 +7,7 @@ import time
 
 import stats
 from backends import PRECISIONS, VARIANTS
+from catalog import WAITS  # noqa: F401 (paired_child's choices)
 from catalog import STEADY_AA as AA  # a second, independent float32 eager runner: the A/A control
 from suites import child
 
@@ -43,7 +44,7 @@ def group_arms(selected):
                             if arm_name(v, p) in arms - {"eager"}]
 
 
-def _timed(step, block, gc_off):
+def _timed(step, block, gc_off, finish=None):
     gc.collect()
     enabled = gc.isenabled()
     if gc_off:
@@ -52,23 +53,27 @@ def _timed(step, block, gc_off):
         start = time.perf_counter()
         for _ in range(block):
             step()
+        if finish:  # --wait block: the device is waited on once, inside the clock
+            finish()
         return time.perf_counter() - start
     finally:
         if enabled:
             gc.enable()
 
 
-def block_for(steps, most, seconds, contexts=None, equal=False):
+def block_for(steps, most, seconds, contexts=None, equal=False, finish=None):
     """The fewest steps, at most `most`, whose block lasts `seconds` for the fastest arm (`equal`:
     {arm: steps} whose blocks each last about as long, `seconds` or the slowest arm's step), and
     each arm's seconds per step over the steps that measured it (extra warm-up for every arm)."""
-    per_call, contexts = {}, contexts or {}
+    per_call, contexts, finish = {}, contexts or {}, finish or {}
     for arm, step in steps.items():
         with contexts.get(arm, contextlib.nullcontext)():
             calls, start = 0, time.perf_counter()
             while calls < most and time.perf_counter() - start < seconds:
                 step()
                 calls += 1
+                if arm in finish:  # else an asynchronous dispatch looks as fast as a launch
+                    finish[arm]()
             per_call[arm] = (time.perf_counter() - start) / calls
     fastest = min(per_call.values())
     if equal:  # per-round noise fell with block length as if white (issue 35): equal time per arm
@@ -83,13 +88,14 @@ def arm_block(block, arm):
     return block[arm] if isinstance(block, dict) else block
 
 
-def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
+def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None, finish=None):
     """{arm: [seconds per step, one per round]} and the settings; each round times every arm's
     block of `block` steps ({arm: steps}: each its own) once, in an order shuffled per round by a generator seeded `seed`.
 
     `arms` maps names to callables already past their first (compiling) call; `contexts` maps
-    some of them to a context factory entered around the block, outside the clock."""
-    order, rng, contexts = list(arms), random.Random(seed), contexts or {}
+    some of them to a context factory entered around the block, outside the clock; `finish` maps
+    arms to what ends each of their blocks inside the clock (--wait block: wait for the device)."""
+    order, rng, contexts, finish = list(arms), random.Random(seed), contexts or {}, finish or {}
     times = {name: [] for name in arms}
     if gc_off:  # a full collection of a framework's heap takes ~0.13 s: pay it once, not per block
         gc.collect()
@@ -100,7 +106,8 @@ def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
             for name in order:
                 with contexts.get(name, contextlib.nullcontext)():
                     steps = arm_block(block, name)
-                    times[name].append(_timed(arms[name], steps, gc_off) / steps)
+                    times[name].append(_timed(arms[name], steps, gc_off, finish.get(name))
+                                       / steps)
     finally:
         if gc_off:
             gc.unfreeze()
@@ -110,14 +117,14 @@ def interleave(arms, rounds, block=1, seed=0, gc_off=True, contexts=None):
 
 
 def child_command(backend, model, config, batch, phase, arms, plan, seed=0, device="cpu",
-                  threads=1):
+                  threads=1, wait="step"):
     """The command line of one child process timing `arms` of one comparison group."""
     return child.command("paired_child", backend=backend, model=model, config=config,
                          batch=batch, phase=phase, arms=arms, rounds=plan["rounds"],
                          warmup=plan["warmup"], block=plan["block"],
                          block_s=plan.get("block_s") or None,
                          equal_blocks=plan.get("equal_blocks", False), seed=seed, device=device,
-                         threads=threads)
+                         threads=threads, wait=wait)
 
 
 def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
@@ -128,7 +135,8 @@ def measure_group(case, phase, arms, plan, env, processes, adaptive=None):
         began = time.perf_counter()
         found = child.result(child_command(
             case.backend.NAME, case.spec.name, case.spec.config, case.batch, phase, arms,
-            {**plan, "rounds": rounds}, seed, env["device"], env["threads"]))
+            {**plan, "rounds": rounds}, seed, env["device"], env["threads"],
+            env.get("wait", "step")))
         return {**found, "wall_s": time.perf_counter() - began}
     start = time.perf_counter()
     children = [run(seed, plan["rounds"]) for seed in range(processes)]
@@ -256,6 +264,7 @@ def paired_info(group, arm, ci_method=CI_METHOD):
             "block": arm_block(first["block"], arm),
             "blocks": [arm_block(c["settings"]["block"], arm) for c in group["children"]],
             "block_rule": first.get("block_rule"), "gc": first["gc"], "order": first["order"],
+            "wait": first.get("wait", "step"),
             "order_seeds": [c["settings"]["order_seed"] for c in group["children"]],
             "arms": list(group["times"]), "ci_method": ci_method,
             "first_calls_s": [c["first_calls_s"] for c in group["children"]],

@@ -2,7 +2,7 @@
 
 python -m suites.paired_child --backend B --model M --config JSON --batch N --phase train|infer
     --arms eager,eager_aa,graph,eager@bfloat16,graph@bfloat16,graph+det --rounds R --warmup W
-    --block K [--block-s T [--equal-blocks]] --seed S --device D --threads T
+    --block K [--block-s T [--equal-blocks]] --seed S --device D --threads T [--wait step|block]
 
 With --block-s, the block is the fewest steps, at most K, that last T seconds for the fastest arm;
 with --equal-blocks too, each arm's own steps, at most K, that last T seconds or the slowest arm's
@@ -16,7 +16,7 @@ import sys
 import time
 
 from suites import child
-from suites.paired import arm_spec, block_for, interleave
+from suites.paired import WAITS, arm_spec, block_for, interleave
 
 
 def parse(argv):
@@ -28,6 +28,8 @@ def parse(argv):
                         help="grow the block (up to --block steps) until it lasts this long")
     parser.add_argument("--equal-blocks", action="store_true",
                         help="with --block-s: each arm's block lasts about as long as the others'")
+    parser.add_argument("--wait", choices=WAITS, default="step",
+                        help="step: wait for the device after every step; block: once per block")
     args = parser.parse_args(argv)
     args.arms = [a for a in args.arms.split(",") if a]
     return args
@@ -69,31 +71,43 @@ def measure(args):
                                       precision=precision)
         if deterministic:  # a process-wide switch: on around this arm's first call and blocks
             contexts[arm] = lambda: backend.deterministic(True)
-    last = {}
+    last, pending = {}, {}
+
+    def read(arm, value):
+        last[arm] = value if args.phase == "train" else float(abs(value).max())
 
     def step(arm, runner, x, y):
-        if args.phase == "train":
-            return lambda: last.__setitem__(arm, runner.train_step(x, y))
-        return lambda: last.__setitem__(arm, float(abs(runner.infer_step(x)).max()))
+        dispatch = ((lambda: runner.dispatch_train(x, y)) if args.phase == "train"
+                    else lambda: runner.dispatch_infer(x))
+        if args.wait == "block":
+            return lambda: pending.__setitem__(arm, dispatch())
+        return lambda: read(arm, runner.wait(dispatch()))
 
     steps = {arm: step(arm, r, *r.to_device(*batch)) for arm, r in runners.items()}
+    finish = ({arm: (lambda arm=arm, r=r: read(arm, r.wait(pending[arm])))
+               for arm, r in runners.items()} if args.wait == "block" else {})
     start = time.perf_counter()
     for arm, run in steps.items():
         with contexts.get(arm, contextlib.nullcontext)():
             run()  # trace / compile / schedule build
+            if arm in finish:
+                finish[arm]()
     first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
     block, per_step, rule = args.block, None, f"{args.block} steps"
     if args.block_s > 0 and args.block > 1:
-        block, per_step = block_for(steps, args.block, args.block_s, contexts, args.equal_blocks)
+        block, per_step = block_for(steps, args.block, args.block_s, contexts, args.equal_blocks,
+                                    finish)
         rule = (f"each arm's fewest steps, at most {args.block}, that last {args.block_s} s or the "
                 "slowest arm's step" if args.equal_blocks else f"the fewest steps, at most "
                 f"{args.block}, that last {args.block_s} s for the fastest arm")
-    interleave(steps, args.warmup, block, args.seed, contexts=contexts)
+    interleave(steps, args.warmup, block, args.seed, contexts=contexts, finish=finish)
     began = time.perf_counter()
-    times, settings = interleave(steps, args.rounds, block, args.seed, contexts=contexts)
+    times, settings = interleave(steps, args.rounds, block, args.seed, contexts=contexts,
+                                 finish=finish)
     rounds_s = time.perf_counter() - began  # what a round costs, for the parent's allocation
     return {"times": times, "rounds_s": rounds_s,
             "settings": {**settings, "warmup_rounds": args.warmup, "block_rule": rule,
+                         "wait": args.wait,
                          "calibration_s_per_step": per_step},
             "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
             "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),

@@ -38,18 +38,35 @@ def test_interleave_times_every_arm_each_round_with_gc_off():
     assert settings["block"] == {"a": 1, "b": 3, "c": 2} and len(times["b"]) == 4
 
 
-def _command(backend, arms, rounds=2, phase="train", **plan):
+def test_a_finish_ends_each_block_of_its_arm_inside_the_clock(monkeypatch):
+    """--wait block: an arm's steps run back to back and its device is waited on once per block,
+    before the clock is read (else the steps still queued would run in the next arm's block)."""
+    clock, calls = [0.0], []
+    monkeypatch.setattr("suites.paired.time.perf_counter", lambda: clock[0])
+
+    def wait():
+        calls.append("wait")
+        clock[0] += 5.0
+    times, _ = interleave({"a": lambda: calls.append("a")}, rounds=2, block=3, finish={"a": wait})
+    assert calls == ["a", "a", "a", "wait"] * 2
+    assert times["a"] == [5.0 / 3] * 2
+
+
+def _command(backend, arms, rounds=2, phase="train", wait="step", **plan):
     config, batch = PROFILES["quick"].models["mnist_cnn"]
     return child_command(backend, "mnist_cnn", config, batch, phase, arms,
-                         {"rounds": rounds, "warmup": 1, "block": 1, **plan})
+                         {"rounds": rounds, "warmup": 1, "block": 1, **plan}, wait=wait)
 
 
 @pytest.mark.parametrize("phase", ["train", "infer"])  # quick's steady suite times train only
 def test_child_times_every_arm_and_eager_runners_agree(backend, backend_name, phase):
     # infer (no update: the loss does not depend on the steps) also times the answer's blocks
     plan = {"block": 4, "block_s": 1e-3, "equal_blocks": True} if phase == "infer" else {}
-    found = result(_command(backend_name, ["eager", AA], phase=phase, **plan), timeout=300)
+    wait = "block" if phase == "train" else "step"  # a training loop's waits: once per block
+    found = result(_command(backend_name, ["eager", AA], phase=phase, wait=wait, **plan),
+                   timeout=300)
     assert {arm: len(t) for arm, t in found["times"].items()} == {"eager": 2, AA: 2}
+    assert found["settings"]["wait"] == wait
     assert found["loss"]["eager"] == found["loss"][AA] and found["loss_finite"]
     assert found["settings"]["warmup_rounds"] == 1 and found["traces"] == {"eager": 0, AA: 0}
     if plan:

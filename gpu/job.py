@@ -1,0 +1,160 @@
+"""The GPU job: the plan's steps this GPU model still lacks at this timing code, in priority order,
+until a deadline; each step's run is packed into $OUT as soon as it ends, so a cut call keeps what
+finished. Run from the repository root on the GPU machine:
+
+  GRAPHBENCH_COMMIT=... GRAPHBENCH_CODE=... OUT=folder python3 gpu/job.py --seconds 500
+
+(both from `python3 gpu/provenance.py` here). DEVICE=cpu is the dry run of the same steps on a CPU,
+with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's). Back here: tar -xf
+runs.tar -C X, then `python -m report.merge results X` and the studies into results/findings/."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from gpu.plan import GPU_ARGS, missing  # noqa: E402
+
+STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
+RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there (numbering goes on)
+STUDIES = STORE / "findings"
+
+
+def log(*words):
+    print(f"== {time.strftime('%H:%M:%S')}", *words, flush=True)
+
+
+def gpu_model(device):
+    """The GPU's model as nvidia-smi names it ('NVIDIA H100 80GB HBM3'); a dry run's 'cpu'."""
+    if device != "cuda":
+        return "cpu"
+    out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                         capture_output=True, text=True, check=True)
+    return out.stdout.splitlines()[0].strip()
+
+
+def environment(device):
+    """The children's environment: caches as the tox envs set them, Chainer from its wheel."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
+           "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
+           "TORCHINDUCTOR_CACHE_DIR": str(STORE / "inductor-cache"),
+           "JAX_COMPILATION_CACHE_DIR": str(STORE / "jax-cache"),
+           "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+           "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
+    wheels = sorted(ROOT.glob(".whl/chainer-*.whl"))
+    if device == "cuda" and wheels:  # the GPU machine's Python has no Chainer: its wheel travels
+        target = STORE / "chainer"
+        if not target.exists():
+            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index",
+                            "--no-deps", "--no-compile", "--target", str(target), str(wheels[0])],
+                           check=True)
+        # Chainer 7.8.1 imports two names NumPy 2 and Python 3.12 dropped: gpu/chainer_py312
+        env["PYTHONPATH"] = os.pathsep.join([str(target), str(ROOT / "gpu" / "chainer_py312")])
+    return env
+
+
+def python_for(backend):
+    """The Python that runs `backend` (the GPU machine's one; a dry run's tox env)."""
+    return os.environ.get(f"GPU_JOB_PYTHON_{backend.upper()}", sys.executable)
+
+
+def command(step, device):
+    """The argv of one step."""
+    py = python_for(step.backend)
+    if step.kind == "study":
+        return [py, *step.args, "--device", device]
+    args = [a if a != "cuda" else device for a in GPU_ARGS]
+    saving = (f"--benchmark-storage={STORE}", f"--benchmark-save={step.save}")
+    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()), *step.args]
+
+
+def run_step(step, device, env, seconds, machine):
+    """Run one step within `seconds`; a study's or check's output is saved with the machine."""
+    argv = command(step, device)
+    log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
+    began = time.time()
+    try:  # SIGTERM at the limit: pytest saves the partial run (marked incomplete)
+        done = subprocess.run(argv, env=env, cwd=ROOT, timeout=seconds, text=True,
+                              stdout=None if step.kind == "run" else subprocess.PIPE)
+        code = done.returncode
+    except subprocess.TimeoutExpired:
+        done, code = None, "cut at its limit"
+    took = time.time() - began
+    log(f"{step.name}: exit {code} in {took:.0f} s")
+    if step.kind != "run" and done is not None:
+        print(done.stdout, end="", flush=True)
+        lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+        # a check's failures are its finding (pytest exits 1): it ran
+        complete = code == 0 and bool(lines) if step.kind == "study" else code in (0, 1)
+        STUDIES.mkdir(parents=True, exist_ok=True)
+        (STUDIES / f"gpu_{step.name}.json").write_text(json.dumps(
+            {"machine": machine, "what": step.what, "complete": complete, "exit": code,
+             "seconds": round(took, 1), "results": lines,
+             "output": done.stdout.splitlines()[-40:]}, indent=1))
+    return {"step": step.name, "exit": code, "seconds": round(took, 1)}
+
+
+def pack(out, before, costs):
+    """Every run and study this job saved, in $OUT/runs.tar (written whole, then renamed)."""
+    staged = out / "runs.tar.tmp"
+    with tarfile.open(staged, "w") as tar:
+        for path in sorted(STORE.glob("*/*.json")):  # runs and studies, not the compile caches
+            if (path.parent == STUDIES or path.parent.name.startswith("Linux-")) \
+                    and path.name not in before:
+                tar.add(path, arcname=str(path.relative_to(STORE)))
+    os.replace(staged, out / "runs.tar")
+    (out / "steps.json").write_text(json.dumps(costs, indent=1))
+
+
+def main(argv=None):
+    """Run the missing steps until the deadline; 0 when every step that ran exited 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, required=True, help="the job's deadline")
+    parser.add_argument("--only", default="", help="comma list of step names (default: all)")
+    args = parser.parse_args(argv)
+    deadline = time.time() + args.seconds
+    device = os.environ.get("DEVICE", "cuda")
+    code, commit = os.environ.get("GRAPHBENCH_CODE"), os.environ.get("GRAPHBENCH_COMMIT")
+    if not code or not commit:
+        print("gpu/job.py: set GRAPHBENCH_COMMIT and GRAPHBENCH_CODE (python3 gpu/provenance.py "
+              "prints both)", file=sys.stderr)
+        return 2
+    out = Path(os.environ.get("OUT", "/tmp/gpu-out"))
+    out.mkdir(parents=True, exist_ok=True)
+    RUNS.mkdir(parents=True, exist_ok=True)
+    for saved in ROOT.glob("results/*/[0-9]*_gpu-*.json"):  # pytest-benchmark numbers on from them
+        if not (RUNS / saved.name).exists():
+            shutil.copy(saved, RUNS)
+    before = {p.name for p in STORE.glob("*/*.json")}
+    model = gpu_model(device)
+    machine = {"gpu": model, "code": code, "commit": commit, "device": device}
+    steps = missing([ROOT / "results", STORE], model, code)
+    if args.only:
+        steps = [s for s in steps if s.name in args.only.split(",")]
+    if device == "cuda":
+        subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
+                        "--format=csv,noheader"])
+        subprocess.run([sys.executable, "-c", "import sys, torch, jax, cupy, numpy; print("
+                        "sys.version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__,"
+                        " 'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
+    log(f"{model}, code {code}: {len(steps)} steps to run:", ", ".join(s.name for s in steps))
+    env, costs, failed = environment(device), [], False
+    for step in steps:
+        left = deadline - time.time()
+        if left < 20:
+            log(f"deadline: {len(steps) - len(costs)} steps left for the next window")
+            break
+        costs.append(run_step(step, device, env, min(step.limit_s, left), machine))
+        failed |= costs[-1]["exit"] != 0
+        pack(out, before, costs)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

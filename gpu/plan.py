@@ -1,0 +1,105 @@
+"""The GPU job's steps in priority order, and which of them a GPU kind still lacks at this timing
+code (framework-free: gpu/job.py runs the missing ones, the report lists them as not measured)."""
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
+VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
+            "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
+# TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
+# the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
+NOT_ON_THE_LEASE = {"tf": "TensorFlow's GPU wheel (1.9 GB of CUDA 12 libraries) cannot reach the "
+                          "GPU machine, which has no network"}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One pytest session of the GPU job, saved as its own run `gpu-<name>`."""
+    name: str
+    backend: str
+    args: tuple  # pytest arguments after the common ones (GPU_ARGS), or a script's argv
+    limit_s: int  # the most it may take; a step cut at its limit saves what finished
+    what: str = ""
+    keys: tuple = field(default=())  # (backend, model, phase, wait) rows it measures
+    kind: str = "run"  # run: a saved pytest-benchmark run; check: a pytest session, study: a
+    # script printing JSON lines (both saved as findings/gpu_<name>.json with their output)
+
+    @property
+    def save(self):
+        return f"gpu-{self.name}"
+
+
+GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "default")
+
+
+def _steady(backend, model, budget_s, limit_s, wait="block", phases=("train", "infer")):
+    keyword = f"({' or '.join(phases)}) and not float16 and not bfloat16"
+    return Step(f"{backend}-{model}" + ("" if wait == "block" else f"-wait-{wait}"), backend,
+                ("suites/test_steady.py", "--job", "answer", "--group-budget-s", str(budget_s),
+                 "--backend", backend, "--model", model, "--variant", VARIANTS[backend],
+                 "--wait", wait, "-k", f"({keyword})"),
+                limit_s, f"steady {backend} {model} {'/'.join(phases)}, --wait {wait}",
+                tuple((backend, model, phase, wait) for phase in phases))
+
+
+# seconds: a JAX or Chainer group of three processes took 15-40 s on the H100, a torch one with
+# inductor's cold compiles of two arms 60-120 s (the first window's four-arm group: over 130 s)
+_BUDGET = {"jax": 15, "chainer": 15, "torch": 25}
+_LIMIT = {"jax": 150, "chainer": 150, "torch": 300}
+
+_STUDY_VARIANTS = {"jax": "graph,eager", "torch": "eager,cuda_graph", "chainer": "eager,graph"}
+
+PLAN = (
+    *(Step(f"step-cost-{b}", b, ("gpu/step_cost.py", "--backend", b, "--variants",
+                                 _STUDY_VARIANTS[b]), 90,
+           f"where a sub-millisecond step's time goes ({b}): the MNIST CNN train step waited on "
+           "per step, on its loss only, and once per block", kind="study") for b in ("jax", "torch")),
+    *(_steady(b, "mnist_cnn", _BUDGET[b], _LIMIT[b]) for b in ("jax", "chainer", "torch")),
+    # the suite's harness before --wait: each step waited on (runs 0086-0088 timed so)
+    _steady("jax", "mnist_cnn", _BUDGET["jax"], _LIMIT["jax"], wait="step", phases=("train",)),
+    *(_steady(b, m, _BUDGET[b], _LIMIT[b]) for m in ANSWER_MODELS[1:]
+      for b in ("jax", "chainer", "torch")),
+    *(_steady(b, "mnist_cnn", _BUDGET[b], _LIMIT[b], wait="step", phases=("train",))
+      for b in ("chainer", "torch")),
+    *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
+                              "-k", "not trajectory", "-rf", "--tb=line"), 100,
+           f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
+           "tolerance)", kind="check") for b in ("torch", "jax", "chainer")),
+)
+
+
+def run_is_for(run, gpu_model, code):
+    """Whether a saved run (its JSON) was timed on this GPU model at this timing code, complete."""
+    info = run.get("machine_info", {}).get("graphbench", {})
+    return (info.get("device") == "cuda" and (info.get("gpu") or "").split(",")[0] == gpu_model
+            and info.get("code") == code and run.get("graphbench_run", {}).get("complete", False))
+
+
+def study_is_for(study, gpu_model, code):
+    """Whether a saved study (gpu/job.py's findings/gpu_<name>.json) ran here, complete."""
+    machine = study.get("machine", {})
+    return (machine.get("gpu") == gpu_model and machine.get("code") == code
+            and study.get("complete", False))
+
+
+def done_steps(folders, gpu_model, code):
+    """Names of the plan's steps with a complete run for this GPU model and code in `folders`."""
+    found = set()
+    for folder in folders:
+        for path in Path(folder).glob("**/*gpu[-_]*.json"):
+            try:
+                saved = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if "_gpu-" in path.name and run_is_for(saved, gpu_model, code):
+                found.add(path.stem.split("_gpu-", 1)[1])
+            elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
+                found.add(path.stem[len("gpu_"):])
+    return found
+
+
+def missing(folders, gpu_model, code):
+    """The plan's steps still to run for this GPU model and code, in priority order."""
+    done = done_steps(folders, gpu_model, code)
+    return [step for step in PLAN if step.name not in done]
