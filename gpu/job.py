@@ -24,6 +24,7 @@ from gpu.plan import GPU_ARGS, missing  # noqa: E402
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there (numbering goes on)
 STUDIES = STORE / "findings"
+GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
 
 
 def log(*words):
@@ -79,24 +80,34 @@ def run_step(step, device, env, seconds, machine):
     argv = command(step, device)
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
     began = time.time()
-    try:  # SIGTERM at the limit: pytest saves the partial run (marked incomplete)
-        done = subprocess.run(argv, env=env, cwd=ROOT, timeout=seconds, text=True,
-                              stdout=None if step.kind == "run" else subprocess.PIPE)
-        code = done.returncode
+    child = subprocess.Popen(argv, env=env, cwd=ROOT, text=True,
+                             stdout=None if step.kind == "run" else subprocess.PIPE)
+    try:
+        stdout, _ = child.communicate(timeout=seconds)
+        code = child.returncode
     except subprocess.TimeoutExpired:
-        done, code = None, "cut at its limit"
+        # SIGTERM, as conftest takes it: pytest saves the partial run (marked incomplete);
+        # subprocess.run's timeout would SIGKILL it, and the first window lost two steps so
+        child.terminate()
+        try:
+            stdout, _ = child.communicate(timeout=GRACE_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            stdout, _ = child.communicate()
+        code = f"stopped at its limit ({seconds:.0f} s)"
+    done = None if step.kind == "run" else stdout
     took = time.time() - began
     log(f"{step.name}: exit {code} in {took:.0f} s")
-    if step.kind != "run" and done is not None:
-        print(done.stdout, end="", flush=True)
-        lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    if done is not None:
+        print(done, end="", flush=True)
+        lines = [json.loads(x) for x in done.splitlines() if x.startswith("{")]
         # a check's failures are its finding (pytest exits 1): it ran
         complete = code == 0 and bool(lines) if step.kind == "study" else code in (0, 1)
         STUDIES.mkdir(parents=True, exist_ok=True)
         (STUDIES / f"gpu_{step.name}.json").write_text(json.dumps(
             {"machine": machine, "what": step.what, "complete": complete, "exit": code,
              "seconds": round(took, 1), "results": lines,
-             "output": done.stdout.splitlines()[-40:]}, indent=1))
+             "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1)}
 
 
@@ -140,17 +151,18 @@ def main(argv=None):
     if device == "cuda":
         subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
                         "--format=csv,noheader"])
-        subprocess.run([sys.executable, "-c", "import sys, torch, jax, cupy, numpy; print("
-                        "sys.version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__,"
-                        " 'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
+        subprocess.run([sys.executable, "-c", "import sys, torch, jax, cupy, numpy; print(sys."
+                        "version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__, "
+                        "'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
     log(f"{model}, code {code}: {len(steps)} steps to run:", ", ".join(s.name for s in steps))
     env, costs, failed = environment(device), [], False
     for step in steps:
         left = deadline - time.time()
-        if left < 20:
-            log(f"deadline: {len(steps) - len(costs)} steps left for the next window")
-            break
-        costs.append(run_step(step, device, env, min(step.limit_s, left), machine))
+        if (step.expect_s or step.limit_s) + GRACE_S > left:  # a later, shorter step may fit
+            log(f"{step.name}: left for the next window (expects "
+                f"{step.expect_s or step.limit_s} s; {left:.0f} s left)")
+            continue
+        costs.append(run_step(step, device, env, min(step.limit_s, left - GRACE_S), machine))
         failed |= costs[-1]["exit"] != 0
         pack(out, before, costs)
     return 1 if failed else 0

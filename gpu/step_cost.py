@@ -6,9 +6,10 @@ timed in interleaved rounds (one process), each way of waiting for the device an
   bare      (jax) the jitted function called directly, the loss waited on: no runner bookkeeping
   block     the steady suite's `--wait block`: a block's steps back to back, one wait at its end
 
-python3 gpu/step_cost.py --backend jax --variants graph,eager --device cuda [--rounds 20] [--block 64]
-prints one JSON line per variant: each arm's median ms per step and the step arm's time over each other arm's
-(95% interval over the rounds). docs/METHOD.md, The step a GPU user runs."""
+python3 gpu/step_cost.py --backend jax --variants graph,eager --device cuda [--rounds 20]
+[--block 64] prints one JSON line per variant: each arm's median ms per step and the step arm's
+time over each other arm's (95% interval over the rounds). docs/METHOD.md, The step a GPU user
+runs."""
 import argparse
 import json
 import math

@@ -18,7 +18,7 @@ from report.memory import advice as memory_advice
 from report.memory import memory_peaks
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
-from report.records import FIELDS, machine_records
+from report.records import FIELDS, load_studies, machine_records, wait_records
 from report.render import details_text, render
 from report.retrace import retrace_step_reading
 from report.scale import scale_reading
@@ -67,9 +67,11 @@ def _results(args):
     return shown
 
 
-def per_machine(results, wanted=()):
-    """[(machine, view, records)]: each machine's sections and its records, built once."""
-    return [(machine, view, machine_records(view)) for machine, view in views(results, wanted)]
+def per_machine(results, wanted=(), studies=None):
+    """[(machine, view, records)]: each machine's sections and its records (a GPU's with its
+    studies', report.gpu.load_studies), built once."""
+    return [(machine, view, machine_records(view) + wait_records(machine, studies or {}))
+            for machine, view in views(results, wanted)]
 
 
 def summary_json(machines):
@@ -226,7 +228,7 @@ def _report(args, published=None):
     base = Path(args.readme or args.report or "x").parent
     paths = dict(_outputs(args))
     details, summary = paths.get("--details"), paths.get("--summary")
-    machines = per_machine(results, args.run)
+    machines = per_machine(results, args.run, load_studies(args.results))
     lead = front(results, args.answer_for)  # the README's machine; RESULTS.md has every one
     shown = [found for found in machines if found[0] == lead]
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,6 +4,7 @@ from fractions import Fraction
 
 from report.advice import FINDING, advice, get, steps_text
 from report.best import RULE
+from report.gpu import gpu_table, timed_as_a_loop
 from report.lengths import lengths_line
 from report.ratios import SAME
 from report.records import chosen as best
@@ -56,9 +57,10 @@ def answer_text(machines, front=None, more=None):
                   "its start-up (interpreter, framework import), which each backend's line gives. "
                   "Generated from `results/summary.json`'s records; every table is in "
                   "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
-    if others:
+    listed = [m for m, _, found in machines if m in others and not timed_as_a_loop(found)]
+    if listed:  # a GPU timed as a training loop has its own table below
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
-                  "across machines): " + ", ".join(f"`{m}`" for m in others) + ".", ""]
+                  "across machines): " + ", ".join(f"`{m}`" for m in listed) + ".", ""]
     elsewhere = [r for m, _, found in machines if m in others for r in found]  # a GPU's, say
     for machine, _, records in machines:
         if machine in others:
@@ -66,8 +68,10 @@ def answer_text(machines, front=None, more=None):
         parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
                   *backend_lines(records, brief=bool(more)), ""]
-        if seed := seed_004_text(records, elsewhere):
+        if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
+        for gpu, view, found in machines:
+            parts += gpu_table(gpu, view, found, machine, records) if gpu in others else []
     return "\n".join(parts)
 
 

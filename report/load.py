@@ -148,6 +148,8 @@ def machine_name(machine_info):
 
 
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs
+WAITS = "waits"  # results/waits/<device>/: runs timed with another --wait than their device's
+# default (a GPU's per-step wait), read by the GPU table beside the runs they repeat, never pooled
 VERSIONS = "versions"  # results/versions/<env>/: runs on another release (run.py VERSION_ENVS),
 # left out of the pins' report; `--results results/versions/<env>` or --compare shows them
 
@@ -157,7 +159,7 @@ def load_dir(directory, incomplete=False, damaged=None):
     reported and left out; the paths of damaged ones are added to the list `damaged`."""
     files = sorted(p for p in Path(directory).rglob("*.json")
                    if p.name != SUMMARY
-                   and not {FINDINGS, VERSIONS} & set(p.relative_to(directory).parts[:1]))
+                   and not {FINDINGS, VERSIONS, WAITS} & set(p.relative_to(directory).parts[:1]))
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []

@@ -1,6 +1,8 @@
 """One record per published figure, built once per machine from the selected results: summary.json
 holds them, and every table, chart, reading and verdict reads them."""
+import json
 import statistics
+from pathlib import Path
 
 from catalog import LOADER_BASELINE
 from report.load import BASELINE
@@ -19,7 +21,7 @@ WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
-                 "vector_isa")  # what a step time was measured on
+                 "vector_isa", "wait")  # what a step time was measured on
 ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_by",
                   "min_step_s", "group_seconds", "variance_components")  # how repetition stopped
 MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
@@ -456,3 +458,36 @@ def machine_records(view):
         rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),
                                                                (None, None))
     return found
+
+
+def load_studies(results):
+    """{GPU model: [each complete gpu/step_cost.py line, with its study's machine]} from
+    results/findings/<GPU model>/gpu_step-cost-*.json."""
+    found = {}
+    for path in sorted(Path(results, "findings").glob("*/gpu_step-cost-*.json")):
+        study = json.loads(path.read_text())
+        if study.get("complete"):
+            found.setdefault(study["machine"]["gpu"], []).extend(
+                {**r, "study": path.stem, "machine": study["machine"]}
+                for r in study["results"] if "step_over" in r)
+    return found
+
+
+def wait_records(machine, studies):
+    """The records of what a wait after every step costs on `machine`'s GPU (its studies): each
+    backend and variant's step ÷ block time, paired over interleaved rounds of one process."""
+    out = []
+    for line in studies.get(machine.rsplit(", ", 1)[-1].rstrip(")"), ()):
+        ratio = line["step_over"]["block"]
+        rec = {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
+               "dirty": False, "backend": line["backend"], "model": "mnist_cnn",
+               "variant": line["variant"], "phase": "train", "precision": "float32",
+               "case": None, "kind": "wait_cost", "unit": "x", "estimate": ratio["ratio"],
+               "low": ratio["low"], "high": ratio["high"],
+               "interval": "95% bootstrap over interleaved rounds of one process",
+               "significant": ratio["significant"], "processes": 1, "rounds": line["rounds"],
+               "aa_floor_low": None, "aa_floor_high": None, "known_wrong": None, "note": None,
+               "best": None, "step_ms": line["ms"]["step"], "block_ms": line["ms"]["block"],
+               "device": "cuda"}
+        out.append({**rec, "verdict": verdict(rec, "slower", "faster"), "target": None})
+    return out

@@ -24,10 +24,11 @@ def against(rec, figure, name):
     return f"{name} {figure:.2f}× holds here: the interval contains it and excludes 1"
 
 
-def seed_004_text(records, gpu_records=()):
+def seed_004_text(records, gpu_records=(), brief=False):
     """Whether source article 004's 1.12× for Chainer's `@static_graph` on the MNIST CNN holds on
     this machine and, the article's own kind of hardware, on a GPU measured (`gpu_records`: other
-    machines' records); '' without a paired train speedup on either."""
+    machines' records); '' without a paired train speedup on either; `brief`: what it depends on
+    as a link only."""
     found = [_seed_004_record(records), _seed_004_record(
         [r for r in gpu_records if r.get("device") not in (None, "cpu")])]
     if not any(found):
@@ -36,7 +37,8 @@ def seed_004_text(records, gpu_records=()):
     figures = "; ".join(_figure(rec, seed) for rec in found if rec)
     return (f"**Source article 004** (Chainer `@static_graph` on this MNIST CNN, five epochs on "
             f"the article's GPU: {SEED_004[0]:.1f} s → {SEED_004[1]:.1f} s, {seed:.2f}×): "
-            f"{figures}.{_depends(found[0]) if found[0] else ''}")
+            f"{figures}." + (f" [What moves it]({SEED_004_DEPENDS})." if brief
+                             else _depends(found[0]) if found[0] else ""))
 
 
 def _seed_004_record(records):

@@ -85,7 +85,8 @@ def test_each_job_times_its_own_steady_groups_with_their_aa_pair():
 
 
 def test_a_saved_run_records_its_job():
-    config = types.SimpleNamespace(graphbench={"profile": SEEDS, "device": "cpu", "threads": 2})
+    config = types.SimpleNamespace(graphbench={"profile": SEEDS, "device": "cpu", "threads": 2,
+                                               "wait": "step"})
     info, saved = {}, {}
     conftest.pytest_benchmark_update_machine_info(config, info)
     conftest.pytest_benchmark_update_json(config, [], saved)

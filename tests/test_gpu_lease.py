@@ -117,3 +117,85 @@ def test_a_wait_that_is_not_step_or_block_is_a_usage_error():
     error = _usage_error(_pytest("tests/test_spec.py", "--co", "-q", "--wait", "never"))
     assert "unknown wait 'never'" in error and "step, block" in error
     assert conftest.default_wait("cuda") == "block" and conftest.default_wait("cpu") == "step"
+
+
+def test_a_step_at_its_limit_is_stopped_as_pytest_saves_not_killed(tmp_path, monkeypatch):
+    """subprocess.run's timeout SIGKILLs: the first window lost two partial runs so."""
+    from gpu import job
+    from gpu.plan import Step
+    script = tmp_path / "slow.py"
+    script.write_text("import json, signal, sys, time\n"
+                      "def stop(*_):\n"
+                      "    print(json.dumps({'saved': 'on SIGTERM'})); sys.exit(1)\n"
+                      "signal.signal(signal.SIGTERM, stop)\n"
+                      "print('started', flush=True)\n"
+                      "time.sleep(60)\n")
+    monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
+    step = Step("slow", "jax", (str(script),), 1, "a study past its limit", kind="study")
+    cost = job.run_step(step, "cpu", dict(os.environ), 1.0, {"gpu": "cpu"})
+    assert cost["exit"].startswith("stopped at its limit") and cost["seconds"] < 30
+    saved = json.loads((tmp_path / "findings" / "gpu_slow.json").read_text())
+    assert saved["results"] == [{"saved": "on SIGTERM"}] and not saved["complete"]
+
+
+def test_the_job_leaves_a_step_that_cannot_fit_for_the_next_window(tmp_path, monkeypatch, capsys):
+    """The first window's last call began a 330 s torch group with 189 s left: lost."""
+    from gpu import job
+    from gpu.plan import Step
+    ran = []
+    big = Step("big", "torch", ("x",), 400, "long", expect_s=330)
+    small = Step("small", "jax", ("y",), 60, "short", expect_s=20)
+    monkeypatch.setattr(job, "missing", lambda *_: [big, small])
+    monkeypatch.setattr(job, "STORE", tmp_path)
+    monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
+                        or {"step": step.name, "exit": 0, "seconds": 1})
+    monkeypatch.setenv("DEVICE", "cpu")
+    monkeypatch.setenv("OUT", str(tmp_path / "out"))
+    monkeypatch.setenv("GRAPHBENCH_CODE", "abc")
+    monkeypatch.setenv("GRAPHBENCH_COMMIT", "f" * 40)
+    assert job.main(["--seconds", "200"]) == 0
+    assert ran == ["small"] and "big: left for the next window" in capsys.readouterr().out
+
+
+def _rec(kind, backend, variant, phase="train", model="mnist_cnn", estimate=2.0, **more):
+    return {"kind": kind, "backend": backend, "model": model, "variant": variant, "phase": phase,
+            "precision": "float32", "estimate": estimate, "low": estimate * 0.9,
+            "high": estimate * 1.1, "interval": "95% paired bootstrap", "note": None,
+            "run": "0091_gpu-torch-mnist_cnn", "dirty": False, "wait": "block", "threads": 16,
+            "aa_floor_low": 0.97, "aa_floor_high": 1.06, **more}
+
+
+def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured():
+    from report.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
+               _rec("step_time", "torch", "cuda_graph", estimate=0.2e-3),
+               _rec("speedup", "torch", "cuda_graph", estimate=6.9),
+               _rec("speedup", "torch", "graph", estimate=0.77),
+               _rec("speedup", "torch", "graph", phase="infer", estimate=0.65)]
+    cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
+    text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", cpu))
+    assert text.startswith("**On an NVIDIA H100 80GB HBM3**")
+    rows = [line for line in text.splitlines() if line.startswith("| mnist_cnn")]
+    assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
+    assert "1.50 → 0.20" in rows[1] and "GPU only" in rows[1] and "`0091`" in rows[1]
+    assert "1.29× [1.16, 1.42]" in rows[0] and "0.65× [0.59, 0.72]" in rows[0]
+    assert "Not measured yet here: mnist_cnn (jax, chainer); vgg (jax, chainer, torch)" in text
+    assert "TensorFlow" in text
+    step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on
+    assert gpu_table(gpu, lambda section: [], step_timed, "cpu", cpu) == []
+
+
+def test_a_wait_after_every_step_is_a_record_and_a_line():
+    from report.gpu import wait_line
+    from report.records import wait_records
+    line = {"backend": "jax", "variant": "graph", "rounds": 20, "ms": {"step": 0.62, "block": 0.29},
+            "step_over": {"block": {"ratio": 2.13, "low": 2.06, "high": 2.23,
+                                    "significant": True}},
+            "study": "gpu_step-cost-jax", "machine": {"commit": "c" * 40}}
+    found = wait_records("vm (x, NVIDIA H100 80GB HBM3)", {"NVIDIA H100 80GB HBM3": [line]})
+    assert [(r["kind"], r["estimate"], r["verdict"]) for r in found] == [("wait_cost", 2.13,
+                                                                          "slower")]
+    assert wait_records("vm (x, NVIDIA H200)", {"NVIDIA H100 80GB HBM3": [line]}) == []
+    assert "`jax.jit` 2.13× [2.06, 2.23] (0.62 ms against 0.29)" in wait_line(found)
