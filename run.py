@@ -31,11 +31,44 @@ VERSION_ENVS = ("torch-release", "jax-release")
 ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
           "jax-release": 0.7, "report": 0.2}
 MARGIN_GB = 1.0
+# --device cuda: each framework env with its CUDA wheels, in an env folder of its own (`<env>-gpu`),
+# by tox's overrides of the env's settings (tox.ini pins what the CPU answer measures); torch's
+# PyPI wheel already brings CUDA. Resolved on a CPU here; only torch, JAX's cuda13 plugin and CuPy
+# 14 ran on a GPU so far (docs/METHOD.md, On a GPU)
+GPU_OVERRIDES = {
+    "tf": ("testenv:tf.deps={[testenv]deps}\ntensorflow[and-cuda]==2.21.0",),
+    "jax": ('testenv:jax.deps+=jax[cuda12]==0.12.0.1; python_version >= "3.12"',
+            'testenv:jax.deps+=jax[cuda12]==0.10.2; python_version < "3.12"',
+            "testenv:jax.set_env+=JAX_PLATFORMS=cuda,cpu"),
+    "chainer": ("testenv:chainer.deps+=cupy-cuda12x>=13,<14",
+                *(f"testenv:chainer.deps+=nvidia-{lib}-cu12" for lib in
+                  ("cuda-runtime", "cuda-nvrtc", "cublas", "curand", "cufft", "cusparse",
+                   "cusolver"))),
+    "torch": (),
+}
+GPU_GB = {"tf": 3.6, "jax": 3.2, "chainer": 2.6, "torch": 5.5}  # the same envs with CUDA wheels
 # each env's minutes in the test command (clean clone at 0dbf780, 2-core AMD EPYC Zen 4, install
 # included; the release envs: about as long as their pins'): run-parallel starts envs in the
 # order given, one per core, so the longest start first
 TEST_MINUTES = {"torch": 13.3, "torch-release": 13.3, "tf": 5.8, "jax": 4.6, "jax-release": 4.6,
                 "chainer": 1.9, "report": 1.7}
+
+
+DEVICE = ["cpu"]  # the session's --device: cuda gives each framework env its GPU form
+
+
+def env_dir(env):
+    """The env's folder under .tox/: its own name, or `<env>-gpu` for its GPU form."""
+    return f"{env}-gpu" if GPU_OVERRIDES.get(env) and DEVICE[0] == "cuda" else env
+
+
+def gpu_args(envs):
+    """tox's overrides that turn the framework envs into their GPU forms (none on the CPU)."""
+    if DEVICE[0] != "cuda":
+        return ()
+    return tuple(arg for env in envs if GPU_OVERRIDES.get(env)
+                 for arg in ("-x", f"testenv:{env}.env_dir={{work_dir}}/{env_dir(env)}",
+                             *(a for o in GPU_OVERRIDES[env] for a in ("-x", o))))
 
 
 def tox():
@@ -110,6 +143,9 @@ def main(argv=None):
     parser.add_argument("--job", dest="job_name", metavar="JOB",
                         help="bench: answer (the README's answer, the default) or seeds (the "
                              "seeds' experiments): suites/profiles.py JOBS")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="cuda: the framework envs with their CUDA wheels (envs of their own), "
+                             "the suites on the GPU (pytest's --device cuda)")
     parser.add_argument("--user", metavar="FILE", help="bench: your own model file instead of the "
                                                        "suites (README: Your own model)")
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -125,11 +161,21 @@ def main(argv=None):
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
     if args.user and args.job != "bench":
         parser.error("--user goes with bench: python3 run.py bench --user FILE")
+    DEVICE[:] = [args.device]
+    if "--device" in pytest_args:  # run.py must know: the GPU envs differ from the CPU ones
+        parser.error("--device goes before `--`: python3 run.py bench --device cuda")
+    if args.device == "cuda":
+        if args.user:
+            parser.error("--device cuda times the suites; --user runs on the CPU so far")
+        if bad := [e for e in envs if e not in GPU_OVERRIDES and e != "report"]:
+            parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
+                         f"{', '.join(GPU_OVERRIDES)}")
+        pytest_args = ["--device", "cuda", *pytest_args]
     if problem := job_problem(args):
         print(f"run.py: {problem}", file=sys.stderr)
         return 2
     jax_python(envs)
-    if not args.user and (short := disk_short((*envs, "report"))):
+    if not args.user and (short := disk_short((*envs, "report"), args.device)):
         print(f"run.py: {short}", file=sys.stderr)
         return 1
     started = time.time()
@@ -234,14 +280,17 @@ def free_gb():
     return shutil.disk_usage(ROOT).free / 1e9
 
 
-def disk_short(envs):
+def disk_short(envs, device="cpu"):
     """What is missing, in one line, when the envs tox has yet to create need more disk than is
     free (pip would stop half-way through an install with `No space left on device`); else ''."""
-    new = [env for env in dict.fromkeys(envs) if not (ROOT / ".tox" / env).exists()]
-    need, free = sum(ENV_GB[env] for env in new) + MARGIN_GB, free_gb()
+    gpu = device == "cuda"
+    new = [env for env in dict.fromkeys(envs)
+           if not (ROOT / ".tox" / (env_dir(env) if gpu else env)).exists()]
+    sizes_gb = {env: GPU_GB.get(env, ENV_GB[env]) if gpu else ENV_GB[env] for env in new}
+    need, free = sum(sizes_gb.values()) + MARGIN_GB, free_gb()
     if not new or free >= need:
         return ""
-    sizes = ", ".join(f"{env} {ENV_GB[env]:g}" for env in new)
+    sizes = ", ".join(f"{env} {size:g}" for env, size in sizes_gb.items())
     return (f"{free:.1f} GB free on the disk of {ROOT}; installing the envs {sizes} GB needs about "
             f"{need:.1f}: free some space, or name fewer envs with --envs")
 
@@ -255,8 +304,8 @@ def test(parser, envs, profile, pytest_args):
     if profile and not frameworks:
         parser.error("--profile sets the suites' profile, which the report env does not run")
     if not (profile or pytest_args):
-        return call(tox(), *parallel(envs))
-    failed = call(tox(), *parallel(frameworks), "--", "tests",
+        return call(tox(), *gpu_args(envs), *parallel(envs))
+    failed = call(tox(), *gpu_args(frameworks), *parallel(frameworks), "--", "tests",
                   "suites", "--benchmark-disable", "--profile", profile or "quick", "-m",
                   "not framework_free", *pytest_args)  # those run in the report env
     return call(tox(), "-e", "report") or failed if "report" in envs else failed
@@ -283,8 +332,9 @@ def bench(envs, profile, pytest_args, job="answer"):
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
-        if call(tox(), "-e", env, "--", "suites", "-v", "-p", "suites.progress", "--profile",
-                profile, *selection, f"--benchmark-save={name}", *storage, *pytest_args):
+        if call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p", "suites.progress",
+                "--profile", profile, *selection, f"--benchmark-save={name}", *storage,
+                *pytest_args):
             failed.append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
     new, version_failed = sorted(saved_runs() - before), False

@@ -8,6 +8,7 @@ finished. Run from the repository root on the GPU machine:
 with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's). Back here: tar -xf
 runs.tar -C X, then `python -m report.merge results X` and the studies into results/findings/."""
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -19,7 +20,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from gpu.plan import GPU_ARGS, missing  # noqa: E402
+from gpu.plan import GPU_ARGS, PLAN, missing  # noqa: E402
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there (numbering goes on)
@@ -31,12 +32,25 @@ def log(*words):
     print(f"== {time.strftime('%H:%M:%S')}", *words, flush=True)
 
 
+class NoGPU(Exception):
+    """Why this machine cannot run the GPU job, in one line."""
+
+
 def gpu_model(device):
     """The GPU's model as nvidia-smi names it ('NVIDIA H100 80GB HBM3'); a dry run's 'cpu'."""
-    if device != "cuda":
+    if device == "cpu":
         return "cpu"
-    out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                         capture_output=True, text=True, check=True)
+    if device != "cuda":
+        raise NoGPU(f"DEVICE={device}: choose cuda (the default) or cpu (the dry run)")
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise NoGPU(f"no NVIDIA GPU here (nvidia-smi: {error}); DEVICE=cpu runs the dry run "
+                    "on this CPU") from None
+    if out.returncode != 0 or not out.stdout.strip():
+        raise NoGPU(f"no NVIDIA GPU here (nvidia-smi exited {out.returncode}: "
+                    f"{(out.stderr or out.stdout).strip()[:120]}); DEVICE=cpu runs the dry run")
     return out.stdout.splitlines()[0].strip()
 
 
@@ -49,6 +63,9 @@ def environment(device):
            "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1"}
     wheels = sorted(ROOT.glob(".whl/chainer-*.whl"))
+    if device == "cuda" and not wheels and importlib.util.find_spec("chainer") is None:
+        raise NoGPU("no Chainer here and no .whl/chainer-7.8.1-py3-none-any.whl to install "
+                    "(docs/METHOD.md, On a GPU: how to build it)")
     if device == "cuda" and wheels:  # the GPU machine's Python has no Chainer: its wheel travels
         target = STORE / "chainer"
         if not target.exists():
@@ -136,6 +153,16 @@ def main(argv=None):
         print("gpu/job.py: set GRAPHBENCH_COMMIT and GRAPHBENCH_CODE (python3 gpu/provenance.py "
               "prints both)", file=sys.stderr)
         return 2
+    if unknown := set(filter(None, args.only.split(","))) - {s.name for s in PLAN}:
+        print(f"gpu/job.py: --only {','.join(sorted(unknown))}: no such step; choose from "
+              f"{', '.join(s.name for s in PLAN)}", file=sys.stderr)
+        return 2
+    try:
+        model = gpu_model(device)
+        env = environment(device)
+    except (NoGPU, subprocess.CalledProcessError) as error:
+        print(f"gpu/job.py: {error}", file=sys.stderr)
+        return 2
     out = Path(os.environ.get("OUT", "/tmp/gpu-out"))
     out.mkdir(parents=True, exist_ok=True)
     RUNS.mkdir(parents=True, exist_ok=True)
@@ -143,7 +170,6 @@ def main(argv=None):
         if not (RUNS / saved.name).exists():
             shutil.copy(saved, RUNS)
     before = {p.name for p in STORE.glob("*/*.json")}
-    model = gpu_model(device)
     machine = {"gpu": model, "code": code, "commit": commit, "device": device}
     steps = missing([ROOT / "results", STORE], model, code)
     if args.only:
@@ -155,7 +181,7 @@ def main(argv=None):
                         "version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__, "
                         "'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
     log(f"{model}, code {code}: {len(steps)} steps to run:", ", ".join(s.name for s in steps))
-    env, costs, failed = environment(device), [], False
+    costs, failed = [], False
     for step in steps:
         left = deadline - time.time()
         if (step.expect_s or step.limit_s) + GRACE_S > left:  # a later, shorter step may fit

@@ -103,7 +103,7 @@ def test_run_py_passes_the_job_and_names_the_run_after_it(monkeypatch, argv, job
     calls = []
     monkeypatch.setattr(run, "call", lambda *args: calls.append(args) or 0)
     monkeypatch.setattr(run, "tox", lambda: "tox")
-    monkeypatch.setattr(run, "disk_short", lambda envs: "")
+    monkeypatch.setattr(run, "disk_short", lambda envs, device="cpu": "")
     assert run.main([*argv, "--envs", "chainer"]) == 0
     suites = calls[0]
     assert f"--benchmark-save={save}" in suites

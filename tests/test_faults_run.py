@@ -124,3 +124,31 @@ def test_every_framework_free_module_exists():
     from tests.conftest import FRAMEWORK_FREE
     here = Path(__file__).parent
     assert len(FRAMEWORK_FREE) > 30 and all((here / name).is_file() for name in FRAMEWORK_FREE)
+
+
+def test_bench_on_a_gpu_gives_each_framework_env_its_cuda_wheels_in_a_folder_of_its_own(calls):
+    """Issue 49: `run.py bench --device cuda` on a user's GPU machine runs TensorFlow with its GPU
+    wheel (the CPU env installs tensorflow-cpu), JAX with its CUDA plugin, Chainer with CuPy."""
+    assert run.main(["bench", "--envs", "tf,jax,torch", "--device", "cuda", "--profile",
+                     "quick"]) == 0
+    tf, jax, torch = calls[:3]
+    assert "testenv:tf.env_dir={work_dir}/tf-gpu" in tf and tf[-2:] != ["--device", "cpu"]
+    assert any("tensorflow[and-cuda]==2.21.0" in arg and "{[testenv]deps}" in arg for arg in tf)
+    assert "testenv:jax.set_env+=JAX_PLATFORMS=cuda,cpu" in jax
+    assert not any(arg.startswith("testenv:") for arg in torch)  # PyPI's torch has CUDA
+    for made in (tf, jax, torch):
+        assert made[made.index("--"):].count("--device") == 1
+        assert made[made.index("--device") + 1] == "cuda"
+    calls.clear()
+    assert run.main(["bench", "--envs", "tf", "--profile", "quick"]) == 0
+    assert not any("-gpu" in arg or arg == "cuda" for arg in calls[0])  # the CPU form as before
+
+
+@pytest.mark.parametrize("args, said", [
+    (["--device", "cuda", "--envs", "torch-release"], "has no GPU form"),
+    (["--envs", "torch", "--", "--device", "cuda"], "--device goes before `--`"),
+    (["--device", "tpu"], "invalid choice: 'tpu'")])
+def test_a_device_that_cannot_apply_is_a_usage_error(calls, capsys, args, said):
+    with pytest.raises(SystemExit) as stop:
+        run.main(["bench", *args])
+    assert stop.value.code == 2 and said in capsys.readouterr().err and not calls

@@ -199,3 +199,27 @@ def test_a_wait_after_every_step_is_a_record_and_a_line():
                                                                           "slower")]
     assert wait_records("vm (x, NVIDIA H200)", {"NVIDIA H100 80GB HBM3": [line]}) == []
     assert "`jax.jit` 2.13× [2.06, 2.23] (0.62 ms against 0.29)" in wait_line(found)
+
+
+@pytest.mark.parametrize("smi, said", [("exit 9", "nvidia-smi exited 9"),
+                                       (None, "no NVIDIA GPU here")])
+def test_the_gpu_job_without_a_gpu_stops_in_one_line_and_writes_nothing(tmp_path, monkeypatch,
+                                                                         capsys, smi, said):
+    """Issue 52: gpu/run.sh on a machine without a GPU exited 0 after four empty sessions."""
+    from gpu import job
+    if smi:
+        _fake_smi(tmp_path, monkeypatch, smi)
+    else:
+        monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi at all
+    monkeypatch.setattr(job, "STORE", tmp_path / "store")
+    monkeypatch.setattr(job, "RUNS", tmp_path / "store" / "runs")
+    monkeypatch.setenv("OUT", str(tmp_path / "out"))
+    monkeypatch.setenv("GRAPHBENCH_CODE", "abc")
+    monkeypatch.setenv("GRAPHBENCH_COMMIT", "f" * 40)
+    monkeypatch.delenv("DEVICE", raising=False)
+    assert job.main(["--seconds", "60"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and "DEVICE=cpu" in err[0]
+    assert not (tmp_path / "store").exists() and not (tmp_path / "out").exists()
+    assert job.main(["--seconds", "60", "--only", "jax-nope"]) == 2
+    assert "choose from step-cost-jax" in capsys.readouterr().err
