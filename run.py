@@ -326,16 +326,17 @@ def bench(envs, profile, pytest_args, job="answer"):
     """The job's suites in each framework env, saved under the profile's name (and the job's, but
     for the answer), then the report, which ends by printing the answer for the runs just made; a
     line that updates says where each env is (suites/progress.py)."""
-    before, failed = saved_runs(), []
+    before, failed, empty = saved_runs(), [], []
     name = profile if job in (None, "answer") else f"{profile}-{job}"
     selection = ("--job", job) if job else ()
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
+        had = saved_runs()
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
         if call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p", "suites.progress",
                 "--profile", profile, *selection, f"--benchmark-save={name}", *storage,
                 *pytest_args):
-            failed.append(env)
+            (failed if saved_runs() - had else empty).append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
     new, version_failed = sorted(saved_runs() - before), False
     for env in VERSION_ENVS:  # its runs' own report; never the README
@@ -343,13 +344,16 @@ def bench(envs, profile, pytest_args, job="answer"):
             version_failed |= bool(call(tox(), "-e", "report", "--",
                                         *report_command(profile, mine, VERSIONS / env)))
     if all(env in VERSION_ENVS for env in envs):
-        return 1 if failed or version_failed else 0
+        return 1 if failed or empty or version_failed else 0
     report = report_command(profile, [p for p in new if not p.is_relative_to(VERSIONS)])
-    if failed:  # the report changes only when the whole job succeeded
+    if failed or empty:  # the report changes only when the whole job succeeded
         shared(new)
-        print(f"run.py: benchmark runs failed in: {', '.join(failed)} (their results are kept); "
-              f"README not redrawn: `.tools/bin/tox -e report -- {' '.join(report)}` draws it",
-              file=sys.stderr)
+        said = [f"benchmark runs failed in: {', '.join(failed)} (their partial runs are kept)"
+                ] if failed else []
+        said += [f"nothing ran or was saved in: {', '.join(empty)} (the error above)"] if empty else []
+        how = (f"`.tools/bin/tox -e report -- {' '.join(report)}` draws it" if new
+               else "no new run to draw")
+        print(f"run.py: {'; '.join(said)}; README not redrawn: {how}", file=sys.stderr)
         return 1
     drawn = call(tox(), "-e", "report", "--", *report)
     shared(new)  # last, below the report's answer

@@ -97,7 +97,7 @@ def run_step(step, device, env, seconds, machine):
     argv = command(step, device)
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
     began = time.time()
-    child = subprocess.Popen(argv, env=env, cwd=ROOT, text=True,
+    child = subprocess.Popen(argv, env={**env, **dict(step.env)}, cwd=ROOT, text=True,
                              stdout=None if step.kind == "run" else subprocess.PIPE)
     try:
         stdout, _ = child.communicate(timeout=seconds)

@@ -9,11 +9,16 @@ VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
 # TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
 # the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
-NOT_ON_THE_LEASE = {"TensorFlow": "its GPU wheel (1.9 GB of CUDA 12 libraries) cannot reach this "
-                                  "machine, which has no network"}
+NOT_ON_THE_LEASE = {"TensorFlow": "its 1.9 GB GPU wheel cannot reach this machine (no network)"}
 # the later parts, not yet steps of the plan (the report lists them as not measured)
-LATER = ("first calls and break-even", "ResNet-50 at 224² px, batch 32, and the decoder's compute "
-         "point", "lengths that vary", "mixed precision and deterministic ops")
+# what the report calls each part, and the record kinds that show it measured on a machine
+PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",)),
+         "lengths": ("lengths that vary", ("lengths_total",)),
+         "precision": ("mixed precision", ("precision_speedup",)),
+         "determinism": ("deterministic ops", ("determinism_step",)),
+         "parity": ("parity with the TF32 tolerance", ())}
+# the parts that need a new profile (timing code) before the GPU job can run them
+LATER = ("ResNet-50 at 224² px, batch 32, and the decoder's compute point (a GPU profile first)",)
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,8 @@ class Step:
     limit_s: int  # the most it may take; a step cut at its limit saves what finished
     what: str = ""
     keys: tuple = field(default=())  # (backend, model, phase, wait) rows it measures
+    env: tuple = ()  # (name, value) set for this step's processes only
+    part: str = ""  # the part it measures beyond the answer rows (PARTS), for the report
     expect_s: int = 0  # what it takes on a GPU (0: unknown): skipped where it won't fit the time
     kind: str = "run"  # run: a saved pytest-benchmark run; check: a pytest session, study: a
     # script printing JSON lines (both saved as findings/gpu_<name>.json with their output)
@@ -63,6 +70,19 @@ EXPECT_S = {"jax": 60, "chainer": 45, "torch": 330,
             ("torch", "vgg", "block"): 360, ("jax", "resnet", "block"): 240,
             ("torch", "mnist_cnn", "step"): 150}
 
+BACKENDS = ("jax", "chainer", "torch")
+# guesses for the steps not yet run on a GPU (each backend's steady group's cost, scaled by its
+# processes: construction 3 cold + 3 warm fresh children per variant)
+EXPECT_S.update({("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
+                 ("first-calls", "torch"): 300, ("lengths", "jax"): 120,
+                 ("lengths", "chainer"): 90, ("lengths", "torch"): 300,
+                 ("precision", "jax"): 60, ("precision", "chainer"): 60,
+                 ("precision", "torch"): 200, ("determinism", "jax"): 60,
+                 ("determinism", "chainer"): 60, ("determinism", "torch"): 150})
+# cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
+# set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
+_DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)
+
 _STUDY_VARIANTS = {"jax": "graph,eager", "torch": "eager,cuda_graph", "chainer": "eager,graph"}
 
 PLAN = (
@@ -76,10 +96,31 @@ PLAN = (
     _steady("jax", "mnist_cnn", wait="step", phases=("train",)),
     *(_steady(b, m) for m in ANSWER_MODELS[1:] for b in ("jax", "chainer", "torch")),
     *(_steady(b, "mnist_cnn", wait="step", phases=("train",)) for b in ("chainer", "torch")),
+    # 1.2: first calls cold and warm (break-even with the steady groups), in fresh processes
+    *(Step(f"first-calls-{b}-{m}", b, ("suites/test_construction.py", "--job", "answer",
+                                        "--backend", b, "--model", m, "--variant", VARIANTS[b],
+                                        "-k", "not float16 and not bfloat16"),
+           EXPECT_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
+           expect_s=EXPECT_S["first-calls", b], part="first calls") for m in ANSWER_MODELS for b in BACKENDS),
+    # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants)
+    *(Step(f"lengths-{b}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b),
+           EXPECT_S["lengths", b] * 2, f"lengths that vary, {b}",
+           expect_s=EXPECT_S["lengths", b], part="lengths") for b in BACKENDS),
+    # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops
+    *(Step(f"precision-{b}", b, ("suites/test_steady.py", "--job", "seeds", "--group-budget-s",
+                                 str(_BUDGET[b]), "--backend", b, "--model", "mnist_cnn",
+                                 "--variant", "eager,graph", "-k", "train"),
+           EXPECT_S["precision", b] * 2, f"mixed precision {b} mnist_cnn train",
+           expect_s=EXPECT_S["precision", b], part="precision") for b in BACKENDS),
+    *(Step(f"determinism-{b}", b, ("suites/test_determinism.py", "--job", "seeds", "--backend", b,
+                                   "--model", "mnist_cnn", "--variant", "eager,graph"),
+           EXPECT_S["determinism", b] * 2, f"deterministic ops {b} mnist_cnn",
+           expect_s=EXPECT_S["determinism", b], env=_DETERMINISTIC, part="determinism")
+      for b in BACKENDS),
     *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
                               "-k", "not trajectory", "-rf", "--tb=line"), 100,
            f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
-           "tolerance)", expect_s=60, kind="check") for b in ("torch", "jax", "chainer")),
+           "tolerance)", expect_s=60, kind="check", part="parity") for b in ("torch", "jax", "chainer")),
 )
 
 

@@ -3,14 +3,15 @@ types the report reads, and only the backends, phases, variants and precisions c
 import math
 
 from catalog import (BACKENDS, LOADERS, PHASES, PITFALL_VARIANTS, PRECISIONS,
-                     SAVED_RATIOS, VARIANTS)
+                     SAVED_RATIOS, VARIANTS, WAITS)
 
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
 FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
 OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
 CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},
-           "precision": PRECISIONS, "loader": LOADERS}  # extra_info key -> what it may be
+           "precision": PRECISIONS, "loader": LOADERS, "wait": WAITS}  # extra_info key -> choices
+DEVICES = ("cpu", "cuda")
 
 
 def _count(value):
@@ -69,8 +70,15 @@ def file_problem(data):
     """What makes a saved run's top level unusable, in a few words, or None."""
     if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
         return f"{'/'.join(bad)} is not an object"
-    if not isinstance(data["machine_info"]["graphbench"].get("profile"), str):
+    graphbench = data["machine_info"]["graphbench"]
+    if not isinstance(graphbench.get("profile"), str):
         return "machine_info.graphbench has no profile name"
+    if (device := graphbench.get("device", "cpu")) not in DEVICES:
+        return f"machine_info.graphbench.device {_shown(device)}: not one of {', '.join(DEVICES)}"
+    if device != "cpu" and not graphbench.get("gpu"):
+        # the machine's name is its CPU's then: its runs would pool with that CPU's answer
+        return (f"machine_info.graphbench.device is {device!r} but names no GPU "
+                "(machine_info.graphbench.gpu): a GPU run must name its GPU")
     if not isinstance(data.get("datetime", ""), str):
         return "its datetime is not a string"
     for path, fits, what in FIELDS:

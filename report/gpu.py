@@ -2,7 +2,8 @@
 speedups with their intervals and runs, the same row on the answer's CPU, and what the GPU job
 has not measured yet (gpu/plan.py)."""
 from catalog import VARIANTS
-from gpu.plan import ANSWER_MODELS as MODELS, LATER, NOT_ON_THE_LEASE, PLAN
+from gpu.plan import (ANSWER_MODELS as MODELS, BACKENDS, LATER, NOT_ON_THE_LEASE, PARTS,
+                      PLAN)
 from report.text import ms, speedup_text
 
 HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
@@ -36,14 +37,23 @@ def _row(records, cpu, speedup):
 
 
 def not_measured(records):
-    """The plan's answer rows with no run on this machine yet: 'vgg (torch), resnet (jax, ...)'."""
+    """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model or part
+    alone: none of the three backends), then its other parts with none ('lengths that vary')."""
     done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"}
+    seen = {(r["backend"], r["kind"]) for r in records}
     left = {}
     for step in PLAN:
         for backend, model, _, wait in step.keys[:1]:
             if step.kind == "run" and wait == "block" and (backend, model) not in done:
                 left.setdefault(model, []).append(backend)
-    return [f"{model} ({', '.join(backends)})" for model, backends in left.items()]
+        if step.part:
+            words, kinds = PARTS[step.part]
+            if not any((step.backend, kind) in seen for kind in kinds):
+                left.setdefault(words, [])
+                if step.backend not in left[words]:
+                    left[words].append(step.backend)
+    return [what if set(backends) == set(BACKENDS) else f"{what} ({', '.join(backends)})"
+            for what, backends in left.items()]
 
 
 def setting(view):
@@ -88,6 +98,6 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
             "", HEADER, "|---" * 9 + "|", *(_row(records, cpu, r) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
-            "Not measured yet here: " + "; ".join(missing + list(LATER)) + " (next, in "
-            "gpu/plan.py's order). " + " ".join(
+            "Not measured yet here: " + "; ".join(missing) + " (the GPU job's next steps, "
+            "gpu/plan.py); " + "; ".join(LATER) + ". " + " ".join(
                 f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()), ""]

@@ -78,6 +78,28 @@ def test_ctrl_c_is_one_line(monkeypatch, capsys):
     assert len(err) == 1 and "interrupted" in err[0]
 
 
+@pytest.mark.parametrize("saved, said, not_said", [
+    (False, "nothing ran or was saved in: torch (the error above)", "partial runs are kept"),
+    (True, "benchmark runs failed in: torch (their partial runs are kept)", "nothing ran")])
+def test_a_bench_whose_env_saved_nothing_says_so(monkeypatch, capsys, saved, said, not_said):
+    """Issue 52: a pytest option that fails at start ended with 'their results are kept'."""
+    runs = [set()]
+    partial = {run.ROOT / "results" / "m" / "0001_default.json"}
+
+    def call(*args):
+        if saved and "torch" in args:
+            runs[0] = partial
+        return 4 if "torch" in args else 0
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", call)
+    monkeypatch.setattr(run, "saved_runs", lambda: runs[0])
+    monkeypatch.setattr(run, "shared", lambda new: None)
+    assert run.main(["bench", "--envs", "torch"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and not_said not in err[0]
+    assert ("draws it" in err[0]) == saved
+
+
 def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
     made = []
     monkeypatch.setattr(run, "tox", lambda: "tox")
@@ -90,7 +112,7 @@ def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
 
 def test_another_release_runs_only_when_asked_and_never_redraws_the_readme(calls, monkeypatch):
     new = run.VERSIONS / "torch-release" / "machine" / "0001_default.json"
-    seen = iter([set(), {new}])
+    seen = iter([set(), set(), {new}])  # before the job, before the env, after the job
     monkeypatch.setattr(run, "saved_runs", lambda: next(seen))
     assert run.main(["bench", "--envs", "torch-release"]) == 0
     bench, report = calls

@@ -97,13 +97,17 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
 
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     from gpu.plan import ANSWER_MODELS, PLAN
-    steady = [s for s in PLAN if s.kind == "run"]
+    steady = [s for s in PLAN if s.kind == "run" and s.keys]
     rows = {key for s in steady for key in s.keys}
     assert {(b, m, p, "block") for b in ("jax", "chainer", "torch") for m in ANSWER_MODELS
             for p in ("train", "infer")} <= rows
     assert [s.keys[0][1] for s in steady][:4] == ["mnist_cnn"] * 4  # block, then jax's step wait
     torch = next(s for s in steady if s.name == "torch-vgg")
     assert "graph_cudagraphs,cuda_graph" in " ".join(torch.args) and "--wait" in torch.args
+    later = [s.part for s in PLAN[PLAN.index(steady[-1]):] if s.part]  # after every answer row
+    assert later[:1] == ["first calls"] and {"lengths", "precision", "determinism"} <= set(later)
+    determinism = next(s for s in PLAN if s.name == "determinism-torch")
+    assert ("CUBLAS_WORKSPACE_CONFIG", ":4096:8") in determinism.env
 
 
 def test_the_gpu_job_needs_the_commit_it_was_sent(monkeypatch, capsys):
@@ -181,7 +185,8 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
     assert "1.50 → 0.20" in rows[1] and "GPU only" in rows[1] and "`0091`" in rows[1]
     assert "1.29× [1.16, 1.42]" in rows[0] and "0.65× [0.59, 0.72]" in rows[0]
-    assert "Not measured yet here: mnist_cnn (jax, chainer); vgg (jax, chainer, torch)" in text
+    assert "Not measured yet here: mnist_cnn (jax, chainer); vgg; resnet; decoder; first calls" in text
+    assert "lengths that vary (jax, chainer" not in text
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on
     assert gpu_table(gpu, lambda section: [], step_timed, "cpu", cpu) == []
@@ -223,3 +228,19 @@ def test_the_gpu_job_without_a_gpu_stops_in_one_line_and_writes_nothing(tmp_path
     assert not (tmp_path / "store").exists() and not (tmp_path / "out").exists()
     assert job.main(["--seconds", "60", "--only", "jax-nope"]) == 2
     assert "choose from step-cost-jax" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("gpu, device, said", [
+    (None, "cuda", "names no GPU"), ("", "cuda", "names no GPU"),
+    ("NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", "tpu", "not one of cpu, cuda")])
+def test_a_gpu_run_that_names_no_gpu_is_left_out_in_one_line(tmp_path, gpu, device, said):
+    """Issue 52: 0083_default with device 'cuda' and no GPU name was pooled into the CPU answer."""
+    from report.load import load_file
+    run = json.loads((ROOT / "results/Linux-CPython-3.11-64bit/0083_default.json").read_text())
+    run["machine_info"]["graphbench"].update(device=device, gpu=gpu)
+    path = tmp_path / "0090_default.json"
+    path.write_text(json.dumps(run))
+    with pytest.raises(ValueError) as error:
+        load_file(path)
+    assert str(path) in str(error.value) and said in str(error.value)
+    assert "\n" not in str(error.value)
