@@ -114,6 +114,28 @@ def call(*args):
         raise
 
 
+class SetupStopped(KeyboardInterrupt):
+    """A stop that came while tox built or checked the envs: nothing ran."""
+
+
+def set_up(envs):
+    """Build (or check) the envs before anything runs, as its own step that a stop ends: tox
+    takes Ctrl-C and stops pip (during the runs it ignores stops so that pytest can save), and the
+    next run repairs an env left half-built (SetupStopped with the env names)."""
+    print("run.py: setting up", ", ".join(envs), flush=True)
+    if os.name != "posix":
+        return subprocess.run([tox(), *gpu_args(envs), *parallel(envs), "--notest"],
+                              cwd=ROOT).returncode
+    child = subprocess.Popen([tox(), *gpu_args(envs), *parallel(envs), "--notest"], cwd=ROOT,
+                             start_new_session=True)
+    try:
+        return child.wait()
+    except KeyboardInterrupt as stop:
+        stop_child(child, signal.SIGINT)  # tox ends pip on Ctrl-C, on SIGTERM it would just die
+        raise SetupStopped(stop.args[0] if isinstance(stop, Stopped) else "SIGINT",
+                           ",".join(envs)) from None
+
+
 def stop_child(child, how):
     """Pass the stop to the child's process group and wait while it saves; kill it if it hangs."""
     previous = {name: signal.signal(getattr(signal, name), signal.SIG_IGN) for name in EXIT_CODES}
@@ -188,6 +210,13 @@ def main(argv=None):
         if args.job == "test":
             return test(parser, envs, args.profile, pytest_args)
         return bench(envs, args.profile or "default", pytest_args, args.bench_job)
+    except SetupStopped as stop:
+        how, envs = stop.args
+        with contextlib.suppress(OSError):
+            print(f"run.py: {'interrupted (Ctrl-C)' if how == 'SIGINT' else f'stopped ({how})'} "
+                  f"while setting up {envs}: nothing ran; the next run finishes or repairs the "
+                  f"env (`.tools/bin/tox -r -e {envs}` rebuilds it)", file=sys.stderr)
+        return EXIT_CODES[how]
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
@@ -303,6 +332,8 @@ def test(parser, envs, profile, pytest_args):
                      "own test list): add --envs " + ",".join(frameworks or FRAMEWORK_ENVS))
     if profile and not frameworks:
         parser.error("--profile sets the suites' profile, which the report env does not run")
+    if setup := set_up(envs):
+        return setup
     if not (profile or pytest_args):
         return call(tox(), *gpu_args(envs), *parallel(envs))
     failed = call(tox(), *gpu_args(frameworks), *parallel(frameworks), "--", "tests",
@@ -332,6 +363,9 @@ def bench(envs, profile, pytest_args, job="answer"):
     for n, env in enumerate(envs, 1):
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         had = saved_runs()
+        if set_up([env]):
+            empty.append(env)
+            continue
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
         if call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p", "suites.progress",
                 "--profile", profile, *selection, f"--benchmark-save={name}", *storage,

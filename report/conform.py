@@ -12,6 +12,10 @@ OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
 CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},
            "precision": PRECISIONS, "loader": LOADERS, "wait": WAITS}  # extra_info key -> choices
 DEVICES = ("cpu", "cuda")
+JOBS = ("answer", "seeds")  # suites/profiles.JOBS, which the report may not import (numpy)
+# the distributions whose version names a backend's framework in a run's versions
+FRAMEWORK_DISTS = {"tf": ("tensorflow-cpu", "tensorflow"), "torch": ("torch",),
+                   "chainer": ("chainer",), "jax": ("jax",)}
 
 
 def _count(value):
@@ -66,6 +70,20 @@ def _shown(value):
     return repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
 
 
+def _framework_problem(benchmarks, versions):
+    """A benchmark's backend whose framework the run's versions do not name (its rows would print
+    another framework's version), or None; runs saved before versions were recorded pass."""
+    if not isinstance(versions, dict) or not versions:
+        return None
+    for bench in benchmarks:
+        info = bench.get("extra_info") if isinstance(bench, dict) else None
+        backend = info.get("backend") if isinstance(info, dict) else None
+        if backend in FRAMEWORK_DISTS and not any(d in versions for d in FRAMEWORK_DISTS[backend]):
+            return (f"its benchmarks are {backend}'s but its versions name no "
+                    f"{'/'.join(FRAMEWORK_DISTS[backend])} ({_shown(versions)})")
+    return None
+
+
 def file_problem(data):
     """What makes a saved run's top level unusable, in a few words, or None."""
     if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
@@ -75,6 +93,10 @@ def file_problem(data):
         return "machine_info.graphbench has no profile name"
     if (device := graphbench.get("device", "cpu")) not in DEVICES:
         return f"machine_info.graphbench.device {_shown(device)}: not one of {', '.join(DEVICES)}"
+    if (job := graphbench.get("job")) is not None and job not in JOBS:
+        return f"machine_info.graphbench.job {_shown(job)}: not one of {', '.join(JOBS)}"
+    if problem := _framework_problem(data["benchmarks"], graphbench.get("versions")):
+        return problem
     if device != "cpu" and not graphbench.get("gpu"):
         # the machine's name is its CPU's then: its runs would pool with that CPU's answer
         return (f"machine_info.graphbench.device is {device!r} but names no GPU "
@@ -116,6 +138,9 @@ def bench_problem(bench):
         return f"benchmark {name!r} has no numeric {'/'.join(bad)} in its stats"
     if stats["median"] <= 0:
         return f"benchmark {name!r} has a median of {stats['median']} s"
+    if not stats["q1"] <= stats["median"] <= stats["q3"]:  # a chart's error bar would be negative
+        return (f"benchmark {name!r} has its stats.median {stats['median']} outside its quartiles "
+                f"q1 {stats['q1']}, q3 {stats['q3']}")
     for keys in SAVED_RATIOS.values():
         if keys[0] in info and (bad := [k for k in keys[:3] if not _number(info.get(k))
                                         or info[k] <= 0]):

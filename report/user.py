@@ -1,5 +1,6 @@
 """Figures of a user's model from its measurement (user/measure.py): speedups with intervals, first
 call, break-even, retrace, memory, accuracy, as records in summary.json's schema."""
+import math
 import statistics
 
 from catalog import STEADY_AA as AA
@@ -82,13 +83,35 @@ def ran(m):
     return [v for v in m["variants"] if v not in m["failed"]]
 
 
+DIVERGED = 1e3  # a loss this many times its first step's has diverged, finite or not yet
+
+
+def trail(m, arm):
+    """Every train step's loss of the arm's first first-call process, in order ([] if none)."""
+    child = next((c for cache in ("cold", "warm") for c in m[cache].get(arm, [])), {})
+    return [*child.get("losses", []), *(s["loss"] for s in child.get("retrace", []))]
+
+
+def diverged(m, arm):
+    """Where the arm's loss grew past DIVERGED times its first step's, in words, or None: a loss
+    that grows by orders of magnitude is no success even while it is finite (issue 52)."""
+    losses = trail(m, arm)
+    first = losses[0] if losses else None
+    if not (isinstance(first, (int, float)) and math.isfinite(first) and first):
+        return None
+    for step, loss in enumerate(losses, 1):
+        if math.isfinite(loss) and abs(loss) >= DIVERGED * abs(first):
+            return f"loss grew from {first:.3g} to {loss:.3g} by train step {step}: it diverges"
+    return None
+
+
 def non_finite(m, arm):
-    """Where the arm's loss (or inference outputs) stopped being finite, in words: a first-call
-    process's (which keeps every step's loss), else a steady one's; None if none did (or the
-    measurement predates the check)."""
+    """Where the arm's loss (or inference outputs) stopped being finite, or grew by orders of
+    magnitude, in words: a first-call process's (which keeps every step's loss), else a steady
+    one's; None if none did (or the measurement predates the check)."""
     found = [c.get("non_finite") for cache in ("cold", "warm") for c in m[cache].get(arm, [])]
     found += [c.get("non_finite", {}).get(arm) for c in m["steady"]]
-    return next((why for why in found if why), None)
+    return next((why for why in found if why), None) or diverged(m, arm)
 
 
 def invalid(m, arm):

@@ -42,10 +42,12 @@ def recommend(m, recs=None):
     from the framework's records (`recs`: U.records of `m`)."""
     fw, get = m["framework"], _getter(_records(m, recs))
     if why := U.non_finite(m, "eager"):
-        return (f"**{fw}: no answer: the loss is not finite.** Eager's {why}: every time measured "
-                "is of NaN or inf arithmetic, so no variant gets a speedup. Make the model train "
-                "stably (a lower learning rate, gradient clipping, a loss that cannot overflow) "
-                "and run again.")
+        grows = why.endswith("it diverges")
+        return (f"**{fw}: no answer: the loss {'diverges' if grows else 'is not finite'}.** "
+                f"Eager's {why}: every time measured is of "
+                f"{'a model that does not train' if grows else 'NaN or inf arithmetic'}, so no "
+                "variant gets a speedup. Make the model train stably (a lower learning rate, "
+                "gradient clipping, a loss that cannot overflow) and run again.")
     train = {v: get("speedup", v) for v in U.ran(m) if get("speedup", v)}
     good = [v for v in train if not train[v]["known_wrong"]]
     wrong = [v for v in train if train[v]["known_wrong"]]
@@ -90,6 +92,10 @@ def recommend(m, recs=None):
               "do not use it without checking why." for v in U.ran(m) if U.invalid(m, v)]
     if m["failed"]:
         lines.append(f"Could not run: {', '.join(m['failed'])} (see Skipped).")
+    if checked := len(U.trail(m, "eager")):
+        lines.append(f"Losses checked over {checked} train steps per variant (finite, and not "
+                     f"{U.DIVERGED:g} times the first): a model that fails later is not seen; a "
+                     "longer profile checks more.")
     return " ".join(lines)
 
 

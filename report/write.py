@@ -2,10 +2,13 @@
 target and then moved, the old files kept until the last move, so that a failure or a stop signal
 leaves the old files or the new ones, whole."""
 import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 from report import stops
@@ -192,23 +195,42 @@ def _swap(moves):
             _discard(old)
 
 
+@contextlib.contextmanager
+def one_publisher(folder):
+    """Hold the folder's publish lock while staging and moving: a second report waits, saying so
+    in one line, then publishes its own files whole (two reports at once mixed their files)."""
+    key = hashlib.sha1(str(Path(folder).resolve()).encode()).hexdigest()[:12]
+    # in the temporary folder, not beside the files: a failed report leaves the folder as it was
+    with open(Path(tempfile.gettempdir()) / f"graphbench-publish-{key}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            warn(f"another report is publishing into {folder}; waiting for it to finish")
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def publish(files, published=None):
     """Stage every (target, data), then move them all over their targets, or none: the old files
     stay until the last move and are put back when one fails; no staged or kept file is left
     (ValueError with the one line). Stop signals wait while files move; True is appended to the
     list `published` once every new file is in place, before they are let in."""
     moves = [(_staged(Path(target)), Path(target)) for target, _ in files]
-    try:
-        for target, data in files:
-            stage(target, data)
-        with stops.held():
-            _swap(moves)
-            if published is not None:
-                published.append(True)
-    finally:
-        with stops.held():
-            for staged, _ in moves:
-                _discard(staged)
+    with one_publisher(Path(files[0][0]).resolve().parent) if files else contextlib.nullcontext():
+        try:
+            for target, data in files:
+                stage(target, data)
+            with stops.held():
+                _swap(moves)
+                if published is not None:
+                    published.append(True)
+        finally:
+            with stops.held():
+                for staged, _ in moves:
+                    _discard(staged)
 
 
 def rewrite_readme(path, section):

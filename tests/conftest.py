@@ -59,3 +59,13 @@ def plenty_of_disk(monkeypatch):
     """run.py checks this machine's free disk before tox installs; tests that drive run.main see
     plenty, so they pass on a full disk too (tests/test_faults_run.py checks the check)."""
     monkeypatch.setattr(run, "free_gb", lambda: 1e3)
+
+
+REAL_SET_UP = run.set_up
+
+
+@pytest.fixture(autouse=True)
+def envs_set_up(monkeypatch):
+    """run.py builds the envs as a step of its own before it runs them; tests that drive run.main
+    with tox stubbed skip it (tests/test_faults_stop.py stops a real one: REAL_SET_UP)."""
+    monkeypatch.setattr(run, "set_up", lambda envs: 0)

@@ -18,7 +18,9 @@ INTERFACE = {  # tier -> the names its callers use, which every backend module o
     # callers: conftest.py, suites/*, user/* through backends.load(name)
     "backends": ("NAME", "LOG_SIGNALS", "version", "configure", "prime", "deterministic",
                  "compile_cache", "cache_hits", "reset_peak_memory", "peak_memory",
-                 "matmul_step", *_RUNNER),
+                 "matmul_step", *_RUNNER,
+                 # the steady child's --wait block: a block's steps queued, one wait at its end
+                 "Runner.dispatch_train", "Runner.dispatch_infer", "Runner.wait"),
     # callers: suites/micro_child.py, suites/test_micro.py, tests/test_pitfalls.py; the
     # `_<workload>` builders are what backends.micro.registry(globals()) collects
     "backends/micro": ("NAME", "UNSUPPORTED", "COMPILES_NOTHING", "build", "pitfall",

@@ -118,3 +118,8 @@ def test_a_bad_job_is_one_line_naming_the_choices(capsys, argv, says):
     assert run.main(argv) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_report_knows_every_job_a_run_may_name():
+    from report.conform import JOBS as KNOWN
+    assert KNOWN == tuple(JOBS)

@@ -143,3 +143,34 @@ def test_an_old_file_that_cannot_be_put_back_is_named_and_kept(tmp_path, capsys,
     assert "nor put back" in last and ".README.md.old" in last and "not changed" not in last
     assert (tmp_path / ".README.md.old").read_bytes() == old_readme
     assert _leftovers(tmp_path) == [".README.md.old"]
+
+
+def test_two_reports_at_once_publish_one_whole_set_after_the_other(tmp_path, monkeypatch, capsys):
+    """Issue 52: two reports staged to the same names; the files ended a mix of both, and each
+    said otherwise. The second now waits for the first's last move, saying so."""
+    import threading
+    from report import write
+    targets = [tmp_path / name for name in ("README.md", "RESULTS.md", "summary.json")]
+    for target in targets:
+        target.write_text("old")
+    real_swap, staged, go = write._swap, threading.Event(), threading.Event()
+
+    def swap_when_told(moves):
+        if threading.current_thread().name == "A":
+            staged.set()
+            go.wait(10)
+        real_swap(moves)
+    monkeypatch.setattr(write, "_swap", swap_when_told)
+    first = threading.Thread(target=write.publish, args=([(t, "A") for t in targets],), name="A")
+    second = threading.Thread(target=write.publish, args=([(t, "B") for t in targets],), name="B")
+    first.start()
+    assert staged.wait(10)
+    second.start()
+    second.join(0.5)
+    assert second.is_alive()  # waiting, its files not staged over the first's
+    assert (tmp_path / ".README.md.new").read_text() == "A"
+    go.set()
+    first.join(10)
+    second.join(10)
+    assert [t.read_text() for t in targets] == ["B"] * 3 and not _leftovers(tmp_path)
+    assert "another report is publishing into" in capsys.readouterr().err

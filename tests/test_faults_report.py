@@ -435,3 +435,26 @@ def test_compare_across_machines_says_so(tmp_path, capsys):
     err = err.strip().splitlines()
     assert len(err) == 1 and "different machines" in err[0] and "other-host" in err[0]
     assert "| benchmark |" in out
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda run: run["machine_info"]["graphbench"].update(versions={"chainer": "7.8.1"}),
+     "its benchmarks are tf's but its versions name no tensorflow-cpu/tensorflow"),
+    (lambda run: run["machine_info"]["graphbench"].update(job="nightly"),
+     "machine_info.graphbench.job 'nightly': not one of answer, seeds"),
+    (lambda run: run["benchmarks"][0]["stats"].update(median=run["benchmarks"][0]["stats"]["q3"]
+                                                      * 2),
+     "outside its quartiles")])
+def test_a_run_that_contradicts_itself_is_left_out_naming_the_field(tmp_path, change, said):
+    """Issue 52 item 7: a run whose records say one backend and versions another printed 'jax
+    7.8.1' rows; an unknown job passed silently; a median outside its quartiles stopped the
+    charts with matplotlib's 'xerr' message."""
+    from report.load import load_file
+    run = json.loads((Path(__file__).resolve().parents[1] / "results" / "Linux-CPython-3.11-64bit"
+                      / "0082_default.json").read_text())
+    change(run)
+    path = tmp_path / "0090_default.json"
+    path.write_text(json.dumps(run))
+    with pytest.raises(ValueError) as error:
+        load_file(path)
+    assert said in str(error.value) and str(path) in str(error.value)

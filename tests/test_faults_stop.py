@@ -27,8 +27,14 @@ def test_slow(benchmark):
 """
 # tox in run.py's place: runs the suites (a slow test file) with the project's conftest
 FAKE_TOX = """
-import os, subprocess, sys
+import os, subprocess, sys, time
 from pathlib import Path
+if "--notest" in sys.argv:  # run.py's set-up step: the envs exist (or pip installs for a while)
+    Path("tox-setup.pid").write_text(str(os.getpid()))
+    if os.environ.get("FAKE_INSTALL_S"):
+        Path("installing").write_text("")
+        time.sleep(float(os.environ["FAKE_INSTALL_S"]))
+    sys.exit(0)
 Path("tox.pid").write_text(str(os.getpid()))
 pytest = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
                            "conftest", "test_slow.py", "--benchmark-save=default",
@@ -67,9 +73,8 @@ def _saved(folder):
     return [json.loads(p.read_text()) for p in sorted(folder.rglob("0*_*.json"))]
 
 
-@pytest.fixture
-def job(tmp_path):
-    """A bench job of run.py whose tox runs a slow test file; its processes' pids once started."""
+def _start(tmp_path, **environ):
+    """run.py's bench job with the fake tox, in a session of its own: the driver process."""
     (tmp_path / "test_slow.py").write_text(SLOW)
     (tmp_path / "tox.py").write_text(FAKE_TOX)
     tox = tmp_path / "tox"
@@ -77,12 +82,17 @@ def job(tmp_path):
     tox.chmod(0o755)
     for env in ("chainer", "report"):  # run.py's disk check: envs already made
         (tmp_path / ".tox" / env).mkdir(parents=True)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **environ)
     with open(tmp_path / "err", "w") as err:  # a file: a pipe waits for orphans to close it
-        driver = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-c", DRIVER.format(root=str(ROOT), tox=str(tox))], cwd=tmp_path,
             env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
-    pids = {}
+
+
+@pytest.fixture
+def job(tmp_path):
+    """A bench job of run.py whose tox runs a slow test file; its processes' pids once started."""
+    driver, pids = _start(tmp_path), {}
     try:
         _wait_for(tmp_path / "started")
         pids = {name: int((tmp_path / f"{name}.pid").read_text()) for name in ("tox", "pytest")}
@@ -92,6 +102,30 @@ def job(tmp_path):
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
         driver.wait()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+@pytest.mark.parametrize("how", ["SIGTERM to run.py", "Ctrl-C"])
+def test_a_stop_while_tox_installs_stops_the_install_and_runs_nothing(tmp_path, how):
+    """Issue 52: SIGTERM 1.5 s into tox's install_deps never arrived (tox and pip inherited the
+    ignored signals): the env finished, the whole benchmark ran and a complete run was saved."""
+    driver = _start(tmp_path, FAKE_INSTALL_S="60")
+    try:
+        _wait_for(tmp_path / "installing")
+        setup = int((tmp_path / "tox-setup.pid").read_text())
+        os.killpg(driver.pid, signal.SIGINT) if how == "Ctrl-C" else driver.send_signal(
+            signal.SIGTERM)
+        driver.wait(timeout=30)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    err = (tmp_path / "err").read_text()
+    code, name = (130, "Ctrl-C") if how == "Ctrl-C" else (143, "SIGTERM")
+    assert driver.returncode == code, err
+    assert not _alive(setup) and not (tmp_path / "started").exists()  # no pytest ever began
+    assert not list((tmp_path).rglob("0*_*.json"))
+    lines = [line for line in err.splitlines() if line.startswith("run.py:") and name in line]
+    assert len(lines) == 1 and "while setting up chainer: nothing ran" in lines[0], err
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")

@@ -244,3 +244,4 @@ def test_a_gpu_run_that_names_no_gpu_is_left_out_in_one_line(tmp_path, gpu, devi
         load_file(path)
     assert str(path) in str(error.value) and said in str(error.value)
     assert "\n" not in str(error.value)
+

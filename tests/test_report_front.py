@@ -18,6 +18,7 @@ def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
     base = json.loads(QUICK.read_text())
     two = on_machine(base, "ci-a", 1)
     two["benchmarks"] += [_as_tf(b) for b in two["benchmarks"]]
+    two["machine_info"]["graphbench"].setdefault("versions", {})["tensorflow-cpu"] = "2.21.0"
     save(tmp_path / "results" / "ci-a", two, "0001_default", "2026-01-01T00:00:00")
     save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 1), "0002_default",
          "2026-01-02T00:00:00")

@@ -139,3 +139,22 @@ def test_one_brand_string_with_two_vector_isas_is_two_machines(tmp_path):
     text = cli.details_text(load_dir(tmp_path / "results"),
                             machines_of(load_dir(tmp_path / "results")))
     assert text.count("### Machine `vm (AMD EPYC") == 2
+
+
+def test_stepping_and_flags_outside_the_tiers_keep_one_machine_a_tier_or_gpu_splits_it():
+    """docs/METHOD.md, What makes one machine (issue 52): avx512_vbmi2 or another stepping is the
+    same machine; a tier (BF16) or a named GPU is another."""
+    from report.load import machine_name
+    flags = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni",
+             "avx512_bf16", "avx512_vbmi2"]
+
+    def named(flags=flags, stepping=1, gpu=None):
+        return machine_name({"node": "vm", "cpu": {"brand_raw": "AMD EPYC", "family": 25,
+                                                    "model": 17, "stepping": stepping,
+                                                    "flags": flags, "count": 2},
+                             "graphbench": {"gpu": gpu}})
+    one = named()
+    assert named(stepping=2) == one and named([f for f in flags if f != "avx512_vbmi2"]) == one
+    assert named([f for f in flags if f != "avx512_bf16"]) != one
+    assert named(gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB").endswith(
+        "2 cores, NVIDIA H100 80GB HBM3)")

@@ -144,3 +144,19 @@ def test_user_records_use_the_suites_units():
     retrace = rows["graph", "retrace_total"]
     assert (retrace["estimate"], retrace["new_shape_s"], retrace["seen_shape_s"]) == (1.0, .25, .25)
     assert rows["graph", "speedup"]["verdict"] == "faster" and rows["graph", "speedup"]["best"]
+
+
+def test_a_loss_that_grows_by_orders_of_magnitude_gets_no_recommendation():
+    """Issue 52: a model whose loss went 1.18 → 2669 → 3e8 → 1e17 in --profile quick's 7 steps
+    (NaN at step 10) was told to compile with @static_graph."""
+    m = synthetic()
+    for arm in ("eager", "graph"):
+        child = m["cold"][arm][0]
+        child["losses"] = [1.18, 2669.0, 3e8]
+        for step, loss in zip(child["retrace"], (1e12, 1e17, 1e17, 1e17)):
+            step["loss"] = loss
+    text = user_md.recommend(m)
+    assert text.startswith("**torch: no answer: the loss diverges.**")
+    assert "grew from 1.18 to 2.67e+03 by train step 2: it diverges" in text
+    healthy = user_md.recommend(synthetic())
+    assert "Losses checked over 4 train steps per variant" in healthy and "compile" in healthy
