@@ -193,7 +193,7 @@ def main(argv=None):
             parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
                          f"{', '.join(GPU_OVERRIDES)}")
         pytest_args = ["--device", "cuda", *pytest_args]
-    if problem := job_problem(args):
+    if problem := job_problem(args) or (args.job == "bench" and results_problem()):
         print(f"run.py: {problem}", file=sys.stderr)
         return 2
     jax_python(envs)
@@ -227,6 +227,17 @@ def main(argv=None):
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
+
+
+def results_problem():
+    """Why the runs could not be saved under results/, in one line, or '' (pytest would stop at
+    its first save with an internal error)."""
+    folder = ROOT / "results"
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} is a file, not a folder: move it away (the runs are saved there)"
+    if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is not writable for this user: the runs are saved there"
+    return ""
 
 
 def job_problem(args):

@@ -12,6 +12,7 @@ OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
 CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},
            "precision": PRECISIONS, "loader": LOADERS, "wait": WAITS}  # extra_info key -> choices
 DEVICES = ("cpu", "cuda")
+READS = ("5.",)  # the pytest-benchmark releases whose saved files the report reads
 JOBS = ("answer", "seeds")  # suites/profiles.JOBS, which the report may not import (numpy)
 # the distributions whose version names a backend's framework in a run's versions
 FRAMEWORK_DISTS = {"tf": ("tensorflow-cpu", "tensorflow"), "torch": ("torch",),
@@ -86,6 +87,9 @@ def _framework_problem(benchmarks, versions):
 
 def file_problem(data):
     """What makes a saved run's top level unusable, in a few words, or None."""
+    if (version := data.get("version")) is not None and not str(version).startswith(READS):
+        return (f"saved by pytest-benchmark {_shown(version)}, which this report does not read "
+                f"(it reads {READS[0]}x: the pin in tox.ini)")
     if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
         return f"{'/'.join(bad)} is not an object"
     graphbench = data["machine_info"]["graphbench"]

@@ -174,3 +174,18 @@ def test_a_device_that_cannot_apply_is_a_usage_error(calls, capsys, args, said):
     with pytest.raises(SystemExit) as stop:
         run.main(["bench", *args])
     assert stop.value.code == 2 and said in capsys.readouterr().err and not calls
+
+
+@pytest.mark.parametrize("how", ["a file", "not writable"])
+def test_a_results_folder_that_cannot_take_runs_stops_bench_in_one_line(calls, capsys, monkeypatch,
+                                                                        tmp_path, how):
+    """Issue 52: results/ not writable gave an INTERNALERROR traceback from suites/jobs.py."""
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    if how == "a file":
+        (tmp_path / "results").write_text("")
+    else:
+        (tmp_path / "results").mkdir()
+        monkeypatch.setattr(run.os, "access", lambda path, mode: False)  # root may write anyway
+    assert run.main(["bench", "--envs", "chainer"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(tmp_path / "results") in err[0] and not calls
