@@ -46,7 +46,7 @@ GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "de
 
 def _steady(backend, model, wait="block", phases=("train", "infer")):
     keyword = f"({' or '.join(phases)}) and not float16 and not bfloat16"
-    expect = EXPECT_S.get((backend, model, wait), EXPECT_S[backend])
+    expect = MEASURED_S.get((backend, model, wait), GUESS_S["steady", backend])
     return Step(f"{backend}-{model}" + ("" if wait == "block" else f"-wait-{wait}"), backend,
                 ("suites/test_steady.py", "--job", "answer", "--group-budget-s",
                  str(_BUDGET[backend]), "--backend", backend, "--model", model, "--variant",
@@ -59,26 +59,23 @@ def _steady(backend, model, wait="block", phases=("train", "infer")):
 # each group's time share (three processes at least): a JAX or Chainer group took 15-30 s on the
 # H100, a torch one of four arms (two compiled by inductor, cold) 70-110 s
 _BUDGET = {"jax": 15, "chainer": 15, "torch": 25}
-# what a step took on the H100 (gpu/job.py's steps.json, 2026-11-26): the job runs a step only
-# where this fits the time left; a step not yet measured gets its backend's guess. torch-vgg was
-# cut at 189 s with its train group done, jax-resnet at 124 s (op-by-op ResNet-50 compiles each
-# primitive on its first call)
-EXPECT_S = {"jax": 60, "chainer": 45, "torch": 330,
-            ("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 20,
-            ("chainer", "mnist_cnn", "block"): 40, ("torch", "mnist_cnn", "block"): 215,
-            ("jax", "vgg", "block"): 55, ("chainer", "vgg", "block"): 40,
-            ("torch", "vgg", "block"): 360, ("jax", "resnet", "block"): 240,
-            ("torch", "mnist_cnn", "step"): 150}
-
+# what a steady step took on the H100 (gpu/job.py's steps.json, 2026-11-26), seconds: the job
+# runs a step only where its cost fits the time left. torch-vgg was cut at 189 s with its train
+# group done, jax-resnet at 124 s (op-by-op ResNet-50 compiles each primitive on its first call)
+MEASURED_S = {("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 20,
+              ("chainer", "mnist_cnn", "block"): 40, ("torch", "mnist_cnn", "block"): 215,
+              ("jax", "vgg", "block"): 55, ("chainer", "vgg", "block"): 40,
+              ("torch", "vgg", "block"): 360, ("jax", "resnet", "block"): 240,
+              ("torch", "mnist_cnn", "step"): 150}
+# guesses for the steps not yet run on a GPU, (kind, backend) -> seconds: the steady groups'
+# costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
+GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
+           ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
+           ("first-calls", "torch"): 300, ("lengths", "jax"): 120, ("lengths", "chainer"): 90,
+           ("lengths", "torch"): 300, ("precision", "jax"): 60, ("precision", "chainer"): 60,
+           ("precision", "torch"): 200, ("determinism", "jax"): 60,
+           ("determinism", "chainer"): 60, ("determinism", "torch"): 150}
 BACKENDS = ("jax", "chainer", "torch")
-# guesses for the steps not yet run on a GPU (each backend's steady group's cost, scaled by its
-# processes: construction 3 cold + 3 warm fresh children per variant)
-EXPECT_S.update({("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
-                 ("first-calls", "torch"): 300, ("lengths", "jax"): 120,
-                 ("lengths", "chainer"): 90, ("lengths", "torch"): 300,
-                 ("precision", "jax"): 60, ("precision", "chainer"): 60,
-                 ("precision", "torch"): 200, ("determinism", "jax"): 60,
-                 ("determinism", "chainer"): 60, ("determinism", "torch"): 150})
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
 _DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)
@@ -100,22 +97,22 @@ PLAN = (
     *(Step(f"first-calls-{b}-{m}", b, ("suites/test_construction.py", "--job", "answer",
                                         "--backend", b, "--model", m, "--variant", VARIANTS[b],
                                         "-k", "not float16 and not bfloat16"),
-           EXPECT_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
-           expect_s=EXPECT_S["first-calls", b], part="first calls") for m in ANSWER_MODELS for b in BACKENDS),
+           GUESS_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
+           expect_s=GUESS_S["first-calls", b], part="first calls") for m in ANSWER_MODELS for b in BACKENDS),
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants)
     *(Step(f"lengths-{b}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b),
-           EXPECT_S["lengths", b] * 2, f"lengths that vary, {b}",
-           expect_s=EXPECT_S["lengths", b], part="lengths") for b in BACKENDS),
+           GUESS_S["lengths", b] * 2, f"lengths that vary, {b}",
+           expect_s=GUESS_S["lengths", b], part="lengths") for b in BACKENDS),
     # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops
     *(Step(f"precision-{b}", b, ("suites/test_steady.py", "--job", "seeds", "--group-budget-s",
                                  str(_BUDGET[b]), "--backend", b, "--model", "mnist_cnn",
                                  "--variant", "eager,graph", "-k", "train"),
-           EXPECT_S["precision", b] * 2, f"mixed precision {b} mnist_cnn train",
-           expect_s=EXPECT_S["precision", b], part="precision") for b in BACKENDS),
+           GUESS_S["precision", b] * 2, f"mixed precision {b} mnist_cnn train",
+           expect_s=GUESS_S["precision", b], part="precision") for b in BACKENDS),
     *(Step(f"determinism-{b}", b, ("suites/test_determinism.py", "--job", "seeds", "--backend", b,
                                    "--model", "mnist_cnn", "--variant", "eager,graph"),
-           EXPECT_S["determinism", b] * 2, f"deterministic ops {b} mnist_cnn",
-           expect_s=EXPECT_S["determinism", b], env=_DETERMINISTIC, part="determinism")
+           GUESS_S["determinism", b] * 2, f"deterministic ops {b} mnist_cnn",
+           expect_s=GUESS_S["determinism", b], env=_DETERMINISTIC, part="determinism")
       for b in BACKENDS),
     *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
                               "-k", "not trajectory", "-rf", "--tb=line"), 100,

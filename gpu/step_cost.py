@@ -44,14 +44,11 @@ def _study(backend, device, spec, variant, args):
     from suites.paired import interleave
     batch = models.synthetic_batch(spec, 32)
     steps, finish = {}, {}
-    for name in ("step", "block", "loss", "bare"):
-        runner = backend.Runner(spec, models.init_params(spec), variant, device)
-        x, y = runner.to_device(*batch)
-        arm = _arms(backend, runner, x, y).get(name)
-        if arm:
-            steps[name] = arm[0]
-            if arm[1]:
-                finish[name] = arm[1]
+    for name in ("step", "block", *(("loss", "bare") if backend.NAME == "jax" else ())):
+        runner = backend.Runner(spec, models.init_params(spec), variant, device)  # one per arm
+        steps[name], done = _arms(backend, runner, *runner.to_device(*batch))[name]
+        if done:
+            finish[name] = done
     for name, run in steps.items():  # first calls, then warm-up rounds
         run()
         finish.get(name, lambda: None)()

@@ -165,3 +165,17 @@ def test_a_group_is_measured_once_and_its_failure_fails_every_test_of_it():
         with pytest.raises(pytest.fail.Exception, match="boom"):
             measured_once(groups, "b", broken)
     assert len(calls) == 2
+
+
+def test_the_step_cost_study_times_each_way_of_waiting(backend_name):
+    """gpu/step_cost.py (docs/METHOD.md, The step a GPU user runs), dry-run on the CPU: one line
+    per variant with each arm's ms and the per-step wait's ratio over the others."""
+    done = subprocess.run([sys.executable, "gpu/step_cost.py", "--backend", backend_name,
+                           "--variants", "eager,cuda_graph", "--device", "cpu", "--rounds", "2",
+                           "--block", "2"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    eager, cuda_graph = (json.loads(line) for line in done.stdout.splitlines()
+                         if line.startswith("{"))
+    arms = {"step", "block", *(("loss", "bare") if backend_name == "jax" else ())}
+    assert set(eager["ms"]) == arms and set(eager["step_over"]) == arms - {"step"}
+    assert "CUDA graphs exist only on an NVIDIA GPU" in cuda_graph["skipped"]
