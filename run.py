@@ -368,7 +368,7 @@ def bench(envs, profile, pytest_args, job="answer"):
     """The job's suites in each framework env, saved under the profile's name (and the job's, but
     for the answer), then the report, which ends by printing the answer for the runs just made; a
     line that updates says where each env is (suites/progress.py)."""
-    before, failed, empty = saved_runs(), [], []
+    failed, empty, new = [], [], set()
     name = profile if job in (None, "answer") else f"{profile}-{job}"
     selection = ("--job", job) if job else ()
     for n, env in enumerate(envs, 1):
@@ -378,12 +378,15 @@ def bench(envs, profile, pytest_args, job="answer"):
             empty.append(env)
             continue
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
-        if call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p", "suites.progress",
-                "--profile", profile, *selection, f"--benchmark-save={name}", *storage,
-                *pytest_args):
-            (failed if saved_runs() - had else empty).append(env)
+        code = call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p",
+                    "suites.progress", "--profile", profile, *selection,
+                    f"--benchmark-save={name}", *storage, *pytest_args)
+        mine = saved_by(saved_runs() - had, env)
+        new |= mine
+        if code:
+            (failed if mine else empty).append(env)
     os.environ.pop("GRAPHBENCH_PROGRESS")
-    new, version_failed = sorted(saved_runs() - before), False
+    new, version_failed = sorted(new), False
     for env in VERSION_ENVS:  # its runs' own report; never the README
         if mine := [p for p in new if p.is_relative_to(VERSIONS / env)]:
             version_failed |= bool(call(tox(), "-e", "report", "--",
@@ -403,6 +406,17 @@ def bench(envs, profile, pytest_args, job="answer"):
     drawn = call(tox(), "-e", "report", "--", *report)
     shared(new)  # last, below the report's answer
     return 1 if drawn or version_failed else 0
+
+
+def saved_by(paths, env):
+    """The runs among `paths` that `env` saved: a job beside this one saves into the same
+    folders, and its runs are not this job's answer (a run that names no tox env counts)."""
+    def tox_env(path):
+        try:
+            return json.loads(Path(path).read_text())["machine_info"]["graphbench"]["tox_env"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+    return {path for path in paths if tox_env(path) in (env, None)}
 
 
 def saved_runs():

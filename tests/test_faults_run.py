@@ -1,4 +1,5 @@
 """run.py and the README on bad input: options are honoured or refused in one line, never ignored."""
+import json
 import re
 from pathlib import Path
 
@@ -112,7 +113,7 @@ def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
 
 def test_another_release_runs_only_when_asked_and_never_redraws_the_readme(calls, monkeypatch):
     new = run.VERSIONS / "torch-release" / "machine" / "0001_default.json"
-    seen = iter([set(), set(), {new}])  # before the job, before the env, after the job
+    seen = iter([set(), {new}])  # before the env, after it
     monkeypatch.setattr(run, "saved_runs", lambda: next(seen))
     assert run.main(["bench", "--envs", "torch-release"]) == 0
     bench, report = calls
@@ -189,3 +190,24 @@ def test_a_results_folder_that_cannot_take_runs_stops_bench_in_one_line(calls, c
     assert run.main(["bench", "--envs", "chainer"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(tmp_path / "results") in err[0] and not calls
+
+
+def test_a_job_beside_this_one_never_gives_its_runs_to_this_answer(monkeypatch, tmp_path):
+    """Issue 52: a second job's report claimed the first job's run (saved meanwhile) in its
+    answer: each env's new runs are those its tox env saved."""
+    def saved(name, env):
+        path = tmp_path / name
+        path.write_text(json.dumps({"machine_info": {"graphbench": {"tox_env": env}}}))
+        return path
+    mine, theirs = saved("0002_default.json", "chainer"), saved("0003_default.json", "jax")
+    seen = iter([set(), {mine, theirs}])
+    made = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: made.append(args) or 0)
+    monkeypatch.setattr(run, "saved_runs", lambda: next(seen))
+    monkeypatch.setattr(run, "shared", lambda new: None)
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    assert run.main(["bench", "--envs", "chainer"]) == 0
+    report = made[-1]
+    answered = [report[i + 1] for i, arg in enumerate(report) if arg == "--answer-for"]
+    assert answered == ["0002_default.json"]
