@@ -5,8 +5,8 @@ finished. Run from the repository root on the GPU machine:
   GRAPHBENCH_COMMIT=... GRAPHBENCH_CODE=... OUT=folder python3 gpu/job.py --seconds 500
 
 (both from `python3 gpu/provenance.py` here). DEVICE=cpu is the dry run of the same steps on a CPU,
-with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's). Back here: tar -xf
-runs.tar -C X, then `python -m report.merge results X` and the studies into results/findings/."""
+with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's). Back here:
+`python3 gpu/take_back.py FOLDER` puts the runs and studies where the report reads them."""
 import argparse
 import importlib.util
 import json

@@ -245,3 +245,34 @@ def test_a_gpu_run_that_names_no_gpu_is_left_out_in_one_line(tmp_path, gpu, devi
     assert str(path) in str(error.value) and said in str(error.value)
     assert "\n" not in str(error.value)
 
+
+
+def test_a_windows_files_go_where_the_report_reads_them_or_nowhere(tmp_path, capsys):
+    """What this stop did by hand: runs merged into results/, the per-step-wait run into
+    results/waits/cuda/ (never pooled), the studies into results/findings/<GPU model>/."""
+    import tarfile
+    from gpu import take_back
+    runs = ROOT / "results" / "Linux-CPython-3.12-64bit-1453ffec"
+    packed = tmp_path / "window"
+    packed.mkdir()
+    with tarfile.open(packed / "runs.tar", "w") as tar:
+        tar.add(runs / "0089_gpu-jax-mnist_cnn.json", "Linux-CPython-3.12-64bit/0089_a.json")
+        tar.add(ROOT / "results/waits/cuda/0092_gpu-jax-mnist_cnn-wait-step.json",
+                "Linux-CPython-3.12-64bit/0092_b.json")
+        tar.add(ROOT / "results/findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json",
+                "findings/gpu_step-cost-jax.json")
+    results = tmp_path / "results"
+    (results / "Linux-CPython-3.12-64bit").mkdir(parents=True)  # a CPU machine's runs there
+    cpu_run = ROOT / "results" / "Linux-CPython-3.12-64bit" / "0085_default.json"
+    (results / "Linux-CPython-3.12-64bit" / "0085_default.json").write_bytes(cpu_run.read_bytes())
+    assert take_back.main([str(packed)], results) == 0
+    placed = sorted(str(p.relative_to(results)) for p in results.rglob("*.json"))
+    assert "waits/cuda/0092_b.json" in placed
+    assert "findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json" in placed
+    assert any(p.startswith("Linux-CPython-3.12-64bit-") and p.endswith("0089_a.json")
+               for p in placed)  # its own machine folder, beside the CPU's
+    (results / "findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json").write_text("{}")
+    before = sorted(results.rglob("*"))
+    assert take_back.main([str(packed)], results) == 2 and sorted(results.rglob("*")) == before
+    assert "exists with other content; nothing written" in capsys.readouterr().err
+    assert take_back.main([str(tmp_path / "nowhere")], results) == 2
