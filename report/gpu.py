@@ -98,6 +98,7 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
             "", HEADER, "|---" * 9 + "|", *(_row(records, cpu, r) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
-            "Not measured yet here: " + "; ".join(missing) + " (the GPU job's next steps, "
-            "gpu/plan.py); " + "; ".join(LATER) + ". " + " ".join(
+            "Not measured yet here: " + (f"{'; '.join(missing)} (the GPU job's next steps, "
+                                         "gpu/plan.py); " if missing else "")
+            + "; ".join(LATER) + ". " + " ".join(
                 f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()), ""]
