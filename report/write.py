@@ -198,19 +198,30 @@ def _swap(moves):
 @contextlib.contextmanager
 def one_publisher(folder):
     """Hold the folder's publish lock while staging and moving: a second report waits, saying so
-    in one line, then publishes its own files whole (two reports at once mixed their files)."""
+    in one line, then publishes its own files whole (two reports at once mixed their files). The
+    lock file, in the temporary folder, is removed by its holder: none is left behind."""
     key = hashlib.sha1(str(Path(folder).resolve()).encode()).hexdigest()[:12]
-    # in the temporary folder, not beside the files: a failed report leaves the folder as it was
-    with open(Path(tempfile.gettempdir()) / f"graphbench-publish-{key}.lock", "a") as lock:
+    path, waited = Path(tempfile.gettempdir()) / f"graphbench-publish-{key}.lock", False
+    while True:
+        lock = open(path, "a")
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            warn(f"another report is publishing into {folder}; waiting for it to finish")
+            if not waited:
+                warn(f"another report is publishing into {folder}; waiting for it to finish")
+                waited = True
             fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+        try:  # the holder before removed the file this lock is on: lock the new one
+            if os.fstat(lock.fileno()).st_ino == os.stat(path).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        lock.close()
+    try:
+        yield
+    finally:
+        path.unlink(missing_ok=True)  # while held: a waiter on it locks the next file instead
+        lock.close()
 
 
 def publish(files, published=None):

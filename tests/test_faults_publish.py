@@ -1,12 +1,14 @@
 """Publication is all or nothing: after a failed move or a SIGTERM a reader sees the old README,
 RESULTS.md, summary.json and charts or the new ones, whole, and the last line says which."""
 import errno
+import hashlib
 import importlib.util
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -174,3 +176,5 @@ def test_two_reports_at_once_publish_one_whole_set_after_the_other(tmp_path, mon
     second.join(10)
     assert [t.read_text() for t in targets] == ["B"] * 3 and not _leftovers(tmp_path)
     assert "another report is publishing into" in capsys.readouterr().err
+    key = hashlib.sha1(str(tmp_path.resolve()).encode()).hexdigest()[:12]
+    assert not (Path(tempfile.gettempdir()) / f"graphbench-publish-{key}.lock").exists()
