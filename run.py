@@ -114,6 +114,11 @@ def call(*args):
         raise
 
 
+def stopped(how):
+    """How a stop is said: 'interrupted (Ctrl-C)' or 'stopped (SIGTERM)'."""
+    return "interrupted (Ctrl-C)" if how == "SIGINT" else f"stopped ({how})"
+
+
 class SetupStopped(KeyboardInterrupt):
     """A stop that came while tox built or checked the envs: nothing ran."""
 
@@ -123,11 +128,10 @@ def set_up(envs):
     takes Ctrl-C and stops pip (during the runs it ignores stops so that pytest can save), and the
     next run repairs an env left half-built (SetupStopped with the env names)."""
     print("run.py: setting up", ", ".join(envs), flush=True)
+    argv = [tox(), *gpu_args(envs), *parallel(envs), "--notest"]
     if os.name != "posix":
-        return subprocess.run([tox(), *gpu_args(envs), *parallel(envs), "--notest"],
-                              cwd=ROOT).returncode
-    child = subprocess.Popen([tox(), *gpu_args(envs), *parallel(envs), "--notest"], cwd=ROOT,
-                             start_new_session=True)
+        return subprocess.run(argv, cwd=ROOT).returncode
+    child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True)
     try:
         return child.wait()
     except KeyboardInterrupt as stop:
@@ -213,14 +217,14 @@ def main(argv=None):
     except SetupStopped as stop:
         how, envs = stop.args
         with contextlib.suppress(OSError):
-            print(f"run.py: {'interrupted (Ctrl-C)' if how == 'SIGINT' else f'stopped ({how})'} "
-                  f"while setting up {envs}: nothing ran; the next run finishes or repairs the "
-                  f"env (`.tools/bin/tox -r -e {envs}` rebuilds it)", file=sys.stderr)
+            print(f"run.py: {stopped(how)} while setting up {envs}: nothing ran; the next run "
+                  f"finishes or repairs the env (`.tools/bin/tox -r -e {envs}` rebuilds it)",
+                  file=sys.stderr)
         return EXIT_CODES[how]
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            print(f"run.py: {'interrupted (Ctrl-C)' if how == 'SIGINT' else f'stopped ({how})'}; "
+            print(f"run.py: {stopped(how)}; "
                   f"{kept(sorted(p for p in saved_runs() if p.stat().st_mtime >= started))}",
                   file=sys.stderr)
         return EXIT_CODES[how]

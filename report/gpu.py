@@ -4,6 +4,7 @@ has not measured yet (gpu/plan.py)."""
 from catalog import VARIANTS
 from gpu.plan import (ANSWER_MODELS as MODELS, BACKENDS, LATER, NOT_ON_THE_LEASE, PARTS,
                       PLAN)
+from report.load import gpu_model
 from report.text import ms, speedup_text
 
 HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
@@ -91,7 +92,7 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
                                  r["backend"], list(VARIANTS).index(r["variant"])))
     threads = next((r["threads"] for r in rows if r.get("threads")), "?")
     missing = not_measured(records)
-    gpu = machine.rsplit(", ", 1)[-1].rstrip(")")
+    gpu = gpu_model(machine)
     versions = setting(view)
     return [f"**On an {gpu}** ({threads} threads; {versions + '; ' if versions else ''}"
             "float32, TF32 convolutions as by default; [one wait per timed block]"

@@ -5,7 +5,7 @@ import statistics
 from pathlib import Path
 
 from catalog import LOADER_BASELINE
-from report.load import BASELINE
+from report.load import BASELINE, gpu_model
 from report import best
 from report.lengths import mark_first
 from report.ratios import (CI, break_even_range, ratio, significant, target, target_minutes,
@@ -477,7 +477,7 @@ def wait_records(machine, studies):
     """The records of what a wait after every step costs on `machine`'s GPU (its studies): each
     backend and variant's step ÷ block time, paired over interleaved rounds of one process."""
     out = []
-    for line in studies.get(machine.rsplit(", ", 1)[-1].rstrip(")"), ()):
+    for line in studies.get(gpu_model(machine), ()):
         ratio = line["step_over"]["block"]
         rec = {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
                "dirty": False, "backend": line["backend"], "model": "mnist_cnn",
