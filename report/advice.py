@@ -2,7 +2,7 @@
 import re
 
 from catalog import KNOWN_WRONG
-from report.ratios import SAME, gain_bound
+from report.ratios import UNDECIDED, decided, gain_bound
 from report.scale import stops_paying, sweep
 from report.select import newest_run
 from report.text import break_even_text, duration
@@ -24,6 +24,8 @@ def bound(rec):
     """Why eager stays: the largest gain the interval leaves open, or no interval."""
     if not rec["interval"]:
         return "no gain (unpaired)"
+    if rec["verdict"] == UNDECIDED:
+        return f"undecided: {rec['verdict_note']}"
     return "slower beyond the interval" if rec["verdict"] == "slower" else gain_bound(rec["high"])
 
 
@@ -55,7 +57,7 @@ def memory_text(records, rec):
                                                               rec["variant"])]
     newest = newest_run(found, rec["backend"])
     mem = next((r for r in found if r["run"] == newest), None)
-    if mem is None or mem["verdict"] in (SAME, None):
+    if mem is None or not decided(mem):
         return ""
     return f"{mem['estimate']:.2f}× eager's memory"
 

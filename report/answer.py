@@ -4,15 +4,17 @@ from fractions import Fraction
 
 from report.advice import FINDING, advice, get, steps_text
 from report.best import RULE
+from catalog import KNOWN_WRONG
 from report.gpu import gpu_table, timed_as_a_loop
+from report.headline import answer_lines, machines_line, your_case
 from report.lengths import lengths_line
-from report.ratios import SAME
+from report.ratios import SAME, decided
 from report.records import chosen as best
 from report.select import newest_run
 from report.scale import answer_line, compute_line, gflop, point
 from report.seeds import seed_004_text
-from report.text import (break_even_text, count, duration, label, precision_text, span,
-                         speedup_text)
+from report.text import (break_even_text, count, duration, label, precision_text, short_name,
+                         span, speedup_text)
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
@@ -31,16 +33,16 @@ def answer_text(machines, front=None, more=None):
                  if r.get("target_half_width")), "")
     parts = [scope(machines), ""]
     if more:
-        parts += ["Each framework against its own eager mode: rank frameworks by step time, not "
-                  "by speedup. Paired 95% intervals (pooled, job as the outer level, where the "
-                  "run cell names several jobs); `~`: it includes 1; ±: its half-width, ✓ within "
-                  f"the job's {goal}target. Break-even: "
-                  "train steps until the graph variant's first call is paid back, on a first run "
-                  "(cold caches) and on later runs (warm). Best graph variant: the default graph "
-                  "mode unless another is significantly faster than it (the rule: in full). "
-                  f"[In full]({more}): each backend's "
-                  "start-up, input sizes that vary, the work-per-step sweep and memory. Terms "
-                  "(A/A, paired, profile, tr, n.s.): [glossary](#glossary).", ""]
+        lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
+        gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
+        parts = [*answer_lines(lead[0], lead[1], gpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
+                 "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
+                 "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "
+                 f"the jobs the run cell names); ±: the half-width, ✓ within the {goal}target. "
+                 "Break-even: train steps until the first call is paid back, on a first run "
+                 "(cold caches) and later (warm). Best graph variant: `graph` unless another is "
+                 f"faster than it past ±3%. [In full]({more}): each backend's start-up, shapes "
+                 "that vary, the sweep, memory and advice. Terms: [glossary](#glossary).", ""]
     else:
         parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
                   "eager mode, so these rows do not rank frameworks: compare the step times). "
@@ -57,7 +59,8 @@ def answer_text(machines, front=None, more=None):
                   "its start-up (interpreter, framework import), which each backend's line gives. "
                   "Generated from `results/summary.json`'s records; every table is in "
                   "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
-    listed = [m for m, _, found in machines if m in others and not timed_as_a_loop(found)]
+    listed = [m for m, _, found in machines if m in others and not timed_as_a_loop(found)
+              and not more]  # the README's machine line names them
     if listed:  # a GPU timed as a training loop has its own table below
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in listed) + ".", ""]
@@ -65,9 +68,10 @@ def answer_text(machines, front=None, more=None):
     for machine, _, records in machines:
         if machine in others:
             continue
-        parts += [f"**On `{machine}`** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
+        name = f"the {short_name(machine)}" if more else f"`{machine}`"
+        parts += [f"**On {name}** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
                   *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
-                  *backend_lines(records, brief=bool(more)), ""]
+                  *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
         for gpu, view, found in machines:
@@ -88,8 +92,8 @@ def scope(machines):
             "dominates their steps, and that is what graph mode removes, so read each speedup as "
             "its workload's, not the full-size network's."
             + (f" Each backend's line says how the gain changes as the work per step grows, up "
-               f"to the VGG at {point(max(swept, key=gflop))} (chart: where graph mode stops "
-               "paying)." if swept else ""))
+               f"to the VGG at {point(max(swept, key=gflop))} ([chart: where graph mode "
+               "stops paying](docs/charts/scale.png))." if swept else ""))
 
 
 def hardware(records):
@@ -252,8 +256,9 @@ def memory_cost_text(rec):
     if rec["interval"] is None:
         return (f"{what} needs {rec['estimate']:.2f}× eager's peak train-step memory on "
                 f"{rec['model']} (no interval: rerun with two or more child processes);")
-    if rec["verdict"] == SAME:
-        return (f"{what}: no measurable difference from eager's peak train-step memory on "
+    if not decided(rec):
+        how = "within 3% of" if rec["verdict"] == SAME else f"{rec['verdict']} against"
+        return (f"{what}: {how} eager's peak train-step memory on "
                 f"{rec['model']} ({rec['estimate']:.2f}×, {span(rec['low'], rec['high'])});")
     return (f"{what} needs {rec['estimate']:.2f}× ({span(rec['low'], rec['high'])}) eager's "
             f"peak train-step memory on {rec['model']};")

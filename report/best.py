@@ -1,18 +1,19 @@
 """The graph variant of each (backend, model) row, chosen once (issue 35, item 4): the framework's
-default graph mode, unless another variant is significantly faster than it in the same group."""
+default graph mode, unless another variant is faster than it (past the noise threshold) in the
+same group."""
 import functools
 from collections import defaultdict
 
 from catalog import VARIANTS
-from report.ratios import ratio, verdict
+from report.ratios import meaning, ratio
 
 ORDER = list(VARIANTS)
 DEFAULT = "graph"  # tf.function, torch.compile(), @static_graph, jax.jit: each default graph mode
 RULE = ("each row shows the framework's default graph mode (`graph`) unless another variant is "
-        "significantly faster than it, paired in the same group (`graph` ÷ variant, 95% "
-        "interval above 1; of several, the simplest unless another is faster than it too); "
-        "where `graph` is a known wrong answer or has no figure, the fastest variant "
-        "significantly faster than eager, said so")
+        "faster than it, paired in the same group (`graph` ÷ variant, 95% interval past 1.03, "
+        "the noise threshold; of several, the simplest unless another is faster than it too); "
+        "where `graph` is a known wrong answer or has no figure, the fastest variant faster "
+        "than eager, said so")
 
 
 def against_default(default, other):
@@ -30,19 +31,19 @@ def against_default(default, other):
 def as_ratio(paired, base=None, other=None):
     """A ratio record with its verdict: `paired` (a stats.Ratio), else base ÷ other unpaired."""
     found = {"interval": None, **ratio(paired, base, other, None)}
-    return {**found, "verdict": verdict(found)}
+    return {**found, **meaning(found)}
 
 
 def _fallback(rows, usable):
-    """The fastest variant significantly faster than eager (else the fastest), with why the
+    """The fastest variant faster than eager (else the fastest), with why the
     default is not the row's."""
     default = next((r for r in rows if r["variant"] == DEFAULT), None)
     why = ("`graph` is not measured here" if default is None else "`graph` is a known wrong "
            "answer here" if default.get("known_wrong") else "`graph` has no figure here")
     faster = [r for r in usable if r["verdict"] == "faster"]
     pick = max(faster or usable, key=lambda r: r["estimate"], default=None)
-    return pick, why + (": the fastest variant significantly faster than eager" if faster
-                        else ": the fastest variant (none is significantly faster than eager)")
+    return pick, why + (": the fastest variant faster than eager" if faster
+                        else ": the fastest variant (none is faster than eager)")
 
 
 def choose(rows, versus):
@@ -68,7 +69,7 @@ def choose(rows, versus):
     f = pick["best_versus"] = versus(DEFAULT, pick["variant"])
     where = (f"[{f['low']:.2f}, {f['high']:.2f}] paired" if f["interval"]
              else "unpaired, interquartile ranges apart")
-    return pick, f"significantly faster than `graph`: `graph` ÷ `{pick['variant']}` " \
+    return pick, f"faster than `graph`: `graph` ÷ `{pick['variant']}` " \
                  f"{f['estimate']:.2f}× {where}"
 
 
@@ -100,5 +101,5 @@ def flag(rows, pick, note):
         return []
     return [{**pick, "kind": "default_ratio", "estimate": f["estimate"], "low": f["low"],
              "high": f["high"], "interval": f["interval"], "significant": f.get("significant"),
-             "verdict": f["verdict"], "best": None, "best_note": None,
+             "verdict": f["verdict"], "verdict_note": f["verdict_note"], "best": None, "best_note": None,
              "note": "`graph` ÷ this variant, paired in the same group: why it is the row's"}]

@@ -7,7 +7,6 @@ import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 from catalog import COLORS  # noqa: E402
-from report.ratios import SAME  # noqa: E402
 from report.records import chosen as best  # noqa: E402
 from report.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.records import STEP_PHASES  # noqa: E402
@@ -105,7 +104,7 @@ def speedup_chart(records, results, phase, path):
                 ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
                             capsize=2, lw=0.8)
             spans += [low, high]
-            note = (" ~" if rec["verdict"] == SAME else "") if rec["interval"] else " (unpaired)"
+            note = (" ~" if rec["mark"] else "") if rec["interval"] else " (unpaired)"
             ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
         ax.axvline(1.0, color="black", lw=0.8)
         ax.set_yticks(range(len(labels)), labels, fontsize=7)

@@ -2,7 +2,7 @@
 import math
 
 from catalog import DETERMINISM_UNSUPPORTED
-from report.ratios import SAME
+from report.ratios import SAME, decided
 from report.text import interval_cell, speedup_text, step_text, variant_order
 
 
@@ -62,7 +62,7 @@ def determinism_section(records):
                      repeat_off, _yes(on and on["repeat_identical"]), _vs_eager(on)]
             if rec and rec["estimate"] is not None:
                 basis.add("the interval" if rec["interval"] else "the spread")
-                if rec["verdict"] != SAME:  # off ÷ on, below 1: the switch makes the step slower
+                if decided(rec):  # off ÷ on, below 1: the switch makes the step slower
                     (slower if rec["verdict"] == "slower" else faster).append(
                         f"{backend}/{model}/{variant} {1 / rec['estimate']:.2f}×")
         lines.append("| " + " | ".join([backend, model, variant, step_text(off), *cells]) + " |")

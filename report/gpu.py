@@ -40,7 +40,8 @@ def _row(records, cpu, speedup):
 def not_measured(records):
     """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model or part
     alone: none of the three backends), then its other parts with none ('lengths that vary')."""
-    done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"}
+    done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"
+            or r["kind"] == "step_time" and r.get("known_wrong")}
     seen = {(r["backend"], r["kind"]) for r in records}
     left = {}
     for step in PLAN:
@@ -55,6 +56,13 @@ def not_measured(records):
                     left[words].append(step.backend)
     return [what if set(backends) == set(BACKENDS) else f"{what} ({', '.join(backends)})"
             for what, backends in left.items()]
+
+
+def known_wrong(records):
+    """The rows a known wrong answer left without a speedup here ('resnet (chainer `graph`)')."""
+    wrong = sorted({(r["model"], r["backend"], r["variant"]) for r in records
+                    if r["kind"] == "step_time" and r.get("known_wrong")})
+    return [f"{model} ({backend} `{variant}`)" for model, backend, variant in wrong]
 
 
 def setting(view):
@@ -99,7 +107,10 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
             "", HEADER, "|---" * 9 + "|", *(_row(records, cpu, r) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
-            "Not measured yet here: " + (f"{'; '.join(missing)} (the GPU job's next steps, "
-                                         "gpu/plan.py); " if missing else "")
+            *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
+               "(#findings-wrong-answers-this-suite-found))."] if (wrong := known_wrong(records))
+              else []),
+            "Not yet on this GPU: " + (f"{'; '.join(missing)} (gpu/plan.py's next steps); "
+                                       if missing else "")
             + "; ".join(LATER) + ". " + " ".join(
                 f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()), ""]

@@ -1,5 +1,5 @@
 """Source article 001's claims, one table each, from the micro records."""
-from report.ratios import SAME
+from report.ratios import SAME, UNDECIDED
 from report.text import interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
@@ -25,11 +25,11 @@ def _speedup(idx, backend, workload):
     if rec["interval"]:
         found = (rec["estimate"], rec["low"], rec["high"])
         return found[0], interval_cell(*found), found[1:]
-    mark = " ~" if rec["verdict"] == SAME else ""
+    mark = " ~" if rec["mark"] else ""
     return rec["estimate"], f"{rec['estimate']:.2f}×{mark}", None
 
 
-CLAIM = {"faster": "holds", "slower": "differs", SAME: "no measurable difference"}  # by verdict
+CLAIM = {"faster": "holds", "slower": "differs", SAME: SAME, UNDECIDED: UNDECIDED}  # by verdict
 
 
 def _us(seconds):
@@ -78,7 +78,7 @@ def aa_line(records):
                    key=lambda r: (r["backend"], r["case"]))
     if not pairs:
         return ""
-    holding = sum(r["verdict"] == SAME for r in pairs)
+    holding = sum(r["mark"] == "~" for r in pairs)
     w = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager ÷ a second eager of the same workload, timed like a real pair): "
             f"{holding} of {len(pairs)} intervals contain 1; the widest, "

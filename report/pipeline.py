@@ -4,7 +4,7 @@ from statistics import median
 
 from catalog import LOADER_BASELINE as BASELINE
 from catalog import LOADERS
-from report.ratios import SAME
+from report.ratios import decided
 from report.text import interval_cell, ms, variant_order
 
 CLAIMED_SLOWER = ("parallel", "cache")  # seed 003: both came out slower than its baseline
@@ -62,7 +62,7 @@ def _compare(other):
     loader_ratio record, from its verdict; unpaired ones marked so."""
     rec = other["loader_ratio"]
     ratio = rec["estimate"]
-    kind = "n.s." if rec["verdict"] == SAME else rec["verdict"]
+    kind = rec["verdict"] if decided(rec) else "n.s."
     if rec["interval"]:
         return kind, ratio, interval_cell(ratio, rec["low"], rec["high"])
     return kind, ratio, f"{ratio:.2f}× (unpaired)"

@@ -50,17 +50,71 @@ def clear(rec):
     return rec["significant"] if rec["interval"] else rec.get("unpaired_significant", False)
 
 
-SAME = "no significant difference"
+# the noise threshold: a ratio within ±3% of 1 (the jobs' precision target) is no difference to
+# report, as criterion.rs calls a change inside its ±2% threshold "no change"
+NOISE = 0.03
+SAME = f"within {NOISE:.0%}"
+UNDECIDED = "undecided"
+
+
+def beyond(low, high):
+    """Where an interval lies against the noise band [1/(1+NOISE), 1+NOISE]: "above" or "below"
+    it entirely, "inside" it, "both" (past each end), or "one" (past one end only)."""
+    top, bottom = 1 + NOISE, 1 / (1 + NOISE)
+    if low > top:
+        return "above"
+    if high < bottom:
+        return "below"
+    if low >= bottom and high <= top:
+        return "inside"
+    return "both" if low < bottom and high > top else "one"
+
+
+def undecided_by(rec):
+    """Why a paired ratio cannot be told apart from 1 by more or less than NOISE, and what would
+    decide it; None where it can."""
+    if not rec["interval"]:
+        return None if clear(rec) else ("unpaired: the two spreads overlap; a paired rerun would "
+                                        "decide it")
+    low, high, aa_low, aa_high = rec["low"], rec["high"], rec.get("aa_low"), rec.get("aa_high")
+    if aa_low is not None and beyond(aa_low, aa_high) != "inside" \
+            and low <= aa_high and aa_low <= high:
+        return (f"its A/A control [{aa_low:.3f}, {aa_high:.3f}] reaches as far: a quieter "
+                "machine would decide it")
+    where = beyond(low, high)
+    if where == "both":
+        return (f"its interval [{low:.3g}, {high:.3g}] spans the ±{NOISE:.0%} band: more "
+                "processes or rounds would decide it")
+    if where == "one" and not 1 / (1 + NOISE) <= rec["estimate"] <= 1 + NOISE:
+        return (f"its estimate lies past ±{NOISE:.0%} and its interval reaches inside: a narrower "
+                "interval would decide it")
+    return None
 
 
 def verdict(rec, above="faster", below="slower"):
-    """The one verdict of a ratio record, saved on it for every view: `above` (beyond chance above
-    1), `below`, or SAME (ratios.clear); None without a figure."""
+    """The one verdict of a ratio record, saved on it for every view: `above` (its interval past
+    1 + NOISE), `below`, SAME (within the band), UNDECIDED (ratios.undecided_by says why), or
+    None without a figure. An unpaired ratio: by its interquartile ranges (ratios.clear)."""
     if rec.get("estimate") is None:
         return None
-    if not clear(rec):
-        return SAME
-    return below if (rec["high"] if rec["interval"] else rec["estimate"]) < 1 else above
+    if not rec["interval"]:
+        return (below if rec["estimate"] < 1 else above) if clear(rec) else UNDECIDED
+    if undecided_by(rec):
+        return UNDECIDED
+    where = beyond(rec["low"], rec["high"])
+    return above if where == "above" else below if where == "below" else SAME
+
+
+def meaning(rec, above="faster", below="slower"):
+    """A ratio record's verdict fields: its verdict and, where undecided, what would decide it."""
+    found = verdict(rec, above, below)
+    return {"verdict": found, "verdict_note": undecided_by(rec) if found == UNDECIDED else None,
+            "mark": "~" if rec["interval"] and includes_one(rec["low"], rec["high"]) else ""}
+
+
+def decided(rec):
+    """True when a ratio record's verdict names a direction (faster, slower, more, less)."""
+    return rec.get("verdict") not in (None, SAME, UNDECIDED)
 
 
 def break_even(graph_first, graph_step, eager_first, eager_step):

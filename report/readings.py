@@ -1,5 +1,5 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
-from report.ratios import SAME
+from report.ratios import NOISE, SAME, UNDECIDED
 from report.text import count, interval_cell, span
 
 
@@ -16,7 +16,7 @@ def aa_reading(records, phase):
     pairs = [r for r in records if r["kind"] == "aa_ratio" and r["phase"] == phase and r["low"]]
     if not pairs:
         return "No A/A control in these runs (saved before paired timing)."
-    holding = [r for r in pairs if r["verdict"] == SAME]
+    holding = [r for r in pairs if r["mark"] == "~"]
     widest = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control (eager against a second eager runner, timed like a real pair): "
             f"{len(holding)} of {len(pairs)} intervals contain 1; the widest, "
@@ -31,16 +31,16 @@ def speedup_reading(records, phase):
         return "No steady-state results for this phase."
     best, worst = found[-1], found[0]
     slower = [f for f in found if f[4] == "slower"]
-    unclear = [f for f in found if f[4] == SAME]
+    unclear = [f for f in found if f[4] in (SAME, UNDECIDED)]
     unpaired = [f for f in found if f[4] == "unpaired"]
     text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
             f"({worst[1]}/{worst[3]} on {worst[2]}). ")
-    text += (count(len(slower), "is significantly slower than its eager mode",
-                   "are significantly slower than their eager mode")
+    text += (count(len(slower), f"is slower than its eager mode beyond ±{NOISE:.0%}",
+                   f"are slower than their eager mode beyond ±{NOISE:.0%}")
              + (": " + ", ".join(f"{b}/{v} on {m} ({r:.2f}×)" for r, b, m, v, _ in slower)
                 if slower else "") + ". ")
-    text += count(len(unclear), "has", "have") + " a 95% interval that includes 1 (n.s.)."
+    text += count(len(unclear), "is", "are") + f" within ±{NOISE:.0%} of eager or undecided."
     if unpaired:
         text += " " + count(len(unpaired), "was", "were") + " saved without a paired interval " \
                                                               "(no verdict)."

@@ -8,14 +8,14 @@ from catalog import LOADER_BASELINE
 from report.load import BASELINE, gpu_model
 from report import best
 from report.lengths import mark_first
-from report.ratios import (CI, break_even_range, ratio, significant, target, target_minutes,
-                           verdict)
+from report.ratios import (CI, break_even_range, meaning, ratio, significant, target,
+                           target_minutes)
 from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
-          "significant", "verdict", "target", "best", "processes", "rounds", "aa_floor_low",
-          "aa_floor_high", "known_wrong", "note")
+          "significant", "verdict", "verdict_note", "mark", "target", "best", "processes", "rounds",
+          "aa_floor_low", "aa_floor_high", "known_wrong", "note")
 IQR = "interquartile range of rounds"
 WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
@@ -50,8 +50,10 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
              "aa_floor_low": None, "aa_floor_high": None,
              "known_wrong": i.get("known_wrong"), "note": note, "best": None}
     found = {**found, **fields}
-    ratio_meaning = {"verdict": verdict(found, *WORDS.get(kind, ())), "target": target(found),
-                     "target_minutes": target_minutes(found)} if unit == "x" else {"verdict": None}
+    ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
+                     "target_minutes": target_minutes(found)} if unit == "x" else {"verdict": None,
+                                                                                  "verdict_note": None,
+                                                                                  "mark": None}
     return {**found, **ratio_meaning}
 
 
@@ -454,9 +456,15 @@ def machine_records(view):
              + lengths_records(view("lengths"))
              + memory_records(view("memory")) + scale_records(view("scale")))
     floors = aa_floors(steady)
+    group = lambda r: (r["run"], r["backend"], r["model"], r["phase"], r["precision"], r["case"])
+    controls = {group(r): r for r in found if r["kind"] == "aa_ratio" and r["low"]}
     for rec in found:
         rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),
                                                                (None, None))
+        if rec["unit"] == "x" and rec["kind"] != "aa_ratio" and group(rec) in controls:
+            aa = controls[group(rec)]  # decided beside the A/A pair of its own group
+            rec.update(aa_low=aa["low"], aa_high=aa["high"])
+            rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
     return found
 
 
@@ -489,5 +497,5 @@ def wait_records(machine, studies):
                "aa_floor_low": None, "aa_floor_high": None, "known_wrong": None, "note": None,
                "best": None, "step_ms": line["ms"]["step"], "block_ms": line["ms"]["block"],
                "device": "cuda"}
-        out.append({**rec, "verdict": verdict(rec, "slower", "faster"), "target": None})
+        out.append({**rec, **meaning(rec, "slower", "faster"), "target": None})
     return out

@@ -1,5 +1,5 @@
 """Where graph mode stops paying: the sweep's table, its reading and where the answer's rows sit."""
-from report.ratios import SAME
+from report.ratios import SAME, UNDECIDED
 from report.text import interval_cell, ms, speedup_text
 
 
@@ -45,7 +45,7 @@ def _gain_ends(rows):
     if not after:
         return f"it gains at every size measured, up to {gflop(last):.3g} GFLOP per step"
     nxt = after[0]
-    what = {"slower": "slower than eager", SAME: "no faster than eager beyond the interval"}
+    what = {"slower": "slower than eager", SAME: f"{SAME} of eager", UNDECIDED: UNDECIDED}
     return (f"it stops paying between {gflop(last):.3g} and {gflop(nxt):.3g} GFLOP per step "
             f"({what.get(nxt['verdict'], nxt['verdict'])} from there)"
             if nxt["estimate"] is not None else

@@ -1,6 +1,6 @@
 """The source articles' own claims beside this run's figures (article 000's: report.retrace)."""
-from report.ratios import SAME, gain_limit, side
-from report.text import interval_cell
+from report.ratios import decided, gain_limit, side
+from report.text import interval_cell, short_name
 
 ARTICLE = "the article's"
 SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)
@@ -18,7 +18,7 @@ def against(rec, figure, name):
     if where == "below":
         half = (rec["high"] - rec["low"]) / 2 / rec["estimate"]
         return (f"no faster here (±{half:.0%}): the interval lies below {name} {figure:.2f}×")
-    if rec["verdict"] == SAME:
+    if not decided(rec):
         return (f"this run cannot tell {name} {figure:.2f}× from no gain: its interval allows "
                 f"anything up to {gain_limit(rec['high'])}; a narrower one needs more rounds")
     return f"{name} {figure:.2f}× holds here: the interval contains it and excludes 1"
@@ -55,8 +55,8 @@ def _figure(rec, seed):
     low, high = rec["low"], rec["high"]
     half = (high - low) / 2 / rec["estimate"]
     kind = "CPU" if rec.get("device") in (None, "cpu") else "GPU"
-    machine = f" `{rec['machine']}`" if rec.get("machine") else " this machine"
-    return (f"on the {kind} of{machine} the train step is "
+    machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
+    return (f"on{machine} the train step is "
             f"{interval_cell(rec['estimate'], low, high)} (±{half:.1%}, {rec['processes']} "
             f"processes × {rec['rounds']} rounds, `{rec['run']}`): {against(rec, seed, ARTICLE)}")
 

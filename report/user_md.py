@@ -4,7 +4,6 @@ import math
 from report import user as U
 from catalog import STEADY_AA as AA
 from catalog import call_name
-from report.ratios import SAME
 
 def how(framework, variant):
     """The call a variant stands for, in the user's framework (catalog.CALLS)."""
@@ -12,7 +11,7 @@ def how(framework, variant):
 
 
 def _x(rec):
-    mark = " ~" if rec["verdict"] == SAME else ""
+    mark = " ~" if rec["mark"] else ""
     return f"{rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}){mark}"
 
 

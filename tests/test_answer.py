@@ -111,7 +111,7 @@ def test_the_advice_names_costs_time_and_the_sweep():
                          "than eager at full width, 224² px, batch 1 (0.91× [0.86, 0.94], 92 "
                          "GFLOP).")
     brief = answer_text([("m", None, records)], more="RESULTS.md#x")
-    assert "- **tf**: use `xla` on resnet" in brief and "VGG sweep" in brief
+    assert "- **TensorFlow** on the m: XLA (`jit_compile=True`)" in brief
     assert "[glossary](#glossary)" in brief
 
 

@@ -37,8 +37,10 @@ def test_every_readme_link_resolves():
         path, _, anchor = link.partition("#")
         if path:
             assert (ROOT / path).exists(), link
-        elif anchor:
-            assert anchor in found, f"#{anchor} is no heading of README.md"
+        target = anchors((ROOT / path).read_text()) if path.endswith(".md") else found
+        if anchor and (path.endswith(".md") or not path):
+            assert anchor in target, f"#{anchor} is no heading of {path or 'README.md'}"
+    assert not re.search(r"\((chart|the rule): [^)]*\)", readme), "a link's words with no link"
 
 
 def test_the_anchor_rule_matches_githubs():

@@ -177,7 +177,9 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
                _rec("step_time", "torch", "cuda_graph", estimate=0.2e-3),
                _rec("speedup", "torch", "cuda_graph", estimate=6.9),
                _rec("speedup", "torch", "graph", estimate=0.77),
-               _rec("speedup", "torch", "graph", phase="infer", estimate=0.65)]
+               _rec("speedup", "torch", "graph", phase="infer", estimate=0.65),
+               dict(_rec("step_time", "chainer", "graph", model="resnet"), estimate=None,
+                    known_wrong="BatchNorm replayed", note="non-finite loss")]
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", cpu))
     assert text.startswith("**On an NVIDIA H100 80GB HBM3**")
@@ -185,7 +187,9 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
     assert "1.50 → 0.20" in rows[1] and "GPU only" in rows[1] and "`0091`" in rows[1]
     assert "1.29× [1.16, 1.42]" in rows[0] and "0.65× [0.59, 0.72]" in rows[0]
-    assert "Not measured yet here: mnist_cnn (jax, chainer); vgg; resnet; decoder; first calls" in text
+    assert "Known wrong here, no speedup: resnet (chainer `graph`)" in text
+    assert ("Not yet on this GPU: mnist_cnn (jax, chainer); vgg; resnet (jax, torch); decoder; "
+            "first calls") in text
     assert "lengths that vary (jax, chainer" not in text
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on

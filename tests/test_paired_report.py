@@ -132,7 +132,7 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     assert _row(section, "| conv speedup |")[2] == "1.05× [0.98, 1.12] ~"
     assert _row(section, "| lstm_cell speedup |")[2] == "1.90× [1.70, 2.10]"
     assert "tf: holds (LSTM cell 1.90× vs conv 1.05×)" in section
-    assert "tf/square_if_positive: no measurable difference (1.40× [0.90, 1.80] ~)" in section
+    assert "tf/square_if_positive: undecided (1.40× [0.90, 1.80] ~)" in section
     assert "tf/train_loop: holds (2.00×)" in section
     assert "3 of 3 intervals contain 1" in section
     found = {r["case"]: r for r in records if r["kind"] == "micro_speedup"}

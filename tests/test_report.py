@@ -70,7 +70,7 @@ def test_readme_blocks_are_rewritten_and_the_tables_go_to_results_md(tmp_path):
     assert text.startswith("intro\n") and text.endswith("outro\n") and "OLD-SECTION" not in text
     assert "OLD-SUMMARY" not in text and "\nmiddle\n" in text
     summary = text.split(SUMMARY_START)[1].split(SUMMARY_END)[0]
-    assert "| chainer | mnist_cnn | `graph` |" in summary and "\n- **chainer**: " in summary
+    assert "| chainer | mnist_cnn | `graph` |" in summary and "\n- **Chainer** on the " in summary
     assert "(RESULTS.md#the-answer-in-full)" in summary
     assert "[RESULTS.md](RESULTS.md)" in text and "| chainer | graph |" not in text
     assert "| chainer | graph |" in (tmp_path / "RESULTS.md").read_text()

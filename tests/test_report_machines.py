@@ -68,9 +68,8 @@ def test_the_whole_report_is_written_for_two_machines(tmp_path):
     summary = json.loads((results / "summary.json").read_text())["records"]
     assert {r["machine"].split()[0] for r in summary} == {"ci-a", "ci-b"}
     text = readme.read_text()  # the newest machine's answer; the other named, its tables beside
-    assert text.count("**On `ci-") == 1 and "**On `ci-b (" in text
-    assert "Also measured, each machine with its own tables in RESULTS.md" in text
-    assert "`ci-a (" in text.split("**On `ci-b (")[0]
+    assert text.count("**On the ci-") == 1 and "**On the ci-b " in text
+    assert "Machines: " in text and "`ci-a (" in text.split("**On the ci-b ")[0]
     assert "`0001_default` on `ci-a" not in text  # the README lists its own machine's runs
     assert (tmp_path / "RESULTS.md").read_text().count("### Machine `ci-") == 2
 
@@ -82,7 +81,7 @@ def test_the_readme_answers_for_the_machine_of_the_job_that_just_ran(tmp_path):
     made = results / "ci-a" / "0001_default.json"
     assert cli.main(["--results", str(results), "--readme", str(readme),
                      "--answer-for", str(made)]) == 0
-    assert "**On `ci-a (" in readme.read_text() and "**On `ci-b (" not in readme.read_text()
+    assert "**On the ci-a " in readme.read_text() and "**On the ci-b " not in readme.read_text()
 
 
 def test_compare_across_machines(tmp_path, capsys):

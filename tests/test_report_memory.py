@@ -96,7 +96,7 @@ def test_summary_line_says_the_cost_with_its_interval_or_no_difference():
     assert line(_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [123, 120, 126])
                 ) == "`graph` needs 1.23× (1.15–1.29) eager's peak train-step memory on resnet;"
     assert line(_children("tf", "eager", [100, 104, 98]), _children("tf", "graph", [101, 97, 103])
-                ).startswith("`graph`: no measurable difference from eager's peak train-step "
+                ).startswith("`graph`: undecided against eager's peak train-step "
                              "memory on resnet (1.01×, ")
     assert line(_result("tf", "eager", 100), _result("tf", "graph", 150)) == (
         "`graph` needs 1.50× eager's peak train-step memory on resnet (no interval: rerun with "

@@ -31,7 +31,7 @@ CURVE = [speedup(0.016, 3.0, 2.5, 3.5), speedup(3.8, 1.4, 1.3, 1.5),
 
 def test_the_gain_ends_after_the_last_point_whose_interval_excludes_one():
     assert stops_paying(CURVE).startswith("it stops paying between 3.8 and 23 GFLOP per step "
-                                          "(no faster than eager beyond the interval from there)")
+                                          "(undecided from there)")
 
 
 def test_a_slower_point_after_the_last_gain_is_called_slower():

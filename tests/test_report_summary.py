@@ -121,14 +121,15 @@ def test_the_answer_names_the_best_variant_its_interval_and_advice(tmp_path):
         row = next(line for line in readme.splitlines()
                    if line.startswith(f"| chainer | {rec['model']} | `graph` |"))
         assert expected_cell(rec) == row.split("|")[5].strip()
-    gains = sorted(r["model"] for r in mine if r["significant"] and r["estimate"] > 1)
+    gains = sorted(r["model"] for r in mine if r["verdict"] == "faster")
     flat = sorted(r["model"] for r in mine if r["model"] not in gains)
-    advice = next(line for line in readme.splitlines() if line.startswith("- **chainer**"))
+    full = (folder / "RESULTS.md").read_text()  # each backend's advice: the answer in full
+    advice = next(line for line in full.splitlines() if line.startswith("- **chainer**"))
     assert all(f"`graph` on {m}" in advice for m in gains)
     by_model = {r["model"]: r for r in mine}
     for m in flat:  # the largest gain its interval leaves open (or slower)
-        high = by_model[m]["high"]
-        assert f"{m} ({'slower' if high < 1 else gain_bound(high)}" in advice
+        high, verdict = by_model[m]["high"], by_model[m]["verdict"]
+        assert f"{m} ({'undecided: ' if verdict == 'undecided' else 'slower' if high < 1 else gain_bound(high)}" in advice
     assert "(from unpaired ratios" not in advice.split("**On `ci-b")[0]
 
 
@@ -283,22 +284,25 @@ def _check_readings(results, mine):
         assert (f"largest {phase} speedup is {top['estimate']:.2f}× ({top['backend']}/"
                 f"{top['variant']} on {top['model']})") in reading
         assert f"smallest {bottom['estimate']:.2f}× ({bottom['backend']}/" in reading
-        assert f"{sum(1 for _, r in found if r['significant'] is False)} have a 95% interval" in reading
+        unclear = sum(1 for _, r in found if r["interval"]
+                      and r["verdict"] in ("within 3%", "undecided"))
+        assert f"{unclear} {'is' if unclear == 1 else 'are'} within ±3% of eager or undecided" in reading
     peaks = [r for r in mine if r["kind"] == "matmul_peak"]
     assert all(f"matmul peak {r['estimate']:.1f} GFLOP/s" in throughput_reading(records_of(results))
                for r in peaks)
 
 
 def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path):
-    """The README's answer keeps each backend's advice and links to RESULTS.md, where each backend's
-    line also gives its start-up, varying sizes and memory."""
+    """The README's answer says each framework's gain in a line and links to RESULTS.md, where
+    each backend's line also gives its start-up, varying sizes, memory and advice."""
     paired_with_construction(tmp_path / "results", {"mnist_cnn": [0.4], "vgg": [0.6]})
     readme = tmp_path / "README.md"
     readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
     assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme)]) == 0
     short, full = readme.read_text(), (tmp_path / "RESULTS.md").read_text()
-    line = next(line for line in short.splitlines() if line.startswith("- **chainer**"))
-    assert line.startswith("- **chainer**: ") and "advice" not in line and "fresh process" not in line
+    line = next(line for line in short.splitlines() if line.startswith("- **Chainer**"))
+    assert line.startswith("- **Chainer** on the ") and "`@static_graph`" in line
+    assert "advice" not in line and "fresh process" not in line
     assert "[In full](RESULTS.md#the-answer-in-full)" in short
     assert "\n## The answer in full\n" in full
     rest = full.split("## The answer in full", 1)[1]

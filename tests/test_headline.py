@@ -1,0 +1,50 @@
+"""The answer in short (report/headline.py): each framework's line says what its records say."""
+from report.headline import answer_lines, framework_line, your_case
+from report.ratios import meaning
+
+CPU = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
+GPU = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, 16 cores, NVIDIA H100 80GB HBM3)"
+
+
+def speedup(backend, model, variant, estimate, low, high, best=True, **more):
+    rec = {"kind": "speedup", "backend": backend, "model": model, "variant": variant,
+           "phase": "train", "precision": "float32", "case": None, "estimate": estimate,
+           "low": low, "high": high, "interval": "95% paired bootstrap", "best": best, **more}
+    return {**rec, **meaning(rec)}
+
+
+def break_even(backend, model, steps, case="cold"):
+    return {"kind": "break_even", "backend": backend, "model": model, "variant": "graph",
+            "phase": "train", "precision": "float32", "case": case, "estimate": steps}
+
+
+CPU_RECORDS = [speedup("torch", "mnist_cnn", "graph", 1.29, 1.22, 1.40),
+               speedup("torch", "resnet", "graph", 1.26, 1.22, 1.33),
+               speedup("torch", "vgg", "graph", 1.03, 1.01, 1.029),
+               break_even("torch", "mnist_cnn", 9633), break_even("torch", "resnet", 6136),
+               break_even("torch", "mnist_cnn", 1237, "warm"),
+               break_even("torch", "resnet", 423, "warm"),
+               speedup("chainer", "vgg", "graph", 1.06, 1.04, 1.08),
+               break_even("chainer", "vgg", 17)]
+GPU_RECORDS = [speedup("torch", "mnist_cnn", v, e, e * 0.97, e * 1.03, best=False, wait="block")
+               for v, e in (("graph", 0.77), ("graph_cudagraphs", 1.32), ("cuda_graph", 6.86))]
+
+
+def test_a_framework_line_gives_the_range_of_its_rows_and_names_what_is_within_noise():
+    line = framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)])
+    assert line.startswith("- **PyTorch** on the Zen 4: `torch.compile()` 1.26–1.29× "
+                           "(mnist_cnn, resnet); within 3% of eager on vgg; paid back only after "
+                           "6,136–9,633 steps on a first run.")
+    assert ("H100: `torch.compile()` 0.77× (mnist_cnn); `mode=\"reduce-overhead\"` 1.32× "
+            "(mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn).") in line
+
+
+def test_the_answer_has_one_line_per_framework_and_a_reader_case_per_finding():
+    lines = answer_lines(CPU, CPU_RECORDS, [])
+    assert [line.split("**")[1] for line in lines if line.startswith("- **")] == ["PyTorch",
+                                                                                 "Chainer"]
+    case = "\n".join(your_case(CPU_RECORDS, [(GPU, GPU_RECORDS)], ()))
+    assert ("PyTorch's first compile pays back only after 6,136–9,633 steps on a first run "
+            "(423–1,237 with a warm compile cache)") in case
+    assert "the others pay back within 17 steps" in case
+    assert "**A small model on a GPU** (H100, mnist_cnn): `torch.compile()` 0.77×" in case
