@@ -68,7 +68,12 @@ def details_text(results, machines, wanted=(), charts=(), relative_to=".", answe
         parts += ["## More charts", "", *per_machine(
             [m for m in machines if any(c[0] == m[0] for c in charts)],
             chart_body(charts, relative_to)), "## Tables", ""]
-    return "\n".join(parts + per_machine(machines, lambda m, view, records, h: tables(
+    return "\n".join(parts + [every_table(machines)] if machines else parts)
+
+
+def every_table(machines):
+    """Every table of every machine, under a heading per machine where there are several."""
+    return "\n".join(per_machine(machines, lambda m, view, records, h: tables(
         view, records, h, [(o, recs) for o, _, recs in machines if o != m])))
 
 
