@@ -242,13 +242,16 @@ def _report(args, published=None):
         final = Path(args.charts or ".")
         placed = [(m, t, final / p.name, r, readme) for m, t, p, r, readme in drawn]
         section = render([r for r in results if r.machine == lead], shown,
-                         [c[:4] for c in placed if c[4] or not details], base, args.run, details)
+                         [c[:4] for c in placed if c[4] or not details], base, args.run, details,
+                         paths.get("--page"))
         answer = answer_text(machines, lead)
         short = answer_text(machines, lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full")
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
-                              Path(details).parent if details else ".", answer if text else None)
+                              Path(details).parent if details else ".", answer if text else None,
+                              page=details and paths.get("--page") and os.path.relpath(
+                                  paths["--page"], Path(details).parent))
         readme = text and splice(splice(text, section), short, SUMMARY_START, SUMMARY_END)
         if readme and (problem := length_problem(args.readme, readme)):
             warn(problem)

@@ -61,3 +61,17 @@ def page_html(data):
     parts["DATA"] = json.dumps(data, allow_nan=False, ensure_ascii=False,
                                separators=(",", ":")).replace("</", "<\\/")
     return re.sub(r"/\*@(\w+)@\*/", lambda m: parts[m[1]].replace("</script", "<\\/script"), text)
+
+
+def page_pointer(page, machines):
+    """Markdown lines that send a reader of RESULTS.md into the page (`page`: its path from there)."""
+    tabs = (("figures", "every figure"), ("compare", "two machines or two releases side by side"),
+            ("tables", "each machine's tables"), ("charts", "every chart"), ("runs", "every run"))
+    return ["## Every figure, table and chart", "",
+            f"On the results page, [{page}]({page}): one HTML file that opens from disk in a "
+            "browser, no server (GitHub shows its source: open it from a clone). There: "
+            + "; ".join(f"[{what}]({page}#{tab})" for tab, what in tabs)
+            + ". Filter by machine, framework, release, model, variant, phase, precision and "
+            "figure; each figure with its 95% interval, ±, verdict, target and runs (commit, "
+            "versions, threads, date). Machines:", "",
+            *(f"- `{machine}`" for machine in machines), ""]

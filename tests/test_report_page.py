@@ -3,20 +3,13 @@ and every run in it, its libraries inlined; bad input is one line and the old pa
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from report import __main__ as cli
 from report import page
+from tests.reporting import page_data
 from tests.test_report_runs import QUICK, save
-
-
-def page_data(path):
-    """The data the page embeds, as its script reads it."""
-    found = re.search(r'<script id="data" type="application/json">(.*?)</script>',
-                      Path(path).read_text(), re.S)
-    return json.loads(found[1])
 
 
 @pytest.fixture
