@@ -100,3 +100,12 @@ def test_an_interrupted_report_leaves_the_page(published, capsys, monkeypatch):
 def test_links_in_the_markdown_point_from_the_page_to_the_repository():
     assert page.relinked("[a](findings/x.md) [b](#here) [c](https://x.org/y)", "../") == \
         "[a](../findings/x.md) [b](#here) [c](https://x.org/y)"
+
+
+def test_without_chromium_or_the_right_to_install_it_the_browser_tests_say_why(monkeypatch):
+    from tests import browser
+    monkeypatch.setattr(browser, "PATHS", ("/nonexistent/chromium",))
+    monkeypatch.delenv("GRAPHBENCH_CHROMIUM", raising=False)
+    monkeypatch.setattr(browser.os, "geteuid", lambda: 1000)
+    path, why = browser.chromium()
+    assert path is None and "no Chromium" in why and "\n" not in why
