@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 import pytest
 
@@ -88,6 +89,9 @@ def test_the_page_loads_without_a_console_error(page, built):
         page.click(f'nav button[data-tab="{tab}"]')
         page.wait_for_selector(shows, state="visible", timeout=5000)
     assert page.errors == []
+    files = {unquote(urlparse(href).path) for href in page.eval_on_selector_all(
+        "#links a, #answer a, #tables a", "links => links.map(a => a.href)") if href.startswith("file:")}
+    assert files and not [f for f in files if not Path(f).exists()]  # the method, the findings
 
 
 @pytest.mark.parametrize("kind", ["speedup", "step_time"])
