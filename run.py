@@ -29,7 +29,7 @@ VERSION_ENVS = ("torch-release", "jax-release")
 # 2.15.0 with its CUDA libraries, torch-release its default 2.13.0 CPU wheel), and a margin for
 # pip's temporary files and the runs' caches
 ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
-          "jax-release": 0.7, "report": 0.2}
+          "jax-release": 0.7, "report": 0.2, "browser": 0.2}
 MARGIN_GB = 1.0
 # --device cuda: each framework env with its CUDA wheels, in an env folder of its own (`<env>-gpu`),
 # by tox's overrides of the env's settings (tox.ini pins what the CPU answer measures); torch's
@@ -51,7 +51,8 @@ GPU_GB = {"tf": 3.6, "jax": 3.2, "chainer": 2.6, "torch": 5.5}  # the same envs 
 # included; the release envs: about as long as their pins'): run-parallel starts envs in the
 # order given, one per core, so the longest start first
 TEST_MINUTES = {"torch": 13.3, "torch-release": 13.3, "tf": 5.8, "jax": 4.6, "jax-release": 4.6,
-                "chainer": 1.9, "report": 1.7}
+                "chainer": 1.9, "report": 1.7, "browser": 1.0}
+OWN_TESTS = ("report", "browser")  # test envs that run their own test list (tox.ini), no suites
 
 
 DEVICE = ["cpu"]  # the session's --device: cuda gives each framework env its GPU form
@@ -163,7 +164,8 @@ def main(argv=None):
     parser.add_argument("--profile", choices=PROFILES,
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "
-                                       f"{','.join(FRAMEWORK_ENVS)}); test also takes `report`; "
+                                       f"{','.join(FRAMEWORK_ENVS)}); test also takes `report` and "
+                                       "`browser` (the results page in Chromium); "
                                        f"{', '.join(VERSION_ENVS)}: torch or JAX on another "
                                        "release")
     parser.add_argument("--job", dest="job_name", metavar="JOB",
@@ -177,7 +179,7 @@ def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     split = argv.index("--") if "--" in argv else len(argv)
     args, pytest_args = parser.parse_args(argv[:split]), argv[split + 1:]
-    valid = FRAMEWORK_ENVS + VERSION_ENVS + (("report",) if args.job == "test" else ())
+    valid = FRAMEWORK_ENVS + VERSION_ENVS + (OWN_TESTS if args.job == "test" else ())
     envs = (tuple(e for e in valid if e not in VERSION_ENVS) if args.envs is None
             else tuple(e for e in args.envs.split(",") if e))
     if not envs:
@@ -193,7 +195,7 @@ def main(argv=None):
     if args.device == "cuda":
         if args.user:
             parser.error("--device cuda times the suites; --user runs on the CPU so far")
-        if bad := [e for e in envs if e not in GPU_OVERRIDES and e != "report"]:
+        if bad := [e for e in envs if e not in GPU_OVERRIDES and e not in OWN_TESTS]:
             parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
                          f"{', '.join(GPU_OVERRIDES)}")
         pytest_args = ["--device", "cuda", *pytest_args]
@@ -341,9 +343,9 @@ def disk_short(envs, device="cpu"):
 
 def test(parser, envs, profile, pytest_args):
     """The tests in the given envs; a profile or pytest arguments reach the framework envs."""
-    frameworks = [e for e in envs if e != "report"]
-    if pytest_args and "report" in envs:
-        parser.error("pytest arguments reach the framework envs only (the report env runs its "
+    frameworks, own = [e for e in envs if e not in OWN_TESTS], [e for e in envs if e in OWN_TESTS]
+    if pytest_args and own:
+        parser.error(f"pytest arguments reach the framework envs only (the {own[0]} env runs its "
                      "own test list): add --envs " + ",".join(frameworks or FRAMEWORK_ENVS))
     if profile and not frameworks:
         parser.error("--profile sets the suites' profile, which the report env does not run")
@@ -354,7 +356,7 @@ def test(parser, envs, profile, pytest_args):
     failed = call(tox(), *gpu_args(frameworks), *parallel(frameworks), "--", "tests",
                   "suites", "--benchmark-disable", "--profile", profile or "quick", "-m",
                   "not framework_free", *pytest_args)  # those run in the report env
-    return call(tox(), "-e", "report") or failed if "report" in envs else failed
+    return call(tox(), *parallel(own)) or failed if own else failed
 
 
 def parallel(envs):

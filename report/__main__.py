@@ -16,10 +16,12 @@ from report.compare import compare_command
 from report.load import SUMMARY, load_dir, warn
 from report.memory import advice as memory_advice
 from report.memory import memory_peaks
+from report.page import PAGE, page_data, page_html
+from report.page_data import PINS, page_links, release_sets, run_table
 from report.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
 from report.records import FIELDS, load_studies, machine_records, wait_records
-from report.render import details_text, render
+from report.render import details_text, every_table, render
 from report.retrace import retrace_step_reading
 from report.scale import scale_reading
 from report.select import front, names, one_profile, views
@@ -140,6 +142,8 @@ def parser():
     add("--details", help="where to write every table (default: RESULTS.md beside --readme)")
     add("--summary", help="where to write the figures as JSON records (default: summary.json "
                           "in --results when --readme is given)")
+    add("--page", help="where to write the results page, every figure filterable in a browser "
+                       "(default: index.html in --results when --readme is given)")
     add("--machine", help="only runs whose machine description contains this")
     add("--run", action="append", default=[], metavar="RUN",
         help="show this saved run (name or number, e.g. 0009) for the sections it has, instead "
@@ -189,12 +193,14 @@ def main(argv=None):
 
 
 def _outputs(args):
-    """[(option, path)] of the files the report writes (README, details, summary)."""
+    """[(option, path)] of the files the report writes (README, details, summary, page)."""
     base = Path(args.readme).parent if args.readme else Path(".")
     details = args.details or (base / "RESULTS.md" if args.readme else None)
     summary = args.summary or (Path(args.results) / SUMMARY if args.readme else None)
+    page = args.page or (Path(args.results) / PAGE if args.readme else None)
     return [(o, p) for o, p in (("--readme", args.readme), ("--details", details),
-                                ("--summary", summary), ("--report", args.report)) if p]
+                                ("--summary", summary), ("--report", args.report),
+                                ("--page", page)) if p]
 
 
 def _check(args):
@@ -236,19 +242,24 @@ def _report(args, published=None):
         final = Path(args.charts or ".")
         placed = [(m, t, final / p.name, r, readme) for m, t, p, r, readme in drawn]
         section = render([r for r in results if r.machine == lead], shown,
-                         [c[:4] for c in placed if c[4] or not details], base, args.run, details)
+                         [c[:4] for c in placed if c[4] or not details], base, args.run, details,
+                         paths.get("--page"))
         answer = answer_text(machines, lead)
         short = answer_text(machines, lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full")
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
-                              Path(details).parent if details else ".", answer if text else None)
+                              Path(details).parent if details else ".", answer if text else None,
+                              page=details and paths.get("--page") and os.path.relpath(
+                                  paths["--page"], Path(details).parent))
         readme = text and splice(splice(text, section), short, SUMMARY_START, SUMMARY_END)
         if readme and (problem := length_problem(args.readme, readme)):
             warn(problem)
         files = [(args.readme, readme),
                  (details, details and tables + "\n"),
                  (summary, summary and summary_json(machines)),
+                 (paths.get("--page"), paths.get("--page") and results_page(
+                     args, paths["--page"], results, machines, placed, answer, base)),
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]
@@ -260,6 +271,18 @@ def _report(args, published=None):
     elif not (text or args.report):
         print("\n\n".join([answer, section, tables]))
     return 0
+
+
+def results_page(args, path, results, machines, charts, answer, base):
+    """The results page's HTML: every record (summary.json's, then each other release's), the
+    runs, the answer, each machine's tables and the charts, linked from the page's folder."""
+    folder = Path(path).parent
+    prefix = os.path.relpath(base, folder) + "/"
+    sets = [(PINS, [r for _, _, found in machines for r in found], run_table(results, base)),
+            *release_sets(args.results, base, args.skip_damaged)]
+    return page_html(page_data(
+        sets, [(m, t, os.path.relpath(p, folder), r) for m, t, p, r, _ in charts], answer,
+        every_table(machines), page_links(base), prefix))
 
 
 def _publish(files, charts, published):

@@ -5,6 +5,7 @@ from report.determinism import determinism_text
 from report.lengths import HOW as LENGTHS_HOW, lengths_table
 from report.memory import memory_section
 from report.micro import micro_section
+from report.page import page_pointer
 from report.pipeline import pipeline_section
 from report.noise import noise_reading, noise_table
 from report.precision import precision_section
@@ -29,12 +30,16 @@ def per_machine(machines, body):
     return parts
 
 
-def render(results, machines, charts=(), relative_to=".", wanted=(), details=None):
-    """The README's results block: runs, a link to the tables, and each machine's charts."""
+def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
+    """The README's results block: runs, a link to the tables (on the results `page` where there
+    is one), and each machine's charts."""
     if not results:
         return "_No results yet: run the main job._"
     parts = runs_block(results, wanted, brief=True)
-    if details:
+    if details and page:
+        link, to = os.path.relpath(details, relative_to), os.path.relpath(page, relative_to)
+        parts += [f"Every figure, table and chart: [{to}]({to}); the runs: [{link}]({link}).", ""]
+    elif details:
         link = os.path.relpath(details, relative_to)
         parts += [f"Every table (per machine and section, each naming its run), and the other "
                   f"charts: [{link}]({link}).", ""]
@@ -54,21 +59,30 @@ def chart_body(charts, relative_to):
     return body
 
 
-def details_text(results, machines, wanted=(), charts=(), relative_to=".", answer=None):
+def details_text(results, machines, wanted=(), charts=(), relative_to=".", answer=None,
+                 page=None):
     """RESULTS.md: the answer in full, the charts the README leaves out, then every table of
-    every machine, each section from its own run."""
+    every machine, each section from its own run; with the results `page` (its path from here),
+    the answer, the runs and links into the page, which has the tables and charts."""
     if not results:
         return "_No results yet: run the main job._"
-    parts = ["# graphbench: every table", "", "The answer in short, the main charts and how each "
+    parts = [f"# graphbench: {'the runs' if page else 'every table'}", "", "The answer in short, the main charts and how each "
              "figure is measured are in the [README](README.md).", ""]
     if answer:
         parts += ["## The answer in full", "", answer, ""]
     parts += ["## Runs", "", *runs_block(results, wanted)]
+    if page:
+        return "\n".join(parts + page_pointer(page, [m for m, _, _ in machines]))
     if charts:
         parts += ["## More charts", "", *per_machine(
             [m for m in machines if any(c[0] == m[0] for c in charts)],
             chart_body(charts, relative_to)), "## Tables", ""]
-    return "\n".join(parts + per_machine(machines, lambda m, view, records, h: tables(
+    return "\n".join(parts + [every_table(machines)] if machines else parts)
+
+
+def every_table(machines):
+    """Every table of every machine, under a heading per machine where there are several."""
+    return "\n".join(per_machine(machines, lambda m, view, records, h: tables(
         view, records, h, [(o, recs) for o, _, recs in machines if o != m])))
 
 

@@ -33,6 +33,7 @@ FRAMEWORK_FREE = frozenset({
     "test_report_memory.py",
     "test_report_noise.py",
     "test_report_pipeline.py",
+    "test_report_page.py",
     "test_report_pooled.py",
     "test_report_runs.py",
     "test_report_scale.py",
@@ -47,11 +48,17 @@ FRAMEWORK_FREE = frozenset({
 })
 
 
+# modules that drive a real browser: framework-free too, but run in the browser env only
+BROWSER = frozenset({"test_page_browser.py"})
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects by mark
 def pytest_collection_modifyitems(items):
     for item in items:
-        if item.path.name in FRAMEWORK_FREE:
+        if item.path.name in FRAMEWORK_FREE | BROWSER:
             item.add_marker(pytest.mark.framework_free)
+        if item.path.name in BROWSER:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)

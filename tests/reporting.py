@@ -1,4 +1,9 @@
-"""The report's own path for tests: results → each machine's chosen runs → its records."""
+"""The report's own path for tests: results → each machine's chosen runs → its records; what the
+results page embeds."""
+import json
+import re
+from pathlib import Path
+
 from report.records import machine_records
 from report.select import views
 
@@ -11,3 +16,15 @@ def machines_of(results, wanted=()):
 def records_of(results, wanted=()):
     """Every record of `results`, all machines."""
     return [rec for _, _, found in machines_of(results, wanted) for rec in found]
+
+
+def page_data(path):
+    """The data the results page at `path` embeds, as its script reads it."""
+    found = re.search(r'<script id="data" type="application/json">(.*?)</script>',
+                      Path(path).read_text(), re.S)
+    return json.loads(found[1])
+
+
+def tables_of(results):
+    """The Markdown of every machine's tables, as the results page beside `results` shows it."""
+    return page_data(Path(results) / "index.html")["tables"]

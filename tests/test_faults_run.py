@@ -35,7 +35,7 @@ def test_the_test_command_runs_its_envs_side_by_side_and_one_env_alone(calls):
     """Side by side, the longest env first: torch started third would end alone, minutes late."""
     assert run.main(["test"]) == 0
     assert calls[-1][:4] == ["tox", "run-parallel", "-p", "auto"]
-    assert calls[-1][-1] == "torch,tf,jax,chainer,report"
+    assert calls[-1][-1] == "torch,tf,jax,chainer,report,browser"
     assert run.main(["test", "--envs", "chainer"]) == 0
     assert calls[-1] == ["tox", "-e", "chainer"]
 

@@ -11,7 +11,7 @@ from report.load import load_dir, load_file
 from report.ratios import break_even
 from report.select import index
 from report.tables import summary_table
-from tests.reporting import machines_of, records_of
+from tests.reporting import machines_of, records_of, tables_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_quick.json"
 
@@ -60,7 +60,7 @@ def test_corrupt_and_foreign_files_are_named_and_left_alone(tmp_path, capsys):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
-def test_readme_blocks_are_rewritten_and_the_tables_go_to_results_md(tmp_path):
+def test_readme_blocks_are_rewritten_and_the_tables_go_to_the_page(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(f"intro\n{SUMMARY_START}\nOLD-SUMMARY\n{SUMMARY_END}\nmiddle\n"
                       f"{cli.START}\nOLD-SECTION\n{cli.END}\noutro\n")
@@ -73,7 +73,9 @@ def test_readme_blocks_are_rewritten_and_the_tables_go_to_results_md(tmp_path):
     assert "| chainer | mnist_cnn | `graph` |" in summary and "\n- **Chainer** on the " in summary
     assert "(RESULTS.md#the-answer-in-full)" in summary
     assert "[RESULTS.md](RESULTS.md)" in text and "| chainer | graph |" not in text
-    assert "| chainer | graph |" in (tmp_path / "RESULTS.md").read_text()
+    assert "| chainer | graph |" not in (tmp_path / "RESULTS.md").read_text()  # on the page
+    assert "| chainer | graph |" in tables_of(tmp_path)
+    assert "(index.html#tables)" in (tmp_path / "RESULTS.md").read_text()  # beside it here
 
 
 def test_readme_without_markers_is_untouched(tmp_path, capsys):

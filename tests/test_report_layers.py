@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.reporting import tables_of
+
 REPORT = Path(__file__).resolve().parent.parent / "report"
 UPWARD = ("suites", "backends", "user", "models")  # the measuring layer the report reads from disk
 
@@ -76,13 +78,13 @@ def intervals(text):
 
 
 def test_every_ratio_in_results_md_is_a_summary_record():
-    """RESULTS.md and results/summary.json are written from the same records: each ratio printed
-    with an interval is one record's estimate and interval."""
+    """RESULTS.md, the page's tables and results/summary.json are written from the same records:
+    each ratio printed with an interval is one record's estimate and interval."""
     root = REPORT.parent
     records = json.loads((root / "results" / "summary.json").read_text())["records"]
     published = {tuple(f"{r[k]:,.2f}" for k in ("estimate", "low", "high")) for r in records
                  if r["unit"] == "x" and r["low"] is not None}
-    printed = intervals((root / "RESULTS.md").read_text())
+    printed = intervals((root / "RESULTS.md").read_text() + tables_of(root / "results"))
     assert printed and printed <= published, sorted(printed - published)[:5]
 
 
@@ -92,7 +94,8 @@ def test_the_ratio_check_sees_a_ratio_no_record_holds():
 
 DATA = ("load", "select", "ratios", "best", "records", "compare",
         "user")  # the steps before rendering
-RUNS = ("provenance",)  # names the runs and the results they left out (a non-finite loss): no figure
+RUNS = ("provenance", "page_data")  # name the runs (the results they left out, their
+# releases): no figure
 LABELS = ("backend", "phase", "model")  # what a renderer may read of a result: names, no figure
 
 

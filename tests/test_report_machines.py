@@ -8,7 +8,7 @@ from report import __main__ as cli
 from report.answer import answer_text
 from report.load import load_dir
 from report.write import SUMMARY_END, SUMMARY_START
-from tests.reporting import machines_of
+from tests.reporting import machines_of, tables_of
 from tests.test_report_runs import QUICK, save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
@@ -71,7 +71,7 @@ def test_the_whole_report_is_written_for_two_machines(tmp_path):
     assert text.count("**On the ci-") == 1 and "**On the ci-b " in text
     assert "Machines: " in text and "`ci-a (" in text.split("**On the ci-b ")[0]
     assert "`0001_default` on `ci-a" not in text  # the README lists its own machine's runs
-    assert (tmp_path / "RESULTS.md").read_text().count("### Machine `ci-") == 2
+    assert tables_of(results).count("### Machine `ci-") == 2
 
 
 def test_the_readme_answers_for_the_machine_of_the_job_that_just_ran(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 from report import __main__ as cli
 from report.text import interval_cell
 from report.write import SUMMARY_END, SUMMARY_START
+from tests.reporting import tables_of
 from tests.test_report_runs import save
 
 SECTIONS = Path(__file__).parent / "fixtures" / "tf_sections_default.json"  # a trimmed real run
@@ -20,7 +21,7 @@ def _publish(tmp_path):
     readme.write_text(f"{SUMMARY_START}\n{SUMMARY_END}\n{cli.START}\n{cli.END}\n")
     assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
     records = json.loads((results / "summary.json").read_text())["records"]
-    return records, (tmp_path / "RESULTS.md").read_text()
+    return records, tables_of(results)
 
 
 def test_every_section_ratio_with_an_interval_is_printed_as_its_record_says(tmp_path):

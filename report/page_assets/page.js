@@ -1,0 +1,233 @@
+// The results page's behaviour: tabs, the figure table (Tabulator), a record's details and runs,
+// two machines or releases side by side, the run table, the report's Markdown and the charts.
+// It shows the records as the report wrote them: no figure is computed here.
+"use strict";
+const DATA = JSON.parse(document.getElementById("data").textContent);
+const RUNS = new Map(DATA.runs.map(r => [runKey(r.source, r.machine, r.run), r]));
+const EN = "en-US";
+
+function runKey(source, machine, run) { return `${source}|${machine}|${run}`; }
+function esc(text) {
+  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+}
+function sig(v, digits = 3) {
+  return Number(v.toPrecision(digits)).toLocaleString(EN, {maximumFractionDigits: 6});
+}
+
+// a value in its unit, as a reader reads it (the record keeps the exact number: data-v)
+function shown(v, unit) {
+  if (v === undefined || v === null) return "";
+  switch (unit) {
+    case "x": return `${v.toFixed(v < 10 ? 3 : 2)}×`;
+    case "s": return v < 1e-3 ? `${sig(v * 1e6)} µs` : v < 1 ? `${sig(v * 1e3)} ms` : `${sig(v)} s`;
+    case "bytes": return `${sig(v / 2 ** 20)} MiB`;
+    case "fraction": case "relative sd": return `${sig(v * 100)}%`;
+    case "steps": return Math.round(v).toLocaleString(EN);
+    case "1/s": return `${sig(v)}/s`;
+    default: return `${sig(v)} ${unit}`;
+  }
+}
+function num(v, unit) {
+  return v === undefined || v === null ? "" : `<span class="num" data-v="${v}">${shown(v, unit)}</span>`;
+}
+function release(rec) {
+  const run = RUNS.get(runKey(rec.source, rec.machine, rec.run));
+  const version = run && run.frameworks[rec.backend];
+  return version ? `${rec.backend} ${version}` : "";
+}
+function device(rec) { return (DATA.machines[rec.machine] || {}).device || ""; }
+function runsOf(rec) { return rec.pooled_runs || [rec.run]; }
+function runLinks(rec) {
+  return runsOf(rec).map(run => `<a class="run" data-source="${esc(rec.source)}" data-machine="${
+    esc(rec.machine)}" data-run="${esc(run)}">${esc(run)}</a>`).join("+");
+}
+
+function tabs() {
+  const nav = document.getElementById("tabs");
+  const names = {figures: "Figures", compare: "Compare", runs: "Runs", answer: "The answer",
+                 tables: "Tables", charts: "Charts"};
+  for (const [id, title] of Object.entries(names)) {
+    const button = document.createElement("button");
+    button.type = "button"; button.textContent = title; button.dataset.tab = id;
+    button.onclick = () => show(id);
+    nav.appendChild(button);
+  }
+  document.getElementById("links").innerHTML = DATA.links.map(
+    l => `<a href="${esc(l.path)}">${esc(l.title)}</a>`).join(" · ");
+  const wanted = location.hash.slice(1);
+  show(names[wanted] ? wanted : "figures");
+}
+function show(id) {
+  for (const el of document.querySelectorAll(".tab")) el.classList.toggle("on", el.id === id);
+  for (const el of document.querySelectorAll("nav button")) el.classList.toggle("on", el.dataset.tab === id);
+  if (BUILD[id]) BUILT[id] = BUILT[id] || BUILD[id]();  // built once shown: Tabulator measures its box
+}
+
+const LISTED = {headerFilter: "list", headerFilterFunc: "=",
+                headerFilterParams: {valuesLookup: "active", clearable: true, sort: "asc"}};
+const TYPED = {headerFilter: "input"};
+
+function figureTable() {
+  const rows = DATA.records.map(r => ({...r, device: device(r), release: release(r)}));
+  const columns = [
+    {title: "device", field: "device", ...LISTED},
+    {title: "machine", field: "machine", ...LISTED, width: 220},
+    {title: "source", field: "source", ...LISTED},
+    {title: "framework", field: "backend", ...LISTED},
+    {title: "release", field: "release", ...LISTED},
+    {title: "model", field: "model", ...LISTED},
+    {title: "variant", field: "variant", ...LISTED},
+    {title: "phase", field: "phase", ...LISTED},
+    {title: "precision", field: "precision", ...LISTED},
+    {title: "case", field: "case", ...TYPED, width: 110},
+    {title: "figure", field: "kind", ...LISTED},
+    {title: "estimate", field: "estimate", sorter: "number", hozAlign: "right",
+     formatter: c => num(c.getValue(), c.getData().unit)},
+    {title: "95% interval", field: "low", sorter: "number", hozAlign: "right",
+     formatter: c => interval(c.getData())},
+    {title: "±", field: "half", sorter: "number", hozAlign: "right",
+     formatter: c => c.getValue() == null ? "" : `<span class="num" data-v="${c.getValue()}">±${(100 * c.getValue()).toFixed(1)}%</span>`},
+    {title: "verdict", field: "verdict", ...LISTED,
+     formatter: c => c.getValue() ? `<span class="${esc(c.getValue())}">${esc(c.getValue())}</span>` : ""},
+    {title: "target", field: "target", ...LISTED},
+    {title: "run", field: "run", ...TYPED, formatter: c => runLinks(c.getData())},
+    {title: "processes × rounds", field: "processes", sorter: "number",
+     formatter: c => `${c.getValue() ?? ""} × ${c.getData().rounds ?? ""}`},
+  ];
+  const table = new Tabulator("#figure-table", {
+    data: rows, columns, index: "id", height: "62vh", layout: "fitDataFill",
+    rowFormatter: row => { row.getElement().dataset.rec = row.getData().id; },
+  });
+  table.on("dataFiltered", (filters, found) => count(found.length));
+  table.on("tableBuilt", () => count(rows.length));
+  table.on("rowClick", (e, row) => { if (!e.target.closest("a.run")) details(row.getData()); });
+  document.getElementById("clear").onclick = () => table.clearHeaderFilter();
+  return table;
+}
+function interval(rec) {
+  if (rec.low === undefined || rec.high === undefined) return "";
+  return `<span title="${esc(rec.interval || "")}">[${num(rec.low, rec.unit)}, ${num(rec.high, rec.unit)}]</span>`;
+}
+function count(n) {
+  document.getElementById("count").textContent = `${n.toLocaleString(EN)} of ${DATA.records.length.toLocaleString(EN)} figures`;
+}
+
+const WORKLOAD = ["model_config", "input_shape", "batch", "params", "flops", "threads", "device",
+                  "vector_isa", "wait"];
+function fields(obj, keys) {
+  return `<dl class="rec">${keys.filter(k => obj[k] !== undefined && obj[k] !== null).map(k =>
+    `<dt>${esc(k)}</dt><dd>${esc(typeof obj[k] === "object" ? JSON.stringify(obj[k]) : obj[k])}</dd>`).join("")}</dl>`;
+}
+function details(rec) {
+  const main = ["machine", "source", "backend", "model", "variant", "phase", "precision", "case",
+                "kind", "unit", "interval", "significant", "verdict", "target", "stopped_by",
+                "reached_target", "target_minutes", "best", "processes", "rounds",
+                "aa_floor_low", "aa_floor_high", "known_wrong", "note"];
+  const rest = Object.keys(rec).filter(k => !main.includes(k) && !WORKLOAD.includes(k)
+    && !["id", "estimate", "low", "high", "half", "run", "pooled_runs", "commit", "dirty", "release"].includes(k));
+  document.getElementById("details").innerHTML =
+    `<h2>${esc(rec.backend)} · ${esc(rec.model ?? "")} · ${esc(rec.variant)} · ${esc(rec.phase)} · ${esc(rec.kind)}</h2>
+     <p>${num(rec.estimate, rec.unit)} ${interval(rec)} ${rec.half == null ? "" : `±${(100 * rec.half).toFixed(1)}%`}
+     ${esc(rec.verdict || "")}; runs: ${runLinks(rec)}</p>
+     ${fields(rec, main)}<h3>Workload</h3>${fields(rec, WORKLOAD)}<h3>More</h3>${fields(rec, rest)}
+     <h3>Runs</h3>${runsOf(rec).map(run => runBox(rec.source, rec.machine, run)).join("")}`;
+}
+function runBox(source, machine, name) {
+  const run = RUNS.get(runKey(source, machine, name));
+  if (!run) return `<p>${esc(name)}: not a saved suite run (a study under results/findings/)</p>`;
+  return `<h4>${esc(name)}</h4>${fields({...run, versions: versionText(run.versions)},
+    ["machine", "date", "commit", "dirty", "profile", "job", "threads", "device", "python",
+     "versions", "complete", "file"])}`;
+}
+function versionText(versions) {
+  return Object.entries(versions || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+document.addEventListener("click", e => {
+  const link = e.target.closest("a.run");
+  if (!link) return;
+  document.getElementById("details").innerHTML =
+    `<h2>Run ${esc(link.dataset.run)}</h2>` + runBox(link.dataset.source, link.dataset.machine, link.dataset.run);
+  document.getElementById("details").scrollIntoView();
+});
+
+function runTable() {
+  const rows = DATA.runs.map(r => ({...r, commit8: (r.commit || "").slice(0, 8) + (r.dirty ? "†" : ""),
+    versionText: versionText(r.versions), device: r.device}));
+  return new Tabulator("#run-table", {
+    data: rows, height: "70vh", layout: "fitDataFill",
+    columns: [
+      {title: "source", field: "source", ...LISTED}, {title: "machine", field: "machine", ...LISTED, width: 220},
+      {title: "run", field: "run", ...TYPED}, {title: "date (UTC)", field: "date", ...TYPED},
+      {title: "commit", field: "commit8", ...TYPED}, {title: "profile", field: "profile", ...LISTED},
+      {title: "job", field: "job", ...LISTED}, {title: "threads", field: "threads", ...LISTED},
+      {title: "device", field: "device", ...LISTED}, {title: "Python", field: "python", ...LISTED},
+      {title: "versions", field: "versionText", ...TYPED},
+      {title: "complete", field: "complete", formatter: "tickCross"}],
+  });
+}
+
+// the compare tab: a row per workload and figure, A's record beside B's, never divided
+const SIDE = {
+  machine: {label: r => r.machine, key: r => [r.source, r.backend]},
+  release: {label: r => r.release, key: r => [r.machine]},
+};
+function compareTable() {
+  const rows = DATA.records.map(r => ({...r, release: release(r)}));
+  const by = document.getElementById("cmp-by"), a = document.getElementById("cmp-a"),
+        b = document.getElementById("cmp-b"), kind = document.getElementById("cmp-kind");
+  const side = k => ({title: k.toUpperCase(), columns: [
+    {title: "estimate", field: `${k}.estimate`, sorter: "number", hozAlign: "right",
+     formatter: c => c.getRow().getData()[k] ? num(c.getValue(), c.getRow().getData()[k].unit) : "—"},
+    {title: "95% interval", field: `${k}.low`, formatter: c => c.getRow().getData()[k] ? interval(c.getRow().getData()[k]) : ""},
+    {title: "verdict", field: `${k}.verdict`}, {title: "release", field: `${k}.release`},
+    {title: "run", field: `${k}.run`, formatter: c => c.getRow().getData()[k] ? runLinks(c.getRow().getData()[k]) : ""}]});
+  const table = new Tabulator("#compare-table", {
+    height: "62vh", layout: "fitDataFill", data: [],
+    columns: [{title: "", field: "where", ...TYPED}, {title: "model", field: "model", ...LISTED},
+              {title: "variant", field: "variant", ...LISTED}, {title: "phase", field: "phase", ...LISTED},
+              {title: "precision", field: "precision", ...LISTED}, {title: "case", field: "case", ...TYPED},
+              side("a"), side("b")],
+  });
+  const options = (select, values, chosen) => {
+    select.innerHTML = values.map(v => `<option${v === chosen ? " selected" : ""}>${esc(v)}</option>`).join("");
+  };
+  const labels = () => [...new Set(rows.map(SIDE[by.value].label).filter(Boolean))].sort();
+  function sides() {
+    const found = labels();
+    options(a, found, found[0]); options(b, found, found[1] || found[0]);
+    options(kind, [...new Set(rows.map(r => r.kind))].sort(), "speedup");
+    fill();
+  }
+  function fill() {
+    const pick = SIDE[by.value], joined = new Map();
+    for (const r of rows) {
+      const at = pick.label(r) === a.value ? "a" : pick.label(r) === b.value ? "b" : null;
+      if (!at || r.kind !== kind.value) continue;
+      const id = [...pick.key(r), r.model, r.variant, r.phase, r.precision, r.case].join("|");
+      const row = joined.get(id) || {where: pick.key(r).join(" · "), model: r.model, variant: r.variant,
+                                      phase: r.phase, precision: r.precision, case: r.case};
+      row[at] = row[at] || r;
+      joined.set(id, row);
+    }
+    const both = [...joined.values()].filter(row => row.a && row.b);
+    table.setData(both);
+    document.getElementById("cmp-count").textContent =
+      `${both.length} workloads measured on both sides (${joined.size - both.length} on one side only)`;
+  }
+  by.onchange = sides; a.onchange = fill; b.onchange = fill; kind.onchange = fill;
+  table.on("tableBuilt", sides);
+  return table;
+}
+
+function markdown() {
+  document.getElementById("answer").innerHTML = marked.parse(DATA.answer || "_No answer._");
+  document.getElementById("tables").innerHTML = marked.parse(DATA.tables || "_No tables._");
+  document.getElementById("charts").innerHTML = DATA.charts.map(c =>
+    `<div class="chart"><h2>${esc(c.title)}</h2><p>On <code>${esc(c.machine)}</code></p>
+     <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy"><p>${esc(c.reading)}</p></div>`).join("")
+    || "<p>No charts drawn (the report ran without --charts).</p>";
+}
+
+const BUILD = {figures: figureTable, runs: runTable, compare: compareTable}, BUILT = {};
+markdown();
+tabs();

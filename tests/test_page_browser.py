@@ -1,0 +1,131 @@
+"""The results page in a real browser (Debian's Chromium, driven by Playwright; `tox -e browser`):
+it loads without a console error, a filter narrows the rows to the count the records give, and
+every figure the page shows equals its record in summary.json."""
+import importlib.util
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from tests.browser import chromium
+
+# a mark, not a module-level importorskip: where the module is deselected, no skip line
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
+                                reason="playwright is installed in the browser env only: "
+                                       "`.tools/bin/tox -e browser`")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(page, summary records): the report's page and summary.json, made from results/."""
+    out = tmp_path_factory.mktemp("page")
+    made = subprocess.run([sys.executable, "-m", "report", "--results", "results", "--page",
+                           str(out / "index.html"), "--summary", str(out / "summary.json")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    return out / "index.html", json.loads((out / "summary.json").read_text())["records"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path, why = chromium()
+    if not path:
+        pytest.skip(why)
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as driver:
+        found = driver.chromium.launch(executable_path=path, args=["--no-sandbox"])
+        yield found
+        found.close()
+
+
+@pytest.fixture
+def page(browser, built):
+    """The page, loaded, with the console errors it printed (`page.errors`) and its load time."""
+    tab = browser.new_page(viewport={"width": 1600, "height": 1000})
+    tab.errors = []
+    tab.on("console", lambda m: tab.errors.append(m.text) if m.type == "error" else None)
+    tab.on("pageerror", lambda error: tab.errors.append(str(error)))
+    started = time.perf_counter()
+    tab.goto(built[0].as_uri())
+    tab.wait_for_selector("#figure-table .tabulator-row")
+    tab.load_s = time.perf_counter() - started
+    yield tab
+    tab.close()
+
+
+def pick(tab, field, value):
+    """Choose `value` in the figure table's header filter of `field`, as a reader does."""
+    tab.click(f'#figure-table .tabulator-col[tabulator-field="{field}"] '
+              ".tabulator-header-filter input")
+    tab.click(f'.tabulator-edit-list .tabulator-edit-list-item:text-is("{value}")')
+
+
+def rows(tab):
+    """[(record id, {field: the cell's exact value or text})] of the rows the table shows."""
+    return tab.eval_on_selector_all("#figure-table .tabulator-row", """els => els.map(row => {
+        const cell = f => row.querySelector(`[tabulator-field="${f}"]`), text = f => cell(f).innerText.trim();
+        const exact = f => [...cell(f).querySelectorAll("[data-v]")].map(e => Number(e.dataset.v));
+        return [Number(row.dataset.rec), {estimate: exact("estimate"), interval: exact("low"),
+                half: exact("half"), verdict: text("verdict"), target: text("target"),
+                run: text("run"), machine: text("machine"),
+                kind: text("kind"), shown: text("estimate")}];
+    })""")
+
+
+def test_the_page_loads_without_a_console_error(page, built):
+    assert page.errors == []
+    pick(page, "source", "pins")  # summary.json's records; the others are other releases'
+    assert page.inner_text("#count").startswith(f"{len(built[1]):,} of ")
+    assert page.load_s < 10, f"{page.load_s:.1f} s to show the first rows"
+    for tab, shows in (("compare", "#compare-table .tabulator-row"),
+                       ("runs", "#run-table .tabulator-row"), ("answer", "#answer table"),
+                       ("tables", "#tables table"), ("charts", "#charts p"),
+                       ("figures", "#figure-table .tabulator-row")):
+        page.click(f'nav button[data-tab="{tab}"]')
+        page.wait_for_selector(shows, state="visible", timeout=5000)
+    assert page.errors == []
+    files = {unquote(urlparse(href).path) for href in page.eval_on_selector_all(
+        "#links a, #answer a, #tables a", "links => links.map(a => a.href)") if href.startswith("file:")}
+    assert files and not [f for f in files if not Path(f).exists()]  # the method, the findings
+
+
+@pytest.mark.parametrize("kind", ["speedup", "step_time"])
+def test_a_filter_narrows_the_rows_to_the_records_and_each_figure_equals_its_record(page, built,
+                                                                                    kind):
+    records = built[1]
+    machine = records[0]["machine"]
+    pick(page, "source", "pins")
+    pick(page, "machine", machine)
+    pick(page, "backend", "torch")
+    pick(page, "kind", kind)
+    expected = {i for i, r in enumerate(records)
+                if (r["machine"], r["backend"], r["kind"]) == (machine, "torch", kind)}
+    assert expected and len(expected) < 40  # all shown at once (the table renders what is seen)
+    page.wait_for_function(f"document.querySelector('#count').innerText.startsWith('{len(expected)} of')")
+    shown = dict(rows(page))
+    assert set(shown) == expected
+    for i, cells in shown.items():
+        rec = records[i]
+        assert cells["estimate"] == [rec["estimate"]], (i, cells, rec)
+        assert cells["interval"] == [v for v in (rec["low"], rec["high"]) if v is not None]
+        assert float(cells["shown"].split()[0].rstrip("×").replace(",", "")) == pytest.approx(
+            rec["estimate"] * (1e3 if rec["unit"] == "s" and rec["estimate"] < 1 else 1), rel=6e-3)
+        assert (cells["verdict"], cells["target"]) == (rec["verdict"] or "", rec.get("target") or "")
+        assert cells["run"] == "+".join(rec.get("pooled_runs") or [rec["run"]])
+        assert (cells["machine"], cells["kind"]) == (machine, kind)
+
+
+def test_a_rows_details_show_its_runs_commit_versions_and_threads(page, built):
+    pick(page, "kind", "speedup")
+    page.wait_for_function("!document.querySelector('#count').innerText.startsWith("
+                           "document.querySelector('#count').innerText.split(' of ')[1])")
+    page.click("#figure-table .tabulator-row [tabulator-field=model]")
+    details = page.inner_text("#details")
+    rec = built[1][int(page.get_attribute("#figure-table .tabulator-row", "data-rec"))]
+    assert rec["commit"] in details and "threads" in details and "versions" in details
+    assert all(run in details for run in rec.get("pooled_runs") or [rec["run"]])

@@ -1,0 +1,111 @@
+"""The results page (report/page.py) is published with the README: every record of summary.json
+and every run in it, its libraries inlined; bad input is one line and the old page stays."""
+import json
+import re
+import shutil
+
+import pytest
+
+from report import __main__ as cli
+from report import page
+from tests.reporting import page_data
+from tests.test_report_runs import QUICK, save
+
+
+@pytest.fixture
+def published(tmp_path):
+    """(args, page path): a README, summary.json and page made from one run."""
+    save(tmp_path / "results", json.loads(QUICK.read_text()), "0001_quick", "2026-01-01T00:00:00")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.SUMMARY_START}\n{cli.SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    args = ["--results", str(tmp_path / "results"), "--readme", str(readme)]
+    assert cli.main(args) == 0
+    return args, tmp_path / "results" / page.PAGE
+
+
+def test_every_record_and_run_is_on_the_page(published):
+    _, path = published
+    data = page_data(path)
+    summary = json.loads((path.parent / "summary.json").read_text())["records"]
+    assert len(data["records"]) == len(summary) > 0
+    for shown, rec in zip(data["records"], summary):
+        assert {k: v for k, v in shown.items() if k not in ("id", "source", "half")} == \
+            {k: v for k, v in rec.items() if v is not None}
+    runs = {(r["machine"], r["run"]) for r in data["runs"]}
+    assert {(r["machine"], r["run"]) for r in summary} <= runs
+    one = data["runs"][0]
+    assert one["commit"] and one["date"].startswith("2026-01-01") and one["versions"]
+    assert one["threads"] and one["frameworks"] == {"chainer": one["versions"]["chainer"]}
+
+
+def test_the_page_opens_from_disk_with_its_libraries_inlined(published):
+    text = published[1].read_text()
+    assert "Tabulator v6.3.1" in text and "marked v15.0.12" in text and "/*@" not in text
+    assert not re.search(r'<(script|link)[^>]+(src|href)=', text)  # nothing fetched
+    assert len(text.encode()) < 5 * 2 ** 20
+
+
+def test_a_missing_library_file_is_one_line_and_leaves_the_page(published, tmp_path, capsys,
+                                                                monkeypatch):
+    args, path = published
+    before = path.read_bytes()
+    assets = shutil.copytree(page.ASSETS, tmp_path / "assets")
+    (assets / "tabulator" / "tabulator.min.js").unlink()
+    monkeypatch.setattr(page, "ASSETS", assets)
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert "tabulator.min.js" in err[-1] and "not changed" in err[-1]
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("where", ["", "versions/torch-2.13.0/m"])
+def test_a_damaged_run_is_one_line_and_leaves_the_page(published, tmp_path, capsys, where):
+    args, path = published
+    before = path.read_bytes()
+    folder = tmp_path / "results" / where
+    save(folder, json.loads(QUICK.read_text()), "0002_quick", "2026-02-01T00:00:00", scale=1.5)
+    (folder / "0003_quick.json").write_text('{"benchmarks": [')
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "0003_quick.json" in last and "--skip-damaged" in last
+    assert path.read_bytes() == before
+
+
+def test_another_releases_runs_are_on_the_page_apart(published, tmp_path):
+    args, path = published
+    save(tmp_path / "results" / "versions" / "chainer-old" / "m", json.loads(QUICK.read_text()),
+         "0001_quick", "2026-02-01T00:00:00", scale=1.5)
+    assert cli.main(args) == 0
+    data = page_data(path)
+    sources = {r["source"] for r in data["records"]}
+    assert sources == {"pins", "versions/chainer-old"}
+    assert {r["source"] for r in data["runs"]} == sources
+    summary = json.loads((path.parent / "summary.json").read_text())["records"]
+    assert len(summary) == sum(r["source"] == "pins" for r in data["records"])
+
+
+def test_an_interrupted_report_leaves_the_page(published, capsys, monkeypatch):
+    args, path = published
+    before = path.read_bytes()
+
+    def stopped(*a, **kw):
+        raise cli.stops.Stopped(15)
+    monkeypatch.setattr(cli, "publish", stopped)  # once every file is made, before one moves
+    assert cli.main(args) == 128 + 15
+    assert path.read_bytes() == before
+
+
+def test_links_in_the_markdown_point_from_the_page_to_the_repository():
+    assert page.relinked("[a](findings/x.md) [b](#here) [c](https://x.org/y)", "../") == \
+        "[a](../findings/x.md) [b](#here) [c](https://x.org/y)"
+
+
+def test_without_chromium_or_the_right_to_install_it_the_browser_tests_say_why(monkeypatch):
+    from tests import browser
+    monkeypatch.setattr(browser, "PATHS", ("/nonexistent/chromium",))
+    monkeypatch.delenv("GRAPHBENCH_CHROMIUM", raising=False)
+    monkeypatch.setattr(browser.os, "geteuid", lambda: 1000)
+    path, why = browser.chromium()
+    assert path is None and "no Chromium" in why and "\n" not in why
