@@ -143,14 +143,14 @@ def rows_axis(ax, labels):
 
 def step_time_chart(records, results, path):
     """Absolute train step times per model: one dumbbell per backend from its eager step (open
-    circle) to its best graph variant's (filled), on one shared log axis; a large speedup can
-    mean a slow eager mode."""
+    circle) to its best graph variant's (filled), on one shared log axis, labelled with the
+    table's paired speedup (a large speedup can mean a slow eager mode)."""
     cells, top = lookup(records), best(records)
     models = by_model({m for _, m in top})
     if not models:
         return None
     fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "
-                        "median with its interquartile range", results,
+                        "median with its interquartile range; the table's paired speedup", results,
                         "ms per step (log scale, shared)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
@@ -169,8 +169,11 @@ def step_time_chart(records, results, path):
                                         (graph, low_g, high_g, color)):
                 ax.errorbar(ms, row, xerr=[[ms - low], [high - ms]], fmt="o", ms=7, color=color,
                             mfc=face, mec=color, capsize=2, zorder=2)
-            ax.text(max(eager, graph) * 1.15, row, f"{eager:.1f} → {graph:.1f} ms "
-                    f"({eager / graph:.2f}×)", va="center", fontsize=7)
+            speedup = top[(backend, model)]
+            said = (f"{speedup['estimate']:.2f}×{' ~' if speedup['mark'] else ''}"
+                    if speedup["estimate"] is not None else "no speedup")
+            ax.text(max(eager, graph) * 1.15, row, f"{eager:.1f} → {graph:.1f} ms ({said})",
+                    va="center", fontsize=7)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -2,19 +2,19 @@
 import matplotlib.ticker
 
 from report.charts import COLORS, OTHER, _finish, plt, subtitle
+from report.records import chosen
 from report.scale import gflop, sweep
 
 
-def _rows_of(records, backend, variant):
-    """The answer's own train-step speedups of `variant` (float32) with their work per step."""
-    return [r for r in records if r["kind"] == "speedup" and r["backend"] == backend
-            and r["variant"] == variant and r["phase"] == "train" and r["precision"] == "float32"
-            and r["estimate"] is not None and r.get("flops")]
+def _rows_of(records, backend):
+    """The answer table's train-step rows of `backend` (its chosen variant) with their work."""
+    return [r for (b, _), r in sorted(chosen(records).items())
+            if b == backend and r["estimate"] is not None and r.get("flops")]
 
 
 def scale_chart(records, results, path):
     """Per backend, eager ÷ graph along the VGG sweep (intervals as bars) on one log-log axis,
-    with the answer's own rows as hollow marks."""
+    with the answer table's rows (each row's variant) as hollow marks."""
     found = sweep(records)
     if not found:
         return None
@@ -32,14 +32,15 @@ def scale_chart(records, results, path):
                [(r["high"] or r["estimate"]) - r["estimate"] for r in done]]
         ax.errorbar(x, y, yerr=err, color=color, marker="o", capsize=3,
                     label=f"{backend} `{variant}`, VGG sweep")
-        own = _rows_of(records, backend, variant)
+        own = _rows_of(records, backend)
         ax.scatter([gflop(r) for r in own], [r["estimate"] for r in own], facecolors="none",
                    edgecolors=color, s=60, zorder=3)
         for r in own:
-            ax.annotate(r["model"], (gflop(r), r["estimate"]), fontsize=6, color=color,
+            ax.annotate(r["model"] + (f" `{r['variant']}`" if r["variant"] != variant else ""),
+                        (gflop(r), r["estimate"]), fontsize=6, color=color,
                         xytext=(4, 3), textcoords="offset points")
     ax.scatter([], [], facecolors="none", edgecolors="grey", s=60,
-               label="the answer's rows (their network, `graph`)")
+               label="the answer table's rows (their network and variant)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1, 2, 5)))

@@ -1,0 +1,54 @@
+"""Every chart draws figure records: a number a chart labels or marks is its record's."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+
+from report import charts, scale_chart  # noqa: E402
+from report.records import chosen  # noqa: E402
+from report.scale import gflop  # noqa: E402
+
+SUMMARY = Path(__file__).resolve().parent.parent / "results" / "summary.json"
+ANSWER = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
+
+
+@pytest.fixture(scope="module")
+def records():
+    found = [r for r in json.loads(SUMMARY.read_text())["records"] if r["machine"] == ANSWER]
+    assert chosen(found), "the answer machine's records have no chosen rows"
+    return found
+
+
+def drawn(monkeypatch, module, draw, *args):
+    """The figure a chart function draws, kept open instead of saved."""
+    kept = []
+    monkeypatch.setattr(module, "_finish", lambda fig, path, bottom=0.07: kept.append(fig) or path)
+    draw(*args)
+    return kept[0]
+
+
+def test_the_step_time_chart_labels_each_rows_paired_speedup(monkeypatch, records, tmp_path):
+    fig = drawn(monkeypatch, charts, charts.step_time_chart, records, [], tmp_path / "s.png")
+    rows = chosen(records)
+    checked = 0
+    for ax in fig.axes:
+        backends = [t.get_text().split("\n")[0] for t in ax.get_yticklabels()]
+        for text in ax.texts:
+            backend = backends[round(text.get_position()[1])]
+            rec = rows[backend, ax.get_title()]
+            assert re.search(r"\((\d+\.\d+)×", text.get_text())[1] == f"{rec['estimate']:.2f}", (
+                backend, ax.get_title(), text.get_text())
+            checked += 1
+    assert checked == len([r for r in rows.values() if r["estimate"] is not None])
+
+
+def test_the_sweep_chart_marks_the_tables_variant_of_each_row(monkeypatch, records, tmp_path):
+    fig = drawn(monkeypatch, scale_chart, scale_chart.scale_chart, records, [], tmp_path / "c.png")
+    hollow = {tuple(map(float, xy)) for c in fig.axes[0].collections
+              if type(c).__name__ == "PathCollection" and len(c.get_facecolors()) == 0
+              for xy in c.get_offsets()}
+    rows = [r for r in chosen(records).values() if r["estimate"] is not None and r.get("flops")]
+    assert hollow == {(gflop(r), r["estimate"]) for r in rows}
