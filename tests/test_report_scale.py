@@ -78,9 +78,9 @@ def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
     pytest.importorskip("matplotlib")
     from report.scale_chart import _rows_of, scale_chart
     assert scale_chart([step(1.0)], [], tmp_path / "none.png") is None
-    records = CURVE + [{**step(0.49), "kind": "speedup", "variant": "graph", "estimate": 1.2},
-                       {**step(0.49), "variant": "graph"}]
-    assert [r["estimate"] for r in _rows_of(records, "torch", "graph")] == [1.2]  # hollow marks
+    records = CURVE + [{**step(0.49), "kind": "speedup", "variant": "graph", "estimate": 1.2,
+                        "best": True}, {**step(0.49), "variant": "graph"}]
+    assert [r["estimate"] for r in _rows_of(records, "torch")] == [1.2]  # the table's rows
     path = scale_chart(records, [], tmp_path / "scale.png")
     assert path.stat().st_size > 10_000
 
