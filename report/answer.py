@@ -35,7 +35,9 @@ def answer_text(machines, front=None, more=None):
     if more:
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
         gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
-        parts = [*answer_lines(lead[0], lead[1], gpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
+        cpus = [(m, found) for m, _, found in machines if m in others
+                and m.rstrip(")").endswith(" cores")]  # a GPU machine's name ends with the GPU
+        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
                  "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "
                  f"the jobs the run cell names); ±: the half-width, ✓ within the {goal}target. "

@@ -79,11 +79,27 @@ def gpu_rows(records):
             and r["precision"] == "float32" and r.get("wait") == "block"]
 
 
-def framework_line(backend, cpu, cpu_records, gpus):
-    """One framework's line: its gains on the CPU, when they pay back, and on each GPU."""
+def disagree(rows, others):
+    """Where another CPU's row of the same network reads another verdict, said once."""
+    said = []
+    for machine, records in others:
+        theirs = {(r["backend"], r["model"]): r for r in chosen_rows(records)}
+        for r in rows:
+            other = theirs.get((r["backend"], r["model"]))
+            if other and other["verdict"] in ("faster", "slower") and \
+                    other["verdict"] != r["verdict"]:
+                said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
+                            f"{other['verdict']}, on {r['model']}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def framework_line(backend, cpu, cpu_records, gpus, others=()):
+    """One framework's line: its gains on the CPU (and where another CPU disagrees), when they
+    pay back, and on each GPU."""
     rows = [r for r in chosen_rows(cpu_records) if r["backend"] == backend]
     text = f"- **{NAMES.get(backend, backend)}** on the {short_name(cpu)}: " + (
-        gains(rows) + pays_back(cpu_records, rows) if rows else "not measured")
+        gains(rows) + disagree(rows, others) + pays_back(cpu_records, rows) if rows
+        else "not measured")
     text += wrong(cpu_records, backend) + "."
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
@@ -93,14 +109,15 @@ def framework_line(backend, cpu, cpu_records, gpus):
     return text
 
 
-def answer_lines(cpu, cpu_records, gpus):
-    """The README's first lines: one per framework, CPU and GPUs side by side."""
+def answer_lines(cpu, cpu_records, gpus, others=()):
+    """The README's first lines: one per framework, CPU and GPUs side by side (`others`: the
+    other CPUs, [(machine, records)], named where they disagree)."""
     backends = sorted({r["backend"] for r in chosen_rows(cpu_records)},
                       key=lambda b: (list(NAMES) + [b]).index(b))
     return [f"**In short**: the train step with graph mode against the same framework's eager "
             f"step (× faster; within ±{NOISE:.0%} counts as no difference), small networks "
             "where per-op overhead dominates:", "",
-            *(framework_line(b, cpu, cpu_records, gpus) for b in backends)]
+            *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends)]
 
 
 def machines_line(machines, lead):

@@ -112,6 +112,9 @@ def meaning(rec, above="faster", below="slower"):
             "mark": "~" if rec["interval"] and includes_one(rec["low"], rec["high"]) else ""}
 
 
+NO_MEANING = {"verdict": None, "verdict_note": None, "mark": None}  # a figure that is no ratio
+
+
 def decided(rec):
     """True when a ratio record's verdict names a direction (faster, slower, more, less)."""
     return rec.get("verdict") not in (None, SAME, UNDECIDED)

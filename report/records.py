@@ -8,8 +8,8 @@ from catalog import LOADER_BASELINE
 from report.load import BASELINE, gpu_model
 from report import best
 from report.lengths import mark_first
-from report.ratios import (CI, break_even_range, meaning, ratio, significant, target,
-                           target_minutes)
+from report.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
+                           target, target_minutes)
 from report.select import index, invalid, latest, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
@@ -51,9 +51,7 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
              "known_wrong": i.get("known_wrong"), "note": note, "best": None}
     found = {**found, **fields}
     ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
-                     "target_minutes": target_minutes(found)} if unit == "x" else {"verdict": None,
-                                                                                  "verdict_note": None,
-                                                                                  "mark": None}
+                     "target_minutes": target_minutes(found)} if unit == "x" else NO_MEANING
     return {**found, **ratio_meaning}
 
 

@@ -5,7 +5,7 @@ import statistics
 
 from catalog import STEADY_AA as AA
 from report import best
-from report.ratios import CI, meaning
+from report.ratios import CI, NO_MEANING, meaning
 from report.ratios import break_even_range as ratio_break_even
 
 MIB = 2 ** 20
@@ -168,7 +168,7 @@ def records(m, machine, run, commit=None, dirty=None):
         rec = {**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
                "unit": unit, "estimate": estimate, "low": low, "high": high,
                "interval": interval, "significant": significant, "note": note, **fields}
-        out.append({**rec, **(meaning(rec) if unit == "x" else {"verdict": None})})
+        out.append({**rec, **(meaning(rec) if unit == "x" else NO_MEANING)})
     for arm in ["eager", *ran(m)]:
         for phase in ("train", "infer") if arm not in valid else ():
             add(arm, phase, "step_time", "s", None, note=f"non-finite loss: {invalid(m, arm)}")

@@ -48,3 +48,14 @@ def test_the_answer_has_one_line_per_framework_and_a_reader_case_per_finding():
             "(423–1,237 with a warm compile cache)") in case
     assert "the others pay back within 17 steps" in case
     assert "**A small model on a GPU** (H100, mnist_cnn): `torch.compile()` 0.77×" in case
+
+
+def test_another_cpu_that_reads_another_verdict_is_named_once():
+    zen5 = [speedup("chainer", "vgg", "graph", 1.16, 1.15, 1.18),
+            speedup("torch", "vgg", "graph", 0.99, 0.95, 1.04)]  # undecided: no disagreement
+    mine = [speedup("chainer", "vgg", "graph", 0.98, 0.96, 0.999),
+            speedup("torch", "vgg", "graph", 1.10, 1.08, 1.12)]
+    other = "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)"
+    chainer = framework_line("chainer", CPU, mine, [], [(other, zen5)])
+    assert "within 3% of eager on vgg (the Zen 5 reads 1.16×, faster, on vgg)" in chainer
+    assert "Zen 5" not in framework_line("torch", CPU, mine, [], [(other, zen5)])
