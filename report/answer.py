@@ -8,7 +8,7 @@ from catalog import KNOWN_WRONG
 from report.gpu import gpu_table, timed_as_a_loop
 from report.headline import answer_lines, machines_line, your_case
 from report.lengths import lengths_line
-from report.ratios import SAME, decided
+from report.ratios import NO_GAIN, NOISE, SAME, decided
 from report.records import chosen as best
 from report.select import newest_run
 from report.scale import answer_line, compute_line, gflop, point
@@ -331,6 +331,10 @@ def step_time_reading(records):
 def break_even_reading(records):
     """The quickest and slowest break-even of one machine's steady runs, and those that never
     pay or gain nothing beyond the interval (from the same records as the tables)."""
+    rows = {(r["backend"], r["model"], r["variant"]) for r in best(records).values()}
+    left_out = sorted({f"{r['backend']}/{r['variant']} on {r['model']}" for r in records
+                       if r["kind"] == "break_even" and (r["note"] or "").endswith("in this run")
+                       and (r["backend"], r["model"], r["variant"]) in rows})
     records = [r for r in records
                if r["kind"] == "break_even" and not (r["note"] or "").endswith("in this run")]
     if not records:
@@ -340,10 +344,13 @@ def break_even_reading(records):
     text = ""
     if paid:
         text += (f"The quickest to pay off is {name(paid[0])} after {steps_text(paid[0])}; "
-                 f"the slowest {name(paid[-1])} after {steps_text(paid[-1])}. ")
+                 f"the slowest measured {name(paid[-1])} after {steps_text(paid[-1])}"
+                 + (f" (not measured: {', '.join(left_out)}, whose first calls the profile left "
+                    "out)" if left_out else "") + ". ")
     for what, one, many in (("never", "never pays off", "never pay off"),
-                            ("no significant gain", "gains nothing beyond its speedup's interval",
-                             "gain nothing beyond their speedup's interval")):
+                            (NO_GAIN, "gains too little to pay back (its speedup is not "
+                             f"past ±{NOISE:.0%})", f"gain too little to pay back (not past "
+                             f"±{NOISE:.0%})")):
         found = [name(r) for r in records if r["estimate"] is None and r["note"].startswith(what)]
         if found:
             text += f"{count(len(found), one, many)}: {', '.join(found)}. "
