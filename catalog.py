@@ -34,7 +34,7 @@ PRECISIONS = {
                "(Keras mixed_float16, torch.autocast + GradScaler, Chainer mixed16)",
 }
 
-BACKENDS = {  # name -> (module, framework package, how to install it)
+BACKENDS = {  # name -> (its folder, backends/<name>/, as a package; framework package; install)
     "tf": ("backends.tf", "tensorflow", "tox -e tf"),
     "torch": ("backends.torch", "torch", "tox -e torch"),
     "chainer": ("backends.chainer", "chainer", "tox -e chainer"),
