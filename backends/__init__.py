@@ -22,16 +22,16 @@ class BackendUnavailable(Exception):
 def load(name):
     """Import a backend's steady module; a missing framework raises BackendUnavailable with its fix."""
     check_choice("backend", name, BACKENDS)
-    module, package, fix = BACKENDS[name]
+    framework = BACKENDS[name]
     try:
-        return importlib.import_module(f"{module}.steady")
+        return importlib.import_module(f"{framework.folder}.steady")
     except ImportError as error:
         raise BackendUnavailable(
-            f"{name}: framework {package!r} is not importable here ({error}); run it with `{fix}`"
-        ) from None
+            f"{name}: framework {framework.package!r} is not importable here ({error}); run it "
+            f"with `{framework.fix}`") from None
 
 
 def load_part(name, part):
     """A module of the backend's folder (its framework imported on demand, by load first)."""
     load(name)  # a missing framework raises BackendUnavailable with its fix
-    return importlib.import_module(f"{BACKENDS[name][0]}.{part}")
+    return importlib.import_module(f"{BACKENDS[name].folder}.{part}")

@@ -1,7 +1,8 @@
 """What a framework must provide: its folder backends/<name>/ with one module per part
 (backends.PARTS), each defining the part's interface and nothing else public; its catalog entry
 (catalog.BACKENDS) and its tox env. Read from the source with `ast`, nothing imported: it runs in
-the report env. docs/USAGE.md, Adding a framework, says it in prose."""
+the report env. docs/USAGE.md, Adding a framework, says it in prose; tests/test_workflow.py checks
+that the CI matrix runs every backend."""
 import ast
 import configparser
 import shutil
@@ -11,7 +12,7 @@ import pytest
 
 from backends import BACKENDS, PARTS
 from backends.micro import WORKLOADS
-from catalog import COLORS
+from catalog import Framework
 
 ROOT = Path(__file__).resolve().parent.parent
 _RUNNER = ("Runner", "Runner.train_step", "Runner.infer_step", "Runner.to_device", "Runner.traces")
@@ -133,16 +134,18 @@ def tox_config(root):
     return config
 
 
-def registry_errors(name, entry, colors, tox):
+def registry_errors(name, entry, tox):
     """One line per problem with the framework's catalog entry or its tox env."""
-    folder, _, fix = entry
     errors = []
-    if folder != f"backends.{name}":
-        errors.append(f"catalog.BACKENDS[{name!r}] names {folder!r}: its folder is backends.{name}")
-    if fix != f"tox -e {name}":
-        errors.append(f"catalog.BACKENDS[{name!r}] installs with {fix!r}: its env, tox -e {name}")
-    if name not in colors:
-        errors.append(f"catalog.COLORS lacks {name!r}: every framework has a colour in the charts")
+    if not isinstance(entry, Framework):
+        return [f"catalog.BACKENDS[{name!r}] is a {type(entry).__name__}: a catalog.Framework"]
+    if entry.folder != f"backends.{name}":
+        errors.append(f"catalog.BACKENDS[{name!r}].folder is {entry.folder!r}: backends.{name}")
+    if entry.fix != f"tox -e {name}":
+        errors.append(f"catalog.BACKENDS[{name!r}].fix is {entry.fix!r}: tox -e {name}")
+    if not entry.versions:
+        errors.append(f"catalog.BACKENDS[{name!r}].versions is empty: name the distribution "
+                      "whose version is the framework's")
     if not tox.has_section(f"testenv:{name}"):
         errors.append(f"tox.ini has no [testenv:{name}]: the framework's env, named as the "
                       "backend (its tests run with --backend {env_name})")
@@ -163,8 +166,7 @@ def test_every_framework_folder_is_registered():
 
 @pytest.mark.parametrize("name", BACKENDS)
 def test_a_framework_provides_its_folder_catalog_entry_and_tox_env(name):
-    errors = (folder_errors(ROOT, name)
-              + registry_errors(name, BACKENDS[name], COLORS, tox_config(ROOT)))
+    errors = folder_errors(ROOT, name) + registry_errors(name, BACKENDS[name], tox_config(ROOT))
     assert not errors, "\n".join(errors)
 
 
@@ -183,21 +185,23 @@ def test_a_framework_missing_a_module_a_name_or_its_registration_is_told_each(tm
     micro = module_path(tmp_path, "mx", "micro")
     micro.write_text(micro.read_text().replace("def pitfall(", "def _pitfall("))
     (tmp_path / "tox.ini").write_text("[tox]\nenv_list = jax, report\n")
-    errors = (folder_errors(tmp_path, "mx")
-              + registry_errors("mx", ("backends.mx", "mxnet", "pip install mxnet"), COLORS,
-                                tox_config(tmp_path)))
+    entry = BACKENDS["jax"]._replace(folder="backends.mx", fix="pip install mxnet", versions=())
+    errors = folder_errors(tmp_path, "mx") + registry_errors("mx", entry, tox_config(tmp_path))
     assert errors == [
         "backends/mx/micro.py lacks pitfall, which every framework's micro.py defines "
         "(INTERFACE in tests/test_framework_contract.py)",
         "backends/mx/decoder.py does not exist: every framework has one "
         f"({PARTS['decoder']}), defining cross_entropy",
-        "catalog.BACKENDS['mx'] installs with 'pip install mxnet': its env, tox -e mx",
-        "catalog.COLORS lacks 'mx': every framework has a colour in the charts",
+        "catalog.BACKENDS['mx'].fix is 'pip install mxnet': tox -e mx",
+        "catalog.BACKENDS['mx'].versions is empty: name the distribution whose version is the "
+        "framework's",
         "tox.ini has no [testenv:mx]: the framework's env, named as the backend (its tests run "
         "with --backend {env_name})",
         "tox.ini's env_list lacks mx: `tox` and run.py run the envs it lists"]
     shutil.rmtree(tmp_path / "backends" / "mx")
     assert folder_errors(tmp_path, "mx")[0].startswith("backends/mx/__init__.py does not exist")
+    assert registry_errors("mx", ("backends.mx", "mxnet", "tox -e mx"), tox_config(tmp_path))[0] \
+        == "catalog.BACKENDS['mx'] is a tuple: a catalog.Framework"
 
 
 def test_a_renamed_or_unlisted_name_fails_with_the_module_and_name():

@@ -22,7 +22,7 @@ EXAMPLES = {"tf": "keras_text.py", "torch": "torch_transformer.py", "chainer": "
 
 
 def _framework(name):
-    pytest.importorskip(BACKENDS[name][1], reason=f"{name} is not in this env: `tox -e {name}`")
+    pytest.importorskip(BACKENDS[name].package, reason=f"{name} is not in this env: `tox -e {name}`")
 
 
 @pytest.mark.slow
