@@ -20,7 +20,7 @@ class BackendUnavailable(Exception):
 
 
 def load(name):
-    """Import a backend's steady module; a missing framework raises BackendUnavailable with its fix."""
+    """A backend's steady module; a missing framework raises BackendUnavailable with its fix."""
     check_choice("backend", name, BACKENDS)
     framework = BACKENDS[name]
     try:

@@ -160,8 +160,8 @@ def test_every_part_has_an_interface():
 
 def test_every_framework_folder_is_registered():
     found = {p.name for p in (ROOT / "backends").iterdir() if (p / "__init__.py").is_file()}
-    assert found <= set(BACKENDS), (f"backends/{', '.join(sorted(found - set(BACKENDS)))}: a "
-                                    "framework's folder with no catalog.BACKENDS entry: register it")
+    unknown = ", ".join(f"backends/{name}/" for name in sorted(found - set(BACKENDS)))
+    assert not unknown, f"{unknown}: a framework's folder with no catalog.BACKENDS entry: register it"
 
 
 @pytest.mark.parametrize("name", BACKENDS)

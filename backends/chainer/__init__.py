@@ -1,1 +1,1 @@
-"""Chainer: this folder holds every module a framework provides (backends/__init__.PARTS)."""
+"""Chainer: this folder holds every module a framework provides (backends.PARTS)."""

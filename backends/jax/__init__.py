@@ -1,1 +1,1 @@
-"""JAX: this folder holds every module a framework provides (backends/__init__.PARTS)."""
+"""JAX: this folder holds every module a framework provides (backends.PARTS)."""

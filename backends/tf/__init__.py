@@ -1,1 +1,1 @@
-"""TensorFlow (Keras 3): this folder holds every module a framework provides (backends/__init__.PARTS)."""
+"""TensorFlow (Keras 3): this folder holds every module a framework provides (backends.PARTS)."""

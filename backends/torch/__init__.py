@@ -1,1 +1,1 @@
-"""PyTorch: this folder holds every module a framework provides (backends/__init__.PARTS)."""
+"""PyTorch: this folder holds every module a framework provides (backends.PARTS)."""
