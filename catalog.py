@@ -1,8 +1,9 @@
 """What the suite can run, with no framework imported: variants, precisions, backends, loaders, and
 the combinations that are skips (with their reasons), and the wrong answers it found (KNOWN_WRONG).
-backends/, suites/ and report/ all read it."""
+backends/, suites/, report/ and run.py all read it."""
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 VARIANTS = {
     "eager": "define-by-run: TF eager, PyTorch eager, Chainer's default",
@@ -34,11 +35,40 @@ PRECISIONS = {
                "(Keras mixed_float16, torch.autocast + GradScaler, Chainer mixed16)",
 }
 
-BACKENDS = {  # name -> (module, framework package, how to install it)
-    "tf": ("backends.tf", "tensorflow", "tox -e tf"),
-    "torch": ("backends.torch", "torch", "tox -e torch"),
-    "chainer": ("backends.chainer", "chainer", "tox -e chainer"),
-    "jax": ("backends.jax", "jax", "tox -e jax"),
+
+class Framework(NamedTuple):
+    """A backend's catalog entry: all the harness knows of its framework outside its folder."""
+    folder: str  # backends/<name>/ as a package: one module per backends.PARTS
+    package: str  # what `import` names
+    fix: str  # how to install it: its tox env, which tox.ini names as the backend
+    versions: tuple  # the distributions whose version is the framework's (charts, conform)
+    records: tuple  # more distributions whose versions a run records (conftest.DISTRIBUTIONS)
+    color: str  # its colour in every chart, never the A/A band's grey
+    loss_call: str  # how the user tool calls a user's loss: as the framework's own losses
+    # its tox env's disk once installed, in GB (du on the 2-core AMD EPYC, tox.ini's pins; torch
+    # is 2.15.0 with its CUDA libraries), which run.py checks before it installs
+    env_gb: float
+    # its env's minutes in the test command (clean clone at 0dbf780, 2-core AMD EPYC Zen 4,
+    # install included): run-parallel starts the longest first
+    test_minutes: float
+
+
+BACKENDS = {  # name -> its Framework; adding one: docs/USAGE.md, Adding a framework
+    "tf": Framework(folder="backends.tf", package="tensorflow", fix="tox -e tf",
+                    versions=("tensorflow-cpu", "tensorflow"), records=("keras",),
+                    color="#e8710a", loss_call="loss(target, outputs)",  # as Keras losses
+                    env_gb=1.6, test_minutes=5.8),
+    "torch": Framework(folder="backends.torch", package="torch", fix="tox -e torch",
+                       versions=("torch",), records=(), color="#c0392b",
+                       loss_call="loss(outputs, target)", env_gb=5.5, test_minutes=13.3),
+    "chainer": Framework(folder="backends.chainer", package="chainer", fix="tox -e chainer",
+                         versions=("chainer",), records=(), color="#2e86c1",
+                         # F.cross_entropy, F.softmax_cross_entropy
+                         loss_call="loss(outputs, target)", env_gb=0.2, test_minutes=1.9),
+    "jax": Framework(folder="backends.jax", package="jax", fix="tox -e jax", versions=("jax",),
+                     records=("jaxlib", "optax"), color="#7b3fa0",
+                     loss_call="loss(outputs, target)",  # as optax's losses (logits, labels)
+                     env_gb=0.7, test_minutes=4.6),
 }
 
 _TF_CUDA_GRAPHS = ("TensorFlow has no user-level CUDA-graph capture of a step (XLA:GPU's own "
@@ -153,8 +183,7 @@ def skip_matches(rule, backend, label, variant, phase=None):
                for have, want in zip((backend, label, variant, phase), map(get, SKIP_FIELDS)))
 
 
-COLORS = {"tf": "#e8710a", "torch": "#c0392b", "chainer": "#2e86c1",
-          "jax": "#7b3fa0"}  # each backend's colour in every chart (grey is the A/A band's)
+COLORS = {name: f.color for name, f in BACKENDS.items()}  # each backend's colour in every chart
 CALLS = {  # backend -> {variant: the call a user writes for it}
     "tf": {"graph": "`tf.function`",
            "graph_dynamic": "`tf.function` with a None-dim input_signature",

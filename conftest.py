@@ -22,7 +22,7 @@ from suites.profiles import JOBS, PARITY_ONLY, PROFILES
 
 # recorded with each run where installed: the GPU machine's CuPy is cupy-cuda13x and its JAX runs
 # through the CUDA plugin (the first GPU runs, 0086-0088, recorded neither)
-DISTRIBUTIONS = ("tensorflow-cpu", "tensorflow", "keras", "torch", "chainer", "jax", "jaxlib", "optax",
+DISTRIBUTIONS = (*(d for f in BACKENDS.values() for d in (*f.versions, *f.records)),
                  "numpy", "cupy-cuda12x", "cupy-cuda13x", "jax-cuda12-plugin", "jax-cuda13-plugin")
 _loaded = {}
 _unavailable = {}  # backend -> why its framework cannot be imported
@@ -102,7 +102,7 @@ def pytest_configure(config):
         os.environ[var] = str(config.graphbench["threads"])
     if config.graphbench["device"] == "cuda":
         for name in config.graphbench["backends"]:  # fail before any case, in one line
-            if importlib.util.find_spec(BACKENDS[name][1]):
+            if importlib.util.find_spec(BACKENDS[name].package):
                 try:
                     backend_module(config, name)
                 except RuntimeError as error:
@@ -517,10 +517,10 @@ def pytest_sessionfinish(session):
     _run["finishing"] = True
     benchmarks = any("benchmark" in getattr(item, "fixturenames", ()) for item in session.items)
     if benchmarks and _unavailable and not _loaded:
-        fixes = " or ".join(f"`.tools/bin/{BACKENDS[name][2]}`" for name in _unavailable)
+        fixes = " or ".join(f"`.tools/bin/{BACKENDS[name].fix}`" for name in _unavailable)
         _run["error"] = (
             f"measured nothing: no framework is importable in this Python "
-            f"({', '.join(BACKENDS[name][1] for name in _unavailable)}); run the suites with "
+            f"({', '.join(BACKENDS[name].package for name in _unavailable)}); run the suites with "
             f"`python3 run.py bench`, or {fixes}")
     else:
         _run["error"] = _run.get("unsaved") or nothing_saved(session.config)

@@ -5,6 +5,7 @@
 Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its own tox env.
 """
 import argparse
+import configparser
 import contextlib
 import glob
 import json
@@ -17,18 +18,29 @@ import time
 import venv
 from pathlib import Path
 
+from catalog import BACKENDS
+
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".tools"
 VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
-FRAMEWORK_ENVS = ("tf", "chainer", "torch", "jax")
+
+
+def tox_envs():
+    """tox.ini's env_list, in its order (the order `tox` and `run.py bench` run them in)."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(ROOT / "tox.ini")
+    return tuple(e.strip() for e in config.get("tox", "env_list").split(",") if e.strip())
+
+
+FRAMEWORK_ENVS = tuple(env for env in tox_envs() if env in BACKENDS)  # each backend's own env
 PROFILES = ("quick", "default", "paper")
 # a framework on another release (tox.ini): never run by default; bench saves its runs under
 # results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
 VERSION_ENVS = ("torch-release", "jax-release")
-# disk each env takes once installed, in GB (du on the 2-core AMD EPYC, tox.ini's pins; torch is
-# 2.15.0 with its CUDA libraries, torch-release its default 2.13.0 CPU wheel), and a margin for
-# pip's temporary files and the runs' caches
-ENV_GB = {"tf": 1.6, "chainer": 0.2, "torch": 5.5, "torch-release": 1.1, "jax": 0.7,
+# disk each env takes once installed, in GB (a framework's own: catalog.BACKENDS; du on the 2-core
+# AMD EPYC, tox.ini's pins; torch-release its default 2.13.0 CPU wheel), and a margin for pip's
+# temporary files and the runs' caches
+ENV_GB = {**{env: f.env_gb for env, f in BACKENDS.items()}, "torch-release": 1.1,
           "jax-release": 0.7, "report": 0.2, "browser": 0.2}
 MARGIN_GB = 1.0
 # --device cuda: each framework env with its CUDA wheels, in an env folder of its own (`<env>-gpu`),
@@ -47,11 +59,12 @@ GPU_OVERRIDES = {
     "torch": (),
 }
 GPU_GB = {"tf": 3.6, "jax": 3.2, "chainer": 2.6, "torch": 5.5}  # the same envs with CUDA wheels
-# each env's minutes in the test command (clean clone at 0dbf780, 2-core AMD EPYC Zen 4, install
-# included; the release envs: about as long as their pins'): run-parallel starts envs in the
-# order given, one per core, so the longest start first
-TEST_MINUTES = {"torch": 13.3, "torch-release": 13.3, "tf": 5.8, "jax": 4.6, "jax-release": 4.6,
-                "chainer": 1.9, "report": 1.7, "browser": 1.0}
+# each env's minutes in the test command (a framework's own: catalog.BACKENDS; clean clone at
+# 0dbf780, 2-core AMD EPYC Zen 4, install included; the release envs: about as long as their
+# pins'): run-parallel starts envs in the order given, one per core, so the longest start first
+TEST_MINUTES = {**{env: f.test_minutes for env, f in BACKENDS.items()},
+                "torch-release": BACKENDS["torch"].test_minutes,
+                "jax-release": BACKENDS["jax"].test_minutes, "report": 1.7, "browser": 1.0}
 OWN_TESTS = ("report", "browser")  # test envs that run their own test list (tox.ini), no suites
 
 

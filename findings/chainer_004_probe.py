@@ -31,7 +31,7 @@ from chainer import static_graph
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import models  # noqa: E402
-from backends import chainer as backend  # noqa: E402
+from backends.chainer import steady as backend  # noqa: E402
 from models import spec as S  # noqa: E402
 
 

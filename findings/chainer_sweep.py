@@ -135,7 +135,7 @@ def suite_resnet(steps=12):
     try:
         sys.path.insert(0, ROOT)
         import models
-        from backends import chainer as backend
+        from backends.chainer import steady as backend
         from suites.cases import Case
     except ImportError as error:
         return {"skipped": f"not run from the graphbench checkout ({error})"}

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from catalog import COLORS  # noqa: E402
+from catalog import BACKENDS, COLORS  # noqa: E402
 from report.records import chosen as best  # noqa: E402
 from report.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.records import STEP_PHASES  # noqa: E402
@@ -17,7 +17,7 @@ from report.text import variant_order  # noqa: E402
 OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
 
 
-FRAMEWORKS = ("tensorflow-cpu", "tensorflow", "torch", "chainer", "jax")  # the versions a subtitle names
+FRAMEWORKS = tuple(d for f in BACKENDS.values() for d in f.versions)  # the versions a subtitle names
 
 
 def by_model(names):

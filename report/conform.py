@@ -15,8 +15,7 @@ DEVICES = ("cpu", "cuda")
 READS = ("5.",)  # the pytest-benchmark releases whose saved files the report reads
 JOBS = ("answer", "seeds")  # suites/profiles.JOBS, which the report may not import (numpy)
 # the distributions whose version names a backend's framework in a run's versions
-FRAMEWORK_DISTS = {"tf": ("tensorflow-cpu", "tensorflow"), "torch": ("torch",),
-                   "chainer": ("chainer",), "jax": ("jax",)}
+FRAMEWORK_DISTS = {name: f.versions for name, f in BACKENDS.items()}
 
 
 def _count(value):

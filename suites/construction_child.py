@@ -46,7 +46,7 @@ def check(args):
 
 def cache_environment(cache_dir):
     """Point the compilers' on-disk caches at `cache_dir` before any framework loads (inductor
-    reads TORCHINDUCTOR_CACHE_DIR; the same paths as backends.torch.compile_cache)."""
+    reads TORCHINDUCTOR_CACHE_DIR; the same paths as backends.torch.steady.compile_cache)."""
     if cache_dir is not None:
         os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache_dir)
         os.environ["TRITON_CACHE_DIR"] = os.path.join(str(cache_dir), "triton")

@@ -1,11 +1,10 @@
 """Seed 001's micro workloads (the tf.function / AutoGraph guide) in every backend, eager vs graph."""
-import importlib
 
 import pytest
 
 import stats
 from catalog import SAVED_RATIOS
-from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS
+from backends.micro import DISPATCH_OPS, VARIANTS, WORKLOADS, load_micro
 from suites import child
 from suites.paired import AA, CI_METHOD, record
 
@@ -26,7 +25,7 @@ _groups = {}  # (backend, workload) -> its measurement (or the failure), once pe
 
 def micro_module(backend):
     """The backend's micro workloads module."""
-    return importlib.import_module(f"backends.micro.{backend[0].NAME}")
+    return load_micro(backend[0].NAME)
 
 
 def _arms(micro, workload):

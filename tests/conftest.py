@@ -15,6 +15,7 @@ FRAMEWORK_FREE = frozenset({
     "test_faults_report.py",
     "test_faults_run.py",
     "test_faults_stop.py",
+    "test_framework_contract.py",
     "test_gpu_lease.py",
     "test_jax_python.py",
     "test_jobs.py",

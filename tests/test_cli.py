@@ -32,7 +32,8 @@ def test_unknown_names_in_the_registry():
 
 def test_missing_framework_is_a_reason_not_an_import_error(monkeypatch):
     import backends
-    monkeypatch.setitem(backends.BACKENDS, "tf", ("backends.no_such_module", "nothere", "tox -e tf"))
+    monkeypatch.setitem(backends.BACKENDS, "tf", backends.BACKENDS["tf"]._replace(
+        folder="backends.no_such_module", package="nothere"))
     with pytest.raises(BackendUnavailable, match="'nothere' is not importable here.*tox -e tf"):
         load("tf")
 

@@ -90,8 +90,8 @@ def test_finished_run_is_saved_as_complete(tmp_path):
 
 
 def test_no_importable_framework_measures_nothing_and_fails(tmp_path):
-    missing = [name for name, (_, package, _) in BACKENDS.items()
-               if importlib.util.find_spec(package) is None]
+    missing = [name for name, framework in BACKENDS.items()
+               if importlib.util.find_spec(framework.package) is None]
     if not missing:
         pytest.skip("every framework is importable here")
     run = _pytest("suites/test_steady.py", "-q", "--backend", ",".join(missing),

@@ -10,7 +10,7 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures" / "user" / "jax_mlp.py"
 
 
 def _losses(variant, user):
-    from backends.user.jax import Runner
+    from backends.jax.user import Runner
     runner = Runner(user, variant)
     losses = [runner.train_step(*runner.to_device(*user.batch(shape, seed)))
               for seed, shape in enumerate(user.shapes() * 2)]

@@ -4,7 +4,7 @@ import pytest
 
 from suites.test_micro import PITFALLS, micro_module
 
-# (backend, pitfall) -> (count naive, count fixed); the sequences are in backends/micro/*.py
+# (backend, pitfall) -> (count naive, count fixed); the sequences are in backends/*/micro.py
 EXPECTED = {
     ("tf", "python_numbers"): (2, 1),  # Python 1.0, 1.0, 2.0, 2.0: one trace per value
     ("tf", "function_in_loop"): (4, 1),  # a new tf.function per call traces every time

@@ -1,7 +1,6 @@
 """The examples' smoke runs (eager and `graph`, one short pass) and, per framework, a refused
 variant, a wrong model type, a bad file's one line and Keras's own conventions (loss order, a
 compiled keras.Model): in the env of each example's framework, skipped elsewhere."""
-import importlib
 import json
 import subprocess
 import sys
@@ -10,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends import BACKENDS
+from backends import BACKENDS, load_part
 from backends.user import UserFileError, load
 from report.load import machine_name
 from user.measure import check, measure, plan_for
@@ -23,7 +22,7 @@ EXAMPLES = {"tf": "keras_text.py", "torch": "torch_transformer.py", "chainer": "
 
 
 def _framework(name):
-    pytest.importorskip(BACKENDS[name][1], reason=f"{name} is not in this env: `tox -e {name}`")
+    pytest.importorskip(BACKENDS[name].package, reason=f"{name} is not in this env: `tox -e {name}`")
 
 
 @pytest.mark.slow
@@ -46,7 +45,7 @@ def test_wrong_model_type_is_one_line(framework):
     _framework(framework)
     user = load(FIXTURES / "wrong_returns.py")
     user.module.MODE = "objects"
-    adapter = importlib.import_module(f"backends.user.{framework}")
+    adapter = load_part(framework, "user")
     with pytest.raises(UserFileError) as error:
         adapter.Runner(user, "eager", example=user.batch((2, 3), 0))
     wanted = {"tf": "keras.Model", "torch": "torch.nn.Module", "chainer": "chainer.Link",
@@ -88,7 +87,7 @@ def test_a_compiled_keras_model_brings_its_loss_and_optimizer(mode):
     dict's model: its loss (compute_loss, as fit) and optimizer train it, eager and graph alike."""
     _framework("tf")
     import keras
-    from backends.user.tf import Runner
+    from backends.tf.user import Runner
     user = check(FIXTURES / "keras_compiled.py", "tf")
     user.module.MODE = mode
     example = user.batch(user.shape(), 0)
@@ -125,7 +124,7 @@ def test_refused_variant_is_a_visible_skip_while_eager_runs(tmp_path):
 def test_graph_breaks_are_counted_with_their_reason():
     """A data-dependent branch: torch._dynamo.explain counts the break and names its cause."""
     _framework("torch")
-    from backends.user.torch import Runner, graph_breaks
+    from backends.torch.user import Runner, graph_breaks
     user = load(FIXTURES / "torch_graph_break.py")
     example = user.batch(user.shape(), 0)
     runner = Runner(user, "eager", example=example)
@@ -163,7 +162,7 @@ def test_a_mismatch_fails_its_variant_and_keeps_the_report(tmp_path):
 def test_several_inputs_and_outputs():
     """Two inputs (one a bool mask) and a dict of outputs: one step each, outputs flattened."""
     _framework("torch")
-    from backends.user.torch import Runner
+    from backends.torch.user import Runner
     user = check(FIXTURES / "torch_two_outputs.py", "torch")
     example = user.batch(user.shape(), 0)
     runner = Runner(user, "eager", example=example)

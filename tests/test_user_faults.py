@@ -141,7 +141,7 @@ def test_a_report_from_an_older_measurement_still_draws():
 
 
 def _chainer():
-    pytest.importorskip(BACKENDS["chainer"][1], reason="chainer is not in this env: `tox -e chainer`")
+    pytest.importorskip(BACKENDS["chainer"].package, reason="chainer is not in this env: `tox -e chainer`")
 
 
 def test_a_raising_forward_names_its_line():

@@ -45,8 +45,8 @@ def check(args):
 
 def start(args):
     """(suite backend, user adapter, device handle), configured for this process."""
-    backend = importlib.import_module(f"backends.{args.framework}")
-    adapter = importlib.import_module(f"backends.user.{args.framework}")
+    from backends import load, load_part
+    backend, adapter = load(args.framework), load_part(args.framework, "user")
     return backend, adapter, backend.configure(args.threads, "cpu")
 
 

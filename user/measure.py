@@ -1,13 +1,12 @@
 """Measure a user's model in one framework: cold (and warm) first-call children per variant, then
 paired steady children; a variant that fails is kept as a skip with the framework's reason."""
-import importlib
 import math
 import shutil
 import sys
 import tempfile
 from dataclasses import asdict, dataclass
 
-from backends import VARIANTS, unsupported_reason
+from backends import VARIANTS, load_part, unsupported_reason
 from backends.user import BUILDERS, LOSS_CALL, load, one_line
 from suites.paired import AA, run_child
 
@@ -121,8 +120,7 @@ def check(path, framework):
         user.fail(builder, "not defined")
     shape, _ = user.shape(), user.shapes()
     example = user.batch(shape, 0)
-    runner = importlib.import_module(f"backends.user.{framework}").Runner(user, "eager",
-                                                                          example=example)
+    runner = load_part(framework, "user").Runner(user, "eager", example=example)
     xs, target = runner.to_device(*example)
     for what, step in ((f"a train step (model, then {LOSS_CALL[framework]})",
                         lambda: runner.train_step(xs, target)),

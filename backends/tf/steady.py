@@ -194,7 +194,7 @@ class Runner:
     def _build(self, spec, params, precision):
         """The Keras model with the spec's weights, its variables created eagerly."""
         if self.decoder:
-            from backends.decoder import tf as decoder
+            from backends.tf import decoder
             self._loss = decoder.cross_entropy
             return decoder.Decoder(spec, channels_last(spec, params))
         self._loss = _cross_entropy

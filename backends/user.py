@@ -10,12 +10,11 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-BUILDERS = {"tf": "tf_model", "torch": "torch_model", "chainer": "chainer_model",
-            "jax": "jax_model"}
+from catalog import BACKENDS
+
+BUILDERS = {name: f"{name}_model" for name in BACKENDS}  # framework -> the function a file defines
 KEYS = ("model", "loss", "optimizer")
-LOSS_CALL = {"tf": "loss(target, outputs)", "torch": "loss(outputs, target)",  # as Keras losses,
-             "chainer": "loss(outputs, target)",  # F.cross_entropy, F.softmax_cross_entropy
-             "jax": "loss(outputs, target)"}  # as optax's losses (logits, labels)
+LOSS_CALL = {name: f.loss_call for name, f in BACKENDS.items()}
 TOLERANCE = (1e-3, 1e-4)  # (rtol, atol) of the accuracy check unless the file sets TOLERANCE
 RETRACE_SEED = 0
 

@@ -134,7 +134,7 @@ class _StaticNet(_Net):
 def _network(spec, params, static):
     """(chain holding `params`, its loss of logits and labels): the spec's layers, or the decoder."""
     if S.is_decoder(spec):
-        from backends.decoder import chainer as decoder
+        from backends.chainer import decoder
         return (decoder.StaticDecoder if static else decoder.Decoder)(spec, params), \
             decoder.cross_entropy
     return (_StaticNet if static else _Net)(spec, params), F.softmax_cross_entropy

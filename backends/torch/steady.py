@@ -151,7 +151,7 @@ def _load(model, spec, params):
 def _network(spec, params):
     """(module holding `params`, its loss of logits and labels): the spec's layers, or the decoder."""
     if S.is_decoder(spec):
-        from backends.decoder import torch as decoder
+        from backends.torch import decoder
         return decoder.Decoder(spec, params), decoder.cross_entropy
     model = _sequential(spec.layers)
     _load(model, spec, params)

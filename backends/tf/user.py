@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from backends import tf as backend
+from backends.tf import steady as backend
 
 def _seed(value=0):
     """Seed Keras, TF and NumPy so the builder makes the same weights in every runner."""

@@ -5,7 +5,7 @@ import torch._dynamo
 import torch._dynamo.testing
 import torch.utils._pytree
 
-from backends import torch as backend
+from backends.torch import steady as backend
 
 def _seed(value=0):
     """Seed torch (and NumPy) so the builder makes the same weights in every runner."""

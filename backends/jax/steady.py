@@ -219,7 +219,7 @@ def _sgd(params, grads):
 
 
 def _decoder_module():
-    from backends.decoder import jax as decoder
+    from backends.jax import decoder
     return decoder
 
 

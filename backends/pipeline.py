@@ -1,10 +1,8 @@
 """Input-pipeline loaders (seed 003): seeded image files, per-example crops, a NumPy reference."""
-import importlib
-
 import numpy as np
 from PIL import Image
 
-from backends import check_choice, load
+from backends import check_choice, load_part
 from catalog import LOADERS  # noqa: F401  (the loaders' names and what each does)
 
 UNSUPPORTED = {}  # (backend, loader) -> why it is a skip; every backend has all five today
@@ -13,8 +11,7 @@ PARALLEL_WORKERS = {"tf": "AUTOTUNE"}  # a backend that picks its own degree of 
 
 def load_pipeline(backend):
     """The backend's pipeline module (its framework imported on demand)."""
-    load(backend)  # a missing framework raises BackendUnavailable with its fix
-    return importlib.import_module(f"backends.pipeline.{backend}")
+    return load_part(backend, "pipeline")
 
 
 def check_loader(name):

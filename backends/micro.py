@@ -1,7 +1,5 @@
 """Micro workloads (seed 001's claims), one module per framework, loaded lazily like the backends."""
-import importlib
-
-from backends import BACKENDS, load
+from backends import BACKENDS, load_part
 
 WORKLOADS = {
     "matmul10": "a 10x10 matmul: the first call (trace, compile) against later ones",
@@ -35,8 +33,7 @@ def registry(namespace):
 
 def load_micro(backend):
     """The backend's micro module (its framework imported on demand)."""
-    load(backend)  # a missing framework raises BackendUnavailable with its fix
-    return importlib.import_module(f"backends.micro.{backend}")
+    return load_part(backend, "micro")
 
 
 __all__ = ["BACKENDS", "DISPATCH_OPS", "VARIANTS", "WORKLOADS", "add_chain", "load_micro", "registry"]

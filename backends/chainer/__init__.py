@@ -1,0 +1,1 @@
+"""Chainer: this folder holds every module a framework provides (backends.PARTS)."""

@@ -1,0 +1,1 @@
+"""JAX: this folder holds every module a framework provides (backends.PARTS)."""

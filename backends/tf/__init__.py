@@ -1,0 +1,1 @@
+"""TensorFlow (Keras 3): this folder holds every module a framework provides (backends.PARTS)."""

@@ -1,0 +1,1 @@
+"""PyTorch: this folder holds every module a framework provides (backends.PARTS)."""
