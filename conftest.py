@@ -398,7 +398,13 @@ def pytest_sessionstart(session):
         "tox_env": os.environ.get("TOX_ENV_NAME"), "profile": session.config.graphbench[
             "profile"].name})
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    for killed in _run["job"].start():
+    try:
+        killed = _run["job"].start()
+    except OSError as error:  # results/.jobs: the folder beside the runs, for two jobs at once
+        raise pytest.UsageError(f"--benchmark-save: cannot write the job marker folder "
+                                f"{_run['job'].folder} ({error.strerror or error}); nothing was "
+                                "run") from None
+    for killed in killed:
         if reporter:
             reporter.write_line(f"WARNING: {jobs.killed_line(killed)}", yellow=True)
 

@@ -52,10 +52,12 @@ def frameworks_in(path):
                             f"defining {', '.join(most)} or {last})")
     if not path.is_file():
         raise UserFileError(f"{path}: no such file")
+    source = _source(path)
     try:
-        tree = ast.parse(_source(path), str(path))
-    except SyntaxError as error:
-        raise UserFileError(f"{path}: does not parse: line {error.lineno}: {error.msg}") from None
+        tree = ast.parse(source, str(path))
+    except SyntaxError as error:  # a NUL byte: Python names no line, so the first NUL's
+        line = error.lineno or source[:source.find("\0")].count("\n") + 1
+        raise UserFileError(f"{path}: does not parse: line {line}: {error.msg}") from None
     found = [fw for fw, name in BUILDERS.items() if name in _bound(tree)]
     if not found:
         raise UserFileError(f"{path}: defines none of {', '.join(BUILDERS.values())}")

@@ -186,7 +186,7 @@ def main(argv=None):
         left = deadline - time.time()
         if (step.expect_s or step.limit_s) + GRACE_S > left:  # a later, shorter step may fit
             log(f"{step.name}: left for the next window (expects "
-                f"{step.expect_s or step.limit_s} s; {left:.0f} s left)")
+                f"{step.expect_s or step.limit_s} s and {GRACE_S} s to save; {left:.0f} s left)")
             continue
         costs.append(run_step(step, device, env, min(step.limit_s, left - GRACE_S), machine))
         failed |= costs[-1]["exit"] != 0

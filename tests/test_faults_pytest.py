@@ -64,6 +64,16 @@ def test_unwritable_results_folder_fails_before_the_first_case(tmp_path):
     assert not (tmp_path / "ran").exists()
 
 
+def test_a_job_marker_folder_that_cannot_be_made_is_one_line_not_a_traceback(tmp_path):
+    (tmp_path / "test_bench.py").write_text(BENCH)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / ".jobs").write_text("a file where the job markers should go")
+    run = _pytest("-p", "conftest", "test_bench.py", "--benchmark-save=x",
+                  f"--benchmark-storage={tmp_path / 'results'}", cwd=tmp_path)
+    error = _usage_error(run)
+    assert ".jobs" in error and "nothing was run" in error and "INTERNALERROR" not in run.stderr
+
+
 def test_interrupted_run_is_saved_as_unfinished(tmp_path):
     (tmp_path / "test_bench.py").write_text(BENCH)
     run = _pytest("-p", "conftest", "test_bench.py", "--benchmark-save=x",

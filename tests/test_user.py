@@ -29,6 +29,14 @@ def test_syntax_error_names_the_line():
     assert "bad_syntax.py: does not parse: line 1" in _one_line(error)
 
 
+def test_a_nul_byte_names_its_line(tmp_path):
+    model = tmp_path / "nul.py"
+    model.write_bytes(b"import torch\n\ndef build_torch_model():\n    return 1\0\n")
+    with pytest.raises(UserFileError) as error:
+        frameworks_in(model)
+    assert "nul.py: does not parse: line 4: " in _one_line(error) and "None" not in _one_line(error)
+
+
 def test_import_error():
     with pytest.raises(UserFileError) as error:
         load(FIXTURES / "bad_import.py")
