@@ -210,7 +210,7 @@ LOADERS = {  # the input pipeline's loaders (seed 003)
     "vectorized": "decode per example, then crop and scale the whole batch in one op",
 }
 LOADER_BASELINE = "naive"  # the loader every other is compared with
-PHASES = {  # what a saved result timed (its extra_info's phase); report/select.py groups them
+PHASES = {  # what a saved result timed (its extra_info's phase); report/build/select.py groups them
     "train": "a train step, steady state",
     "infer": "an inference step, steady state",
     "construction": "the first calls: trace, compile and run, cold and warm",

@@ -1,5 +1,5 @@
 """A CPU's vector ISA from its flags, with no framework imported: the one rule the suites
-(suites/cpu.py) and the report's machine names (report/load.py) share."""
+(suites/cpu.py) and the report's machine names (report/build/load.py) share."""
 
 BASES = (  # (name the suites and KNOWN_WRONG use, name a machine shows, the flags it needs)
     ("avx512", "AVX-512", {"avx512f", "avx512bw", "avx512vl", "avx512dq"}),

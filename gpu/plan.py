@@ -59,13 +59,15 @@ def _steady(backend, model, wait="block", phases=("train", "infer")):
 # each group's time share (three processes at least): a JAX or Chainer group took 15-30 s on the
 # H100, a torch one of four arms (two compiled by inductor, cold) 70-110 s
 _BUDGET = {"jax": 15, "chainer": 15, "torch": 25}
-# what a steady step took on the H100 (gpu/job.py's steps.json, 2026-11-26), seconds: the job
-# runs a step only where its cost fits the time left. torch-vgg was cut at 189 s with its train
-# group done, jax-resnet at 124 s (op-by-op ResNet-50 compiles each primitive on its first call)
+# what a steady step took on the H100 (gpu/job.py's steps.json, 2026-11-26, second and third
+# windows), seconds: the job runs a step only where its cost fits the time left (op-by-op
+# ResNet-50 in JAX compiles each primitive on its first call: 231 s)
 MEASURED_S = {("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 20,
               ("chainer", "mnist_cnn", "block"): 40, ("torch", "mnist_cnn", "block"): 215,
               ("jax", "vgg", "block"): 55, ("chainer", "vgg", "block"): 40,
-              ("torch", "vgg", "block"): 360, ("jax", "resnet", "block"): 240,
+              ("torch", "vgg", "block"): 290, ("jax", "resnet", "block"): 235,
+              ("chainer", "resnet", "block"): 45, ("jax", "decoder", "block"): 80,
+              ("chainer", "decoder", "block"): 55, ("chainer", "mnist_cnn", "step"): 25,
               ("torch", "mnist_cnn", "step"): 150}
 # guesses for the steps not yet run on a GPU, (kind, backend) -> seconds: the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)

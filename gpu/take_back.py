@@ -2,7 +2,7 @@
 
   python3 gpu/take_back.py FOLDER [FOLDER ...]   (each holding a runs.tar of gpu/job.py)
 
-runs timed with their device's default wait into results/ (report.merge: a machine folder of
+runs timed with their device's default wait into results/ (report.build.merge: a machine folder of
 their own), runs timed with another wait into results/waits/<device>/ (kept out of the tables and
 pooling), studies and checks into results/findings/<GPU model>/. Refuses, writing nothing, where
 a file is already there with other content."""
@@ -16,12 +16,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from conftest import default_wait  # noqa: E402
-from report.merge import MergeError, merge, plan  # noqa: E402
+from report.build.merge import MergeError, merge, plan  # noqa: E402
 
 
 def destination(path, data, results):
     """Where one brought-back file belongs: a study's or check's GPU folder under findings/, a run
-    timed with another wait than its device's under waits/, or None for report.merge."""
+    timed with another wait than its device's under waits/, or None for report.build.merge."""
     if path.parent.name == "findings":
         return results / "findings" / data["machine"]["gpu"].replace(" ", "-")
     info = data["machine_info"]["graphbench"]
@@ -33,7 +33,7 @@ def take_back(folders, results=ROOT / "results"):
     """Every runs.tar in `folders` into `results`, all or nothing; a line per file placed."""
     results, placed, lines = Path(results), {}, []
     with tempfile.TemporaryDirectory() as tmp:
-        stage = Path(tmp, "merge")  # the runs for report.merge, in their machine folders
+        stage = Path(tmp, "merge")  # the runs for report.build.merge, in their machine folders
         for n, folder in enumerate(folders):
             with tarfile.open(Path(folder, "runs.tar")) as tar:
                 tar.extractall(Path(tmp, str(n)), filter="data")

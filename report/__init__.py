@@ -1,11 +1,10 @@
-"""The report: one data flow, each step in one place, each importing only the steps before it.
+"""The report: build → views → publish, one folder each, each importing only the steps before it.
 
-load (saved JSON → Result, paired ratios normalised) → select (profile, machine, run, newest
-result) → ratios (the one ratio, verdict and break-even rule) → records (every figure, once per
-machine: summary.json) → renderers (text, tables, answer, readings, micro, retrace, memory,
-precision, determinism, pipeline, provenance, charts, cost_charts, render: they read records) →
-write (files staged, then moved). __main__ runs it; terminal is what a main job prints when it
-ends; compare, merge and user/user_md are side doors for two saved runs, several machines' results
-and a user's own model. A fourth backend needs nothing here: catalog.py says
-what exists.
+build/ reads saved runs and decides, once, what each number means (load → conform → select →
+ratios, the one verdict rule → records, every figure once per machine, summary.json's → best);
+views/ are functions of those records (the answer, tables, charts, the page, readings, the
+terminal and a user's report); publish/ stages every output and moves them all or nothing.
+__main__ runs it. compare, merge and user are side doors (two saved runs, several machines'
+results, a user's own model). tests/test_report_layers.py holds the views' remaining imports
+of the build to a list that may only shrink.
 """

@@ -10,24 +10,24 @@ import tempfile
 from pathlib import Path
 
 from catalog import BACKENDS
-from report import stops
-from report.answer import answer_text, break_even_reading, step_time_reading
-from report.compare import compare_command
-from report.load import SUMMARY, load_dir, warn
-from report.memory import advice as memory_advice
-from report.memory import memory_peaks
-from report.page import PAGE, page_data, page_html
-from report.page_data import PINS, page_links, release_sets, run_table
-from report.readings import (overhead_reading, retrace_reading, speedup_reading,
+from report.publish import stops
+from report.views.answer import answer_text, break_even_reading, step_time_reading
+from report.views.compare import compare_command
+from report.build.load import SUMMARY, load_dir, warn
+from report.views.memory import advice as memory_advice
+from report.views.memory import memory_peaks
+from report.views.page import PAGE, page_data, page_html
+from report.build.page_data import PINS, page_links, release_sets, run_table
+from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
-from report.records import FIELDS, load_studies, machine_records, wait_records
-from report.render import details_text, every_table, render
-from report.retrace import retrace_step_reading
-from report.scale import scale_reading
-from report.select import front, names, one_profile, views
-from report.terminal import answer_for, standalone
-from report.text import from_runs
-from report.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
+from report.build.records import FIELDS, load_studies, machine_records, wait_records
+from report.views.render import details_text, every_table, render
+from report.views.retrace import retrace_step_reading
+from report.views.scale import scale_reading
+from report.build.select import front, names, one_profile, views
+from report.views.terminal import answer_for, standalone
+from report.views.text import from_runs
+from report.publish.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
                           check_outputs, length_problem, publish, readme_text, rewrite_readme,
                           splice)
 
@@ -71,7 +71,7 @@ def _results(args):
 
 def per_machine(results, wanted=(), studies=None):
     """[(machine, view, records)]: each machine's sections and its records (a GPU's with its
-    studies', report.gpu.load_studies), built once."""
+    studies', report.views.gpu.load_studies), built once."""
     return [(machine, view, machine_records(view) + wait_records(machine, studies or {}))
             for machine, view in views(results, wanted)]
 
@@ -112,7 +112,7 @@ README_CHARTS = ("step_times", "scale", "break_even", "retrace", "memory")  # th
 def _charts(machines, outdir):
     """[(machine, title, path in outdir, reading)] of the charts drawn into `outdir`, per machine
     (a suffix per machine when there are several)."""
-    from report import charts, cost_charts, scale_chart  # matplotlib: only when charts are drawn
+    from report.views import charts, cost_charts, scale_chart  # matplotlib: only when charts are drawn
     draw = {"speedup_train": lambda *a: charts.speedup_chart(*a[:2], "train", a[2]),
             "speedup_infer": lambda *a: charts.speedup_chart(*a[:2], "infer", a[2]),
             "step_times": charts.step_time_chart, "construction_overhead": charts.overhead_chart,

@@ -7,6 +7,9 @@ import run
 # framework envs deselect them (`-m "not framework_free"`), else each of four ran them again
 FRAMEWORK_FREE = frozenset({
     "test_answer.py",
+    "test_chart_figures.py",
+    "test_headline.py",
+    "test_report_folders.py",
     "test_bench_jobs.py",
     "test_citation.py",
     "test_faults_input.py",

@@ -4,8 +4,8 @@ import json
 import re
 from pathlib import Path
 
-from report.records import machine_records
-from report.select import views
+from report.build.records import machine_records
+from report.build.select import views
 
 
 def machines_of(results, wanted=()):

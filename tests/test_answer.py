@@ -1,8 +1,8 @@
 """The answer a reader acts on: the setting beside the numbers, break-even cold and warm, advice
 that steers around known wrong answers and quotes no cut-short run."""
-from report import best as choice
-from report.answer import advice, answer_text, best, shapes_text, workload
-from report.ratios import verdict
+from report.build import best as choice
+from report.views.answer import advice, answer_text, best, shapes_text, workload
+from report.build.ratios import verdict
 
 
 def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, high=1.8,
@@ -144,7 +144,7 @@ def test_a_first_call_cheaper_than_eagers_says_why_one_step():
 
 
 def test_counts_agree_and_the_scope_is_several_sentences():
-    from report.answer import break_even_reading, scope
+    from report.views.answer import break_even_reading, scope
     never = rec("break_even", estimate=None, case="cold", note="never (slower)")
     assert "1 never pays off:" in break_even_reading([never])
     assert "2 never pay off:" in break_even_reading([never, {**never, "model": "vgg"}])

@@ -121,5 +121,5 @@ def test_a_bad_job_is_one_line_naming_the_choices(capsys, argv, says):
 
 
 def test_the_report_knows_every_job_a_run_may_name():
-    from report.conform import JOBS as KNOWN
+    from report.build.conform import JOBS as KNOWN
     assert KNOWN == tuple(JOBS)

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
 
-from report import charts, scale_chart  # noqa: E402
-from report.records import chosen  # noqa: E402
-from report.scale import gflop  # noqa: E402
+from report.views import charts, scale_chart  # noqa: E402
+from report.build.records import chosen  # noqa: E402
+from report.views.scale import gflop  # noqa: E402
 
 SUMMARY = Path(__file__).resolve().parent.parent / "results" / "summary.json"
 ANSWER = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import conftest
-from report.write import README_LIMIT, length_problem
+from report.publish.write import README_LIMIT, length_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -71,7 +71,8 @@ def test_a_move_that_fails_puts_every_file_back(tmp_path, capsys, monkeypatch, f
 
 DRIVER = """
 import os, signal, sys
-from report import __main__ as cli, write
+from report import __main__ as cli
+from report.publish import write
 from matplotlib.figure import Figure
 where, args = sys.argv[1], sys.argv[2:]
 calls = []
@@ -151,7 +152,7 @@ def test_two_reports_at_once_publish_one_whole_set_after_the_other(tmp_path, mon
     """Issue 52: two reports staged to the same names; the files ended a mix of both, and each
     said otherwise. The second now waits for the first's last move, saying so."""
     import threading
-    from report import write
+    from report.publish import write
     targets = [tmp_path / name for name in ("README.md", "RESULTS.md", "summary.json")]
     for target in targets:
         target.write_text("old")

@@ -81,7 +81,7 @@ def test_nan_in_stats_rejects_the_file(tmp_path, capsys):
     data["benchmarks"][0]["stats"]["median"] = float("nan")
     (tmp_path / "nan.json").write_text(json.dumps(data))
     shutil.copy(FIXTURE, tmp_path / "good.json")
-    from report.load import load_dir
+    from report.build.load import load_dir
     results = load_dir(tmp_path)
     assert {Path(r.file).name for r in results} == {"good.json"}
     err = capsys.readouterr().err.strip().splitlines()
@@ -99,7 +99,7 @@ def test_nan_file_alone_writes_nothing(tmp_path, capsys):
 
 def test_a_failing_chart_writes_nothing(tmp_path, capsys, monkeypatch):
     pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
-    from report import charts
+    from report.views import charts
 
     def broken(records, results, path):
         raise RuntimeError("chart broke")
@@ -116,7 +116,7 @@ def test_a_failing_chart_writes_nothing(tmp_path, capsys, monkeypatch):
 def test_charts_without_matplotlib_is_one_line(tmp_path, capsys, monkeypatch):
     _run(tmp_path)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.delitem(sys.modules, "report.charts", raising=False)
+    monkeypatch.delitem(sys.modules, "report.views.charts", raising=False)
     err = _fails_and_keeps(tmp_path, capsys, ["--results", str(tmp_path / "results")],
                            "tox -e report")
     assert len(err) == 1 and "matplotlib" in err[0]
@@ -323,14 +323,14 @@ def _report_fails_cleanly(tmp_path, capsys, *words):
 @pytest.mark.parametrize("fails", [1, 3, 11])  # the README, the summary, the last chart
 def test_a_full_disk_moves_nothing_and_leaves_nothing_staged(tmp_path, capsys, monkeypatch, fails):
     """Was: a traceback, truncated PNGs and .new files left behind."""
-    from report import write
+    from report.publish import write
     calls = _full_disk_on(write, monkeypatch, fails)
     _report_fails_cleanly(tmp_path, capsys, "No space left on device", "not changed")
     assert len(calls) == fails
 
 
 def test_a_read_only_charts_folder_moves_nothing(tmp_path, capsys, monkeypatch):
-    from report import write
+    from report.publish import write
     real = write._write
 
     def read_only(path, data):  # root writes into a chmod 555 folder: say what it would say
@@ -450,7 +450,7 @@ def test_a_run_that_contradicts_itself_is_left_out_naming_the_field(tmp_path, ch
     """Issue 52 item 7: a run whose records say one backend and versions another printed 'jax
     7.8.1' rows; an unknown job passed silently; a median outside its quartiles stopped the
     charts with matplotlib's 'xerr' message."""
-    from report.load import load_file
+    from report.build.load import load_file
     run = json.loads((Path(__file__).resolve().parents[1] / "results" / "Linux-CPython-3.11-64bit"
                       / "0082_default.json").read_text())
     change(run)

@@ -172,7 +172,7 @@ def _rec(kind, backend, variant, phase="train", model="mnist_cnn", estimate=2.0,
 
 
 def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured():
-    from report.gpu import gpu_table
+    from report.views.gpu import gpu_table
     gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
     records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
                _rec("step_time", "torch", "cuda_graph", estimate=0.2e-3),
@@ -198,8 +198,8 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
 
 
 def test_a_wait_after_every_step_is_a_record_and_a_line():
-    from report.gpu import wait_line
-    from report.records import wait_records
+    from report.views.gpu import wait_line
+    from report.build.records import wait_records
     line = {"backend": "jax", "variant": "graph", "rounds": 20, "ms": {"step": 0.62, "block": 0.29},
             "step_over": {"block": {"ratio": 2.13, "low": 2.06, "high": 2.23,
                                     "significant": True}},
@@ -240,7 +240,7 @@ def test_the_gpu_job_without_a_gpu_stops_in_one_line_and_writes_nothing(tmp_path
     ("NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", "tpu", "not one of cpu, cuda")])
 def test_a_gpu_run_that_names_no_gpu_is_left_out_in_one_line(tmp_path, gpu, device, said):
     """Issue 52: 0083_default with device 'cuda' and no GPU name was pooled into the CPU answer."""
-    from report.load import load_file
+    from report.build.load import load_file
     run = json.loads((ROOT / "results/Linux-CPython-3.11-64bit/0083_default.json").read_text())
     run["machine_info"]["graphbench"].update(device=device, gpu=gpu)
     path = tmp_path / "0090_default.json"

@@ -1,6 +1,6 @@
-"""The answer in short (report/headline.py): each framework's line says what its records say."""
-from report.headline import answer_lines, framework_line, your_case
-from report.ratios import meaning
+"""The answer in short (report/views/headline.py): each framework's line says what its records say."""
+from report.views.headline import answer_lines, framework_line, your_case
+from report.build.ratios import meaning
 
 CPU = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
 GPU = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, 16 cores, NVIDIA H100 80GB HBM3)"

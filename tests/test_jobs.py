@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from report.load import Result
-from report.provenance import run_line
+from report.build.load import Result
+from report.views.provenance import run_line
 from suites import jobs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from report.load import load_dir, machine_name
+from report.build.load import load_dir, machine_name
 from tests.test_report_runs import QUICK, save
 
 EPYC = ["avx", "avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd",

@@ -1,12 +1,12 @@
-"""report.merge: two machines' results folders into one, each run once, machines never mixed."""
+"""report.build.merge: two machines' results folders into one, each run once, machines never mixed."""
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from report import __main__ as cli
-from report.load import load_dir, machine_name
-from report.merge import key, main
+from report.build.load import load_dir, machine_name
+from report.build.merge import key, main
 from tests.test_report_runs import QUICK, save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,7 @@ def test_a_missing_source_or_a_file_as_dest_is_refused(tmp_path, capsys):
 
 def test_the_command_line(tmp_path):
     a, b = two_cpus(tmp_path)
-    done = subprocess.run([sys.executable, "-m", "report.merge", str(tmp_path / "m"), str(a),
+    done = subprocess.run([sys.executable, "-m", "report.build.merge", str(tmp_path / "m"), str(a),
                            str(b)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "another machine's runs share the folder's name" in done.stdout

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 import stats
-from report.ratios import UNPAIRED
-from report.load import load_file
-from report.readings import aa_reading, speedup_reading
-from report.tables import summary_table
-from report.text import interval_cell
+from report.build.ratios import UNPAIRED
+from report.build.load import load_file
+from report.views.readings import aa_reading, speedup_reading
+from report.views.tables import summary_table
+from report.views.text import interval_cell
 from tests.reporting import records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
@@ -66,10 +66,10 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
     overlap but its interval excludes 1 (slower); graph_dynamic's IQRs do not overlap but its
     interval includes 1 (not shown to cost anything)."""
     import json
-    from report.determinism import determinism_section
-    from report.load import load_dir
-    from report.records import CI
-    from report.records import determinism_records
+    from report.views.determinism import determinism_section
+    from report.build.load import load_dir
+    from report.build.records import CI
+    from report.build.records import determinism_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"graph": (0.9, 0.85, 0.95, True), "graph_dynamic": (0.86, 0.7, 1.05, False)}
@@ -102,10 +102,10 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     (medians 1.50×) but its paired interval includes 1; conv's and lstm_cell's intervals do not
     overlap; train_loop is an older, unpaired result."""
     import json
-    from report.load import load_dir
-    from report.micro import micro_section
-    from report.records import CI
-    from report.records import micro_records
+    from report.build.load import load_dir
+    from report.views.micro import micro_section
+    from report.build.records import CI
+    from report.build.records import micro_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"conv": (1.05, 0.98, 1.12, False), "lstm_cell": (1.9, 1.7, 2.1, True),
@@ -147,9 +147,9 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
 
 
 def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each_other():
-    from report.determinism import agreement_line
-    from report.load import Result
-    from report.records import agreement_records
+    from report.views.determinism import agreement_line
+    from report.build.load import Result
+    from report.build.records import agreement_records
 
     def result(phase, rounds, variant="graph", run="0001", deterministic=False):
         info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": phase,
@@ -166,8 +166,8 @@ def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each
 
 
 def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
-    from report.load import Result
-    from report.retrace import advice
+    from report.build.load import Result
+    from report.views.retrace import advice
 
     def run(variant, seconds, cut=None):
         info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": "retrace",

@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.write import SUMMARY_END, SUMMARY_START
-from report.load import load_dir, load_file
-from report.ratios import break_even
-from report.select import index
-from report.tables import summary_table
+from report.publish.write import SUMMARY_END, SUMMARY_START
+from report.build.load import load_dir, load_file
+from report.build.ratios import break_even
+from report.build.select import index
+from report.views.tables import summary_table
 from tests.reporting import machines_of, records_of, tables_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "chainer_quick.json"
@@ -149,7 +149,7 @@ def test_compare_with_a_corrupt_file_is_one_line(tmp_path, capsys):
 
 
 def test_retrace_table_from_the_fixture():
-    from report.retrace import retrace_tables
+    from report.views.retrace import retrace_tables
     data = json.loads(FIXTURE.read_text())
     run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
                and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
@@ -175,7 +175,7 @@ def test_non_finite_runs_never_show_a_time(tmp_path):
 
 
 def test_compile_per_shape_from_step_times(tmp_path):
-    from report.retrace import compile_per_shape
+    from report.views.retrace import compile_per_shape
     data = json.loads(FIXTURE.read_text())
     run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
                and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
@@ -188,7 +188,7 @@ def test_compile_per_shape_from_step_times(tmp_path):
 
 
 def test_new_shape_step_against_a_seen_one(tmp_path):
-    from report.retrace import retrace_step_reading
+    from report.views.retrace import retrace_step_reading
     data = json.loads(FIXTURE.read_text())
     run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
                and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"

@@ -1,11 +1,11 @@
 """Precision and determinism tables from a saved tf run (quick profile, mnist_cnn)."""
 from pathlib import Path
 
-from report.determinism import determinism_section
-from report.load import load_file
-from report.precision import precision_section
-from report.select import index
-from report.tables import summary_table
+from report.views.determinism import determinism_section
+from report.build.load import load_file
+from report.views.precision import precision_section
+from report.build.select import index
+from report.views.tables import summary_table
 from tests.reporting import records_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tf_flags_quick.json"
@@ -52,9 +52,9 @@ def test_determinism_rows_and_refusals():
 
 def test_a_paired_precision_speedup_shows_its_interval_and_is_a_record(tmp_path):
     import json
-    from report.load import load_dir
-    from report.records import machine_records
-    from report.select import pick
+    from report.build.load import load_dir
+    from report.build.records import machine_records
+    from report.build.select import pick
     data = json.loads(FIXTURE.read_text())
     low = next(b for b in data["benchmarks"]
                if b["name"] == "test_steady[tf-mnist_cnn-graph-bfloat16-train]")

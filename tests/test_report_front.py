@@ -2,8 +2,8 @@
 another machine (`run.py bench --envs jax`) goes to RESULTS.md and never shrinks the answer."""
 import json
 
-from report.load import load_dir
-from report.select import front
+from report.build.load import load_dir
+from report.build.select import front
 from tests.test_report_machines import on_machine
 from tests.test_report_runs import QUICK, save
 

@@ -3,8 +3,8 @@ CNN's train step too: its steady groups feed article 002 and 004 only, never the
 import json
 from pathlib import Path
 
-from report.load import load_dir
-from report.seeds import seed_004_text
+from report.build.load import load_dir
+from report.views.seeds import seed_004_text
 from tests.reporting import records_of
 from tests.test_report_runs import save
 

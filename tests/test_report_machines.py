@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.answer import answer_text
-from report.load import load_dir
-from report.write import SUMMARY_END, SUMMARY_START
+from report.views.answer import answer_text
+from report.build.load import load_dir
+from report.publish.write import SUMMARY_END, SUMMARY_START
 from tests.reporting import machines_of, tables_of
 from tests.test_report_runs import QUICK, save
 
@@ -143,7 +143,7 @@ def test_one_brand_string_with_two_vector_isas_is_two_machines(tmp_path):
 def test_stepping_and_flags_outside_the_tiers_keep_one_machine_a_tier_or_gpu_splits_it():
     """docs/METHOD.md, What makes one machine (issue 52): avx512_vbmi2 or another stepping is the
     same machine; a tier (BF16) or a named GPU is another."""
-    from report.load import machine_name
+    from report.build.load import machine_name
     flags = ["avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_vnni",
              "avx512_bf16", "avx512_vbmi2"]
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import numpy as np
 
-from report.answer import advice, answer_text
-from report.load import Result
-from report.micro import Micro, control_verdicts
-from report.records import FIELDS, chosen, ratio_record, steady_records
+from report.views.answer import advice, answer_text
+from report.build.load import Result
+from report.views.micro import Micro, control_verdicts
+from report.build.records import FIELDS, chosen, ratio_record, steady_records
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict
@@ -179,7 +179,7 @@ def test_only_select_picks_the_newest_run():
 def test_of_two_variants_faster_than_graph_the_simpler_stays_unless_beaten():
     """`xla` and `xla_dynamic` compile one graph at one shape: the higher point estimate of two
     that do not differ must not pick the row (tf resnet read 15.74× against 15.59× in 0034)."""
-    from report.best import choose
+    from report.build.best import choose
     rows = [{"variant": v, "estimate": e} for v, e in
             (("xla_dynamic", 15.74), ("graph", 4.0), ("xla", 15.59))]
     same = {("graph", "xla"): "faster", ("graph", "xla_dynamic"): "faster"}
@@ -193,7 +193,7 @@ def test_of_two_variants_faster_than_graph_the_simpler_stays_unless_beaten():
 
 
 def test_a_published_figure_is_placed_on_one_side_of_the_interval():
-    from report.ratios import side
+    from report.build.ratios import side
     found = {"interval": "95%", "low": 1.15, "high": 1.21}
     assert side(found, 1.12) == "above" and side(found, 1.3) == "below"
     assert side(found, 1.18) == "contains" and side({"interval": None}, 1.0) is None
@@ -205,7 +205,7 @@ def _paired(estimate, low, high, aa=None):
 
 
 def test_a_ratio_inside_the_noise_threshold_reads_the_same_in_every_job():
-    from report.ratios import meaning
+    from report.build.ratios import meaning
     # issue 50's Chainer MNIST pairs: four jobs, one reading
     for found in (_paired(0.976, 0.955, 0.997), _paired(0.981, 0.955, 1.011),
                   _paired(1.018, 1.0, 1.03), _paired(1.020, 1.002, 1.032)):
@@ -215,7 +215,7 @@ def test_a_ratio_inside_the_noise_threshold_reads_the_same_in_every_job():
 
 
 def test_a_ratio_too_wide_to_tell_is_undecided_and_says_what_would_decide_it():
-    from report.ratios import meaning
+    from report.build.ratios import meaning
     wide = meaning(_paired(1.11, 0.81, 5.04))  # the torch_transformer example's `graph`
     assert wide["verdict"] == "undecided" and "more processes or rounds" in wide["verdict_note"]
     noisy = meaning(_paired(1.06, 1.04, 1.08, aa=(0.97, 1.07)))

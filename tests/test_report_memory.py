@@ -1,8 +1,8 @@
 """The memory section over synthetic results: the three tables, the ratio and the advice."""
-from report.answer import memory_cost, memory_cost_text
-from report.load import Result
-from report.memory import MIB, growth_per_shape, memory_peaks, memory_section
-from report.records import MEMORY_CI, machine_records, memory_records
+from report.views.answer import memory_cost, memory_cost_text
+from report.build.load import Result
+from report.views.memory import MIB, growth_per_shape, memory_peaks, memory_section
+from report.build.records import MEMORY_CI, machine_records, memory_records
 from tests.reporting import records_of
 
 PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,
@@ -141,8 +141,8 @@ def test_repeated_children_show_the_median_and_range():
 
 
 def test_the_memory_chart_names_what_the_profile_left_out():
-    from report.select import profile_gaps
-    from report.load import Result
+    from report.build.select import profile_gaps
+    from report.build.load import Result
     rules = [{"reason": "r", "suites": ["memory"], "labels": ["vgg", "resnet"], "backend": None},
              {"reason": "r", "suites": ["memory"], "backend": ["tf", "torch"],
               "variants": ["graph_static"]},

@@ -1,8 +1,8 @@
 """Where the A/A noise lies: one record per steady A/A pair, its table and reading."""
 import json
 
-from report.load import load_dir
-from report.noise import noise_reading, noise_table
+from report.build.load import load_dir
+from report.views.noise import noise_reading, noise_table
 from tests.reporting import records_of
 from tests.test_report_machines import PAIRED
 from tests.test_report_runs import save

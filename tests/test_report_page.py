@@ -1,4 +1,4 @@
-"""The results page (report/page.py) is published with the README: every record of summary.json
+"""The results page (report/views/page.py) is published with the README: every record of summary.json
 and every run in it, its libraries inlined; bad input is one line and the old page stays."""
 import json
 import re
@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from report import __main__ as cli
-from report import page
+from report.views import page
 from tests.reporting import page_data
 from tests.test_report_runs import QUICK, save
 

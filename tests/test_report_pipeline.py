@@ -1,6 +1,6 @@
 """The pipeline section over synthetic results: tables, seed 003's verdict and the advice."""
-from report.load import Result
-from report.pipeline import Pipeline, claim_verdicts, pipeline_section
+from report.build.load import Result
+from report.views.pipeline import Pipeline, claim_verdicts, pipeline_section
 from tests.reporting import records_of
 
 EPOCH = {"naive": 1.0, "parallel": 1.5, "cache": 0.99, "prefetch": 0.5, "vectorized": 0.98}
@@ -83,7 +83,7 @@ def _paired_results():
 
 
 def test_paired_verdict_follows_the_interval_not_the_spread():
-    from report.records import pipeline_records
+    from report.build.records import pipeline_records
     runs = _paired_results()
     line = claim_verdicts((lambda found: Pipeline(records_of(found)))(runs))[0]
     assert "`parallel` slower in 0 of 2, faster in 0, n.s. in 2" in line

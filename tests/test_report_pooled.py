@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from report.load import load_dir
+from report.build.load import load_dir
 from tests.reporting import records_of
 from tests.test_report_runs import save
 
@@ -52,7 +52,7 @@ def test_a_dirty_job_is_never_pooled(tmp_path):
 
 def test_the_run_lists_name_every_job_a_pooled_ratio_draws_from(tmp_path):
     """A pooled cell cites the older job too: the README's and RESULTS.md's run lists show it."""
-    from report.select import shown_runs
+    from report.build.select import shown_runs
     _speedups(tmp_path, _job("c1"))
     shown = {run for _, run in shown_runs(load_dir(tmp_path / "results"))}
     assert shown == {"0001_default", "0002_default"}

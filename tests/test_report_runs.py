@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.load import load_dir
-from report.readings import throughput_reading
-from report.select import one_profile, pick
-from report.tables import summary_table
+from report.build.load import load_dir
+from report.views.readings import throughput_reading
+from report.build.select import one_profile, pick
+from report.views.tables import summary_table
 from tests.reporting import machines_of, page_data, records_of
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -2,8 +2,8 @@
 chart, from records only."""
 import pytest
 
-from report.ratios import verdict
-from report.scale import answer_line, scale_reading, scale_table, stops_paying, sweep
+from report.build.ratios import verdict
+from report.views.scale import answer_line, scale_reading, scale_table, stops_paying, sweep
 
 
 def speedup(gflop, estimate, low, high, backend="torch", width=1.0, side=224, batch=1):
@@ -76,7 +76,7 @@ def test_table_and_reading_name_every_point_and_backend():
 
 def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
     pytest.importorskip("matplotlib")
-    from report.scale_chart import _rows_of, scale_chart
+    from report.views.scale_chart import _rows_of, scale_chart
     assert scale_chart([step(1.0)], [], tmp_path / "none.png") is None
     records = CURVE + [{**step(0.49), "kind": "speedup", "variant": "graph", "estimate": 1.2,
                         "best": True}, {**step(0.49), "variant": "graph"}]
@@ -86,15 +86,15 @@ def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
 
 
 def test_the_scope_names_the_sweeps_largest_point():
-    from report.answer import scope
+    from report.views.answer import scope
     text = scope([("m", None, CURVE + [step(0.19)])])
     assert "up to the VGG at full width, 224² px, batch 1" in text
     assert "where graph mode stops paying" not in scope([("m", None, [step(0.19)])])
 
 
 def test_the_compute_bound_decoder_is_its_own_line_and_row_never_a_point_of_the_vgg_curve():
-    from report.answer import backend_lines
-    from report.scale import compute_line, scale_table, sweep
+    from report.views.answer import backend_lines
+    from report.views.scale import compute_line, scale_table, sweep
     from tests.test_answer import rec, steady
     decoder = rec("compute_speedup", backend="torch", model="decoder-d512-h8-x6-t256-b1",
                   estimate=1.04, low=1.01, high=1.07, batch=1, flops=3.16e10,

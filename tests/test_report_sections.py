@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from report import __main__ as cli
-from report.text import interval_cell
-from report.write import SUMMARY_END, SUMMARY_START
+from report.views.text import interval_cell
+from report.publish.write import SUMMARY_END, SUMMARY_START
 from tests.reporting import tables_of
 from tests.test_report_runs import save
 
@@ -48,7 +48,7 @@ def test_every_record_of_the_run_carries_its_steady_aa_floor(tmp_path):
 
 
 def test_a_claim_left_out_is_one_line_naming_where_its_figures_are():
-    from report.micro import micro_section
+    from report.views.micro import micro_section
     timed = lambda case, variant="eager": {"kind": "micro_time", "backend": "tf", "case": case,
                                           "variant": variant, "estimate": 1e-3, "traces": 1,
                                           "ops_per_call": 10, "graph_breaks": None}
@@ -64,7 +64,7 @@ def test_a_claim_left_out_is_one_line_naming_where_its_figures_are():
 def test_charts_on_log_axes_draw_dots_and_label_known_wrong_rows():
     pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
     import inspect
-    from report import charts, cost_charts
+    from report.views import charts, cost_charts
     for chart in (charts.break_even_chart, charts.overhead_chart, cost_charts.retrace_step_chart):
         assert "barh(" not in inspect.getsource(chart), chart.__name__
     wrong = charts.known_wrong([{"backend": "chainer", "model": "resnet", "variant": "graph",

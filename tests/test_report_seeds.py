@@ -1,6 +1,6 @@
 """Source article 004's claim (Chainer @static_graph 1.12× on the MNIST CNN) against the run's interval."""
-from report.ratios import meaning
-from report.seeds import seed_004_text
+from report.build.ratios import meaning
+from report.views.seeds import seed_004_text
 
 
 def speedup(low, high, estimate=None, backend="chainer"):

@@ -2,9 +2,9 @@
 import json
 
 from report import __main__ as cli
-from report.load import load_dir
-from report.ratios import gain_bound
-from report.write import SUMMARY_END, SUMMARY_START
+from report.build.load import load_dir
+from report.build.ratios import gain_bound
+from report.publish.write import SUMMARY_END, SUMMARY_START
 from tests.reporting import machines_of, records_of
 from tests.test_report_machines import PAIRED, on_machine
 from tests.test_report_runs import QUICK, save
@@ -148,7 +148,7 @@ def paired_with_construction(tmp_path, startups=None):
 
 def test_break_even_from_the_speedups_interval(tmp_path):
     """Paired steady steps and construction in one run: a range, or no gain past ±3%."""
-    from report.records import steady_records
+    from report.build.records import steady_records
     records = steady_records(paired_with_construction(tmp_path))
     even = {r["model"]: r for r in records if r["kind"] == "break_even"}
     speed = {r["model"]: r for r in records if r["kind"] == "speedup" and r["phase"] == "train"}
@@ -169,12 +169,12 @@ def test_break_even_from_the_speedups_interval(tmp_path):
 
 
 def test_determinism_precision_and_pipeline_records_match_their_tables():
-    from report.determinism import determinism_section
-    from report.load import load_file
-    from report.pipeline import pipeline_section
-    from report.precision import precision_section
-    from report.records import determinism_records, pipeline_records
-    from report.records import precision_records
+    from report.views.determinism import determinism_section
+    from report.build.load import load_file
+    from report.views.pipeline import pipeline_section
+    from report.views.precision import precision_section
+    from report.build.records import determinism_records, pipeline_records
+    from report.build.records import precision_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     from tests.test_report_pipeline import _results
     flags = load_file(FLAGS)
@@ -199,8 +199,8 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
 
 
 def test_the_break_even_reading_says_what_the_table_says(tmp_path):
-    from report.answer import break_even_reading
-    from report.tables import summary_table
+    from report.views.answer import break_even_reading
+    from report.views.tables import summary_table
     results = paired_with_construction(tmp_path)
     table, reading = summary_table(records_of(results)), break_even_reading(records_of(results))
     vgg = next(line for line in table.splitlines() if line.startswith("| chainer | graph |")
@@ -210,10 +210,10 @@ def test_the_break_even_reading_says_what_the_table_says(tmp_path):
 
 
 def test_retrace_and_memory_records_match_their_tables():
-    from report.load import load_file
-    from report.memory import memory_section
-    from report.records import memory_records, retrace_records
-    from report.retrace import retrace_tables
+    from report.build.load import load_file
+    from report.views.memory import memory_section
+    from report.build.records import memory_records, retrace_records
+    from report.views.retrace import retrace_tables
     from tests.test_report_memory import _results as memory_results
     results = load_file(QUICK)
     tables = retrace_tables(records_of(results), results)
@@ -237,8 +237,8 @@ def test_a_summary_that_cannot_be_written_leaves_nothing_staged(tmp_path, capsys
 def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend(tmp_path):
     """Fresh-process construction rounds save startup_s: the eager cold result's median is a
     startup_time record per model, and the chainer line of the summary names it once."""
-    from report.answer import answer_text
-    from report.records import steady_records
+    from report.views.answer import answer_text
+    from report.build.records import steady_records
     results = paired_with_construction(tmp_path, {"mnist_cnn": [0.5, 0.25, 0.375],
                                                   "vgg": [0.5, 0.75]})
     found = {r["model"]: r for r in steady_records(results) if r["kind"] == "startup_time"}
@@ -252,8 +252,8 @@ def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend
 
 
 def test_noise_floor_is_the_widest_steady_step_aa_pair_of_its_run():
-    from report.load import Result
-    from report.records import aa_floors
+    from report.build.load import Result
+    from report.build.records import aa_floors
 
     def aa(phase, low, high, run="0001"):
         return Result("f", "m", run, "2026-01-01", "n", {
@@ -272,7 +272,7 @@ def test_the_chart_readings_say_what_the_records_say(tmp_path):
 
 
 def _check_readings(results, mine):
-    from report.readings import speedup_reading, throughput_reading
+    from report.views.readings import speedup_reading, throughput_reading
     phases = {r["phase"] for r in mine if r["kind"] == "speedup" and r["estimate"] is not None}
     assert phases
     for phase in phases:
@@ -314,7 +314,7 @@ def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path)
 def test_a_break_even_the_profile_left_out_says_so(tmp_path):
     """No first call because the run's profile skipped it: the break-even names the profile, not
     a missing figure; a first call missing for no rule stays 'no ... in this run'."""
-    from report.records import steady_records
+    from report.build.records import steady_records
     data = json.loads(QUICK.read_text())
     data["graphbench_profile"]["skips"] = [{"reason": "too slow", "backend": "chainer",
                                             "labels": ["vgg"], "variants": None, "phases": None,

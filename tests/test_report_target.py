@@ -2,10 +2,10 @@
 once (ratios.target) and saved on the record."""
 import pytest
 
-from report.ratios import target, target_minutes
-from report.records import record
+from report.build.ratios import target, target_minutes
+from report.build.records import record
 from tests.test_answer import rec, steady
-from report.answer import answer_text
+from report.views.answer import answer_text
 
 
 class _Result:  # the fields records.record reads of a loaded result
@@ -56,7 +56,7 @@ def test_the_record_carries_the_target_and_the_answer_prints_it():
 
 
 def test_the_decoder_row_names_its_width_heads_blocks_and_tokens():
-    from report.answer import workload
+    from report.views.answer import workload
     found = rec("step_time", "eager", model="decoder", batch=8, params=4.6e5, flops=1.1e9,
                 input_shape=[8, 64], model_config={"width": 128, "heads": 4, "depth": 2,
                                                    "tokens": 64})

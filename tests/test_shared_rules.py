@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 
 from catalog import BACKENDS, COLORS, SAVED_RATIOS, call_name, skip_matches
-from report.user_md import how
+from report.views.user_md import how
 from suites.profiles import PROFILES, Skip
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,7 +11,7 @@ import pytest
 
 from backends import BACKENDS, load_part
 from backends.user import UserFileError, load
-from report.load import machine_name
+from report.build.load import machine_name
 from user.measure import check, measure, plan_for
 from user.save import save
 
@@ -137,7 +137,7 @@ def test_a_real_mismatch_is_loud(tmp_path):
     """Chainer's @static_graph with BatchNorm computes other losses than eager: marked, not picked."""
     _framework("chainer")
     from dataclasses import replace
-    from report import user_md
+    from report.views import user_md
     plan = replace(plan_for(None, smoke=True), accuracy_steps=5)
     m = measure(FIXTURES / "chainer_batchnorm.py", "chainer", plan, threads=1, log=lambda _: None)
     assert not m["steady"][0]["accuracy"]["graph"]["match"]

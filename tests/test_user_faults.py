@@ -11,8 +11,8 @@ import pytest
 import run
 from backends import BACKENDS
 from backends.user import UserFileError, first_non_finite, frameworks_in, load
-from report import user as U
-from report import user_md
+from report.build import user as U
+from report.views import user_md
 from tests.test_user_report import synthetic
 
 ROOT = Path(__file__).resolve().parents[1]

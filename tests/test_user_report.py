@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from report import user as U
-from report import user_md
+from report.build import user as U
+from report.views import user_md
 from user.save import save
 
 SHAPES = [[8, 16], [8, 32], [8, 16], [8, 64]]
@@ -57,6 +57,14 @@ def test_no_significant_gain_means_stay_eager():
     assert U.break_even_range(m, "graph")[3].startswith(("no gain past ±3%", "never (slower)"))
 
 
+def test_a_run_that_cannot_tell_says_undecided_not_stay_eager():
+    m = synthetic(graph_speedup=1.1)
+    for process, scale in zip(m["steady"], (0.6, 1.0, 1.7)):  # graph's processes scatter widely
+        process["times"]["train"]["graph"] = [t * scale for t in process["times"]["train"]["graph"]]
+    text = user_md.recommend(m)
+    assert text.startswith("**torch: undecided.** This run cannot tell") and "stay eager" not in text
+
+
 def test_mismatch_is_loud_and_never_recommended():
     m = synthetic(match=False)
     text = user_md.recommend(m)
@@ -79,7 +87,7 @@ def test_skipped_variant_is_shown_with_its_reason():
 
 
 def test_records_have_the_summary_fields():
-    from report.records import FIELDS
+    from report.build.records import FIELDS
     for r in U.records(synthetic(), "vm", "user-mymodel"):
         assert set(FIELDS) <= set(r)
 
@@ -110,7 +118,7 @@ def test_the_machine_is_named_by_its_cpu(tmp_path):
 
 
 def test_without_machine_info_this_machine_is_named_by_its_cpu(tmp_path):
-    from report.load import machine_name
+    from report.build.load import machine_name
     from suites import cpu
     m = synthetic()
     text = save(m, tmp_path, "vm").read_text()

@@ -86,7 +86,7 @@ def test_report_job_merges_every_artifact_and_draws_the_report():
     report = jobs(BENCH.read_text())["report"]
     assert "needs: bench" in report and "if: always()" in report
     assert "actions/download-artifact@v" in report and "merge-multiple: false" in report
-    assert "python -m report.merge ci-results artifacts/*" in report
+    assert "python -m report.build.merge ci-results artifacts/*" in report
     assert "python -m report --results ci-results" in report
 
 

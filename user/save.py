@@ -9,9 +9,9 @@ import subprocess
 from pathlib import Path
 
 from backends.user import BUILDERS
-from report import user as figures
-from report import user_md
-from report.load import machine_name
+from report.build import user as figures
+from report.views import user_md
+from report.build.load import machine_name
 
 
 def machine_id():

@@ -6,7 +6,7 @@ import pytest
 
 from backends import BackendUnavailable, load
 from backends.user import UserFileError
-from report import user as figures
+from report.build import user as figures
 from user.measure import check, measure, plan_for
 from user.save import save
 

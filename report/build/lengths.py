@@ -1,0 +1,93 @@
+"""Token lengths that vary (issue 37): each run's total with its counts, which strategy and variant
+finishes first per backend (decided once, here, on the records), the table and the answer's
+line."""
+from report.views.text import label
+
+STRATEGIES = {"exact": "exact lengths", "pow2": "powers of two", "mult32": "multiples of 32",
+              "max": "the longest (256)"}
+FALLBACK = "findings/torch_recompile_fallback.md"
+SINGLE = "one cold run each, no interval: read only large differences"
+HOW = ("A seeded stream of train batches whose longest sequence follows a long tail, each batch "
+       "padded by a strategy, through each variant in one cold run (fresh model, function and "
+       "compile cache): the total time includes every trace and compile. Traces and compiles are "
+       "the frameworks' own counters (TF counts no XLA compile, so `xla_dynamic`'s one trace "
+       "hides a compile per length); the steady step is the median step that compiled nothing; "
+       "padding waste is the share of the tokens stepped through that are PAD (within a batch "
+       "too, so exact lengths waste some). " + SINGLE[0].upper() + SINGLE[1:] + ".")
+
+
+def mark_first(records):
+    """Per backend, the complete run with the least total time gets `first` True, `by` (the
+    runner-up's total ÷ its own), `runner_up`, and `vs_default` (the default graph mode at exact
+    lengths ÷ its own: what padding and the variant choice buy over doing nothing); the one with
+    the least step at a length seen before, `fastest_step` (what wins once compiles are paid)."""
+    for backend in sorted({r["backend"] for r in records}):
+        done = sorted((r for r in records if r["backend"] == backend and not r["note"]
+                       and r["estimate"]), key=lambda r: r["estimate"])
+        for r in done:
+            r["first"] = r is done[0]
+        steady = [r for r in done if r.get("steady_step_s")]
+        for r in steady:
+            r["fastest_step"] = r is min(steady, key=lambda r: r["steady_step_s"])
+        if len(done) < 2:
+            continue
+        top, default = done[0], next((r for r in records if r["backend"] == backend
+                                      and r["variant"] == "graph" and r["case"] == "exact"), None)
+        top.update(by=done[1]["estimate"] / top["estimate"],
+                   runner_up=f"{done[1]['variant']}/{done[1]['case']}",
+                   vs_default=(default["estimate"] / top["estimate"]
+                               if default and not default["note"] else None))
+    return records
+
+
+def fallbacks(records, backend):
+    """The runs of `backend` that hit the framework's recompile limit: the rest of their steps ran
+    eagerly without an error (torch's silent fallback)."""
+    return [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend
+            and r.get("recompile_limit_hits")]
+
+
+def lengths_line(records, backend):
+    """The answer's words for `backend`: what finishes the stream first and by how much, the
+    fastest step once compiled, and any silent fallback to eager ('' without a lengths run)."""
+    mine = [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend]
+    top = next((r for r in mine if r.get("first")), None)
+    if top is None:
+        return ""
+    name = lambda r: f"`{r['variant']}` at {STRATEGIES[r['case']]}"
+    text = (f"token lengths that vary ({top['steps_planned']} batches), first to finish: "
+            f"{name(top)}, {top['estimate']:.3g} s")
+    if top.get("by"):
+        text += f" (next: {top['runner_up']}, {top['by']:.2f}× as long"
+        if top.get("vs_default") and (top["variant"], top["case"]) != ("graph", "exact"):
+            text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
+        text += ")"
+    if fast := next((r for r in mine if r.get("fastest_step")), None):
+        text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"
+    for r in fallbacks(records, backend):
+        text += (f"; {name(r)} hit the recompile limit: later lengths ran eagerly, no error "
+                 f"([finding]({FALLBACK}))")
+    return text
+
+
+def lengths_table(records):
+    """One row per lengths run, by backend, strategy and total time."""
+    rows = sorted((r for r in records if r["kind"] == "lengths_total"),
+                  key=lambda r: (r["backend"], list(STRATEGIES).index(r["case"]), r["estimate"]))
+    if not rows:
+        return ""
+    pct = lambda v: "—" if v is None else f"{v:.0%}"
+    ms = lambda v: "—" if v is None else f"{v * 1e3:.1f}"
+    lines = ["| backend | padding | variant | total s | steps | shapes | traces | compiles "
+             "| steady step ms | padding waste | recompile-limit hits | run |", "|---" * 12 + "|"]
+    for r in rows:
+        total = f"{r['estimate']:.2f}" + (" **first**" if r.get("first") else "") + (
+            " (fastest step)" if r.get("fastest_step") else "") + (
+            f" (cut: {r['note']})" if r["note"] else "")
+        lines.append(
+            f"| {r['backend']} | {STRATEGIES[r['case']]} | `{r['variant']}` | {total} | "
+            f"{r.get('steps_done')}/{r.get('steps_planned')} | {r.get('distinct_shapes')} | "
+            f"{r.get('traces')} | {r.get('compiles', '—')} | {ms(r.get('steady_step_s'))} | "
+            f"{pct(r.get('padding_waste'))} | {r.get('recompile_limit_hits', '—')} | "
+            f"{label(r)} |")
+    return "\n".join(lines)

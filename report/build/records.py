@@ -1,0 +1,499 @@
+"""One record per published figure, built once per machine from the selected results: summary.json
+holds them, and every table, chart, reading and verdict reads them."""
+import json
+import statistics
+from pathlib import Path
+
+from catalog import LOADER_BASELINE
+from report.build.load import BASELINE, gpu_model
+from report.build import best
+from report.build.lengths import mark_first
+from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
+                           target, target_minutes)
+from report.build.select import index, invalid, latest, of_phase, profile_skip
+
+FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
+          "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
+          "significant", "verdict", "verdict_note", "mark", "target", "best", "processes", "rounds",
+          "aa_floor_low", "aa_floor_high", "known_wrong", "note")
+IQR = "interquartile range of rounds"
+WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
+MEMORY_CI = "95% bootstrap over child processes (unpaired)"
+STEP_PHASES = ("train", "infer", "construction")
+SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
+                 "vector_isa", "wait")  # what a step time was measured on
+ADAPTIVE_FACTS = ("target_half_width", "reached_target", "half_width", "stopped_by",
+                  "min_step_s", "group_seconds", "variance_components")  # how repetition stopped
+MICRO_FACTS = ("traces", "graph_breaks", "ops_per_call", "first_call_s", "second_call_s")
+LENGTHS_FACTS = ("steps_done", "steps_planned", "distinct_shapes", "traces", "compiles",
+                 "padding_waste", "real_tokens", "padded_tokens",
+                 "recompile_limit_hits", "tokens")
+RETRACE_FACTS = ("cut_short", "steps_done", "steps_planned", "distinct_shapes")
+DETERMINISM_FACTS = ("repeat_identical", "identical_to_eager", "max_rel_diff_to_eager",
+                     "compared_steps")
+PIPELINE_FACTS = ("batch", "examples_per_epoch", "stored_side", "input_shape")
+MEMORY_FACTS = ("params", "steps", "device", "peak_source", "traces", "peak_memory_bytes_rounds",
+                "first_call_peak_bytes", "first_call_peak_bytes_rounds", "held_after_first_bytes",
+                "held_after_steady_bytes", "cache_growth")
+
+
+def record(r, kind, unit, estimate, low=None, high=None, interval=None, significant=None,
+           note=None, **fields):
+    """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
+    i = r.info
+    found = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
+             "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
+             "variant": i["variant"], "phase": i["phase"], "precision": r.flags[0],
+             "case": r.key[4], "kind": kind, "unit": unit, "estimate": estimate,
+             "low": low, "high": high, "interval": interval, "significant": significant,
+             "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
+             "aa_floor_low": None, "aa_floor_high": None,
+             "known_wrong": i.get("known_wrong"), "note": note, "best": None}
+    found = {**found, **fields}
+    ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
+                     "target_minutes": target_minutes(found)} if unit == "x" else NO_MEANING
+    return {**found, **ratio_meaning}
+
+
+def chosen(records):
+    """{(backend, model): the train speedup record of the row's variant} (best.mark chose it)."""
+    return {(r["backend"], r["model"]): r for r in records if r.get("best")}
+
+
+def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
+    """base ÷ r as record `kind` by the one ratio rule (ratios.ratio)."""
+    found = {**ratio(saved, base, r, missing), **fields}  # pooled fields replace one job's
+    return record(r, kind, "x", found.pop("estimate"), **found)
+
+
+def saved_record(r, kind, saved, **fields):
+    """A paired ratio as its suite saved it (load.Saved), with its 95% interval."""
+    found = {"estimate": saved.estimate, "low": saved.low, "high": saved.high, "interval": CI,
+             "significant": significant(saved), **fields}  # pooled fields replace one job's
+    return record(r, kind, "x", found.pop("estimate"), **found)
+
+
+def spread_record(r, kind, **fields):
+    """A median time with its interquartile range."""
+    return record(r, kind, "s", r.median, r.stats["q1"], r.stats["q3"], IQR, **fields)
+
+
+def facts(r, names):
+    """The counts and seconds of `names` that result `r` (or a dict) saved, for a record's extra
+    fields."""
+    info = r if isinstance(r, dict) else r.info
+    return {name: info[name] for name in names if name in info}
+
+
+def aa_floors(results):
+    """{(machine, run): (low, high)} of the widest steady-step A/A interval saved in each run
+    (the micro and pipeline suites' own A/A pairs are shown in their sections)."""
+    widest = {}
+    for r in results:
+        aa = r.saved("aa")
+        if aa and aa.low > 0 and r.info.get("phase") in ("train", "infer"):
+            key, width = (r.machine, r.run), aa.high / aa.low
+            if key not in widest or width > widest[key][0]:
+                widest[key] = (width, aa.low, aa.high)
+    return {k: (low, high) for k, (_, low, high) in widest.items()}
+
+
+def break_even_record(parts, variant, cache="cold"):
+    """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
+    this machine) is paid back, from one run's four figures."""
+    names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
+    if not all(parts):
+        missing = ", ".join(n for n, p in zip(names, parts) if p is None)
+        anchor = next(p for p in parts if p)
+        skipped = parts[0] is None and profile_skip(anchor, "construction", anchor.info["model"],
+                                                    variant)
+        if skipped:
+            note = f"first calls left out by profile `{anchor.profile_name}` in this run"
+        elif parts[0] is None and parts[2] is None:  # the run timed no first call at all
+            note = "no first calls timed in this run"
+        else:
+            note = f"no {missing} in this run"
+        return record(anchor, "break_even", "steps", None, note=note,
+                      variant=variant, phase="train", case=cache, known_wrong=None)
+    cold, train, eager_cold, eager_train = parts
+    saved = train.saved("speedup")
+    speedup = saved.estimate if saved else eager_train.median / train.median
+    steps, low, high, note = break_even_range(cold.median, eager_cold.median, eager_train.median,
+                                              speedup, *(saved[1:3] if saved else ()))
+    return record(train, "break_even", "steps", steps, low, high,
+                  low and "from the speedup's 95% interval", note=note, case=cache,
+                  first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1
+                  seconds=steps and steps * train.median)  # the graph steps until it pays
+
+
+POOLED = "95% bootstrap over jobs, then processes and rounds (pooled)"
+
+
+def pooled(r, eager, kind, repeats):
+    """The record fields of `kind` ("speedup" or "aa") pooled over `r`'s job and the `repeats`
+    (select.repeats) that timed the same group: the geometric mean of the jobs' paired ratios
+    and stats.pooled_ratio's interval, with the job as the outer level; {} with one job."""
+    jobs, runs = [], []
+    for result, base in [(r, eager), *_repeated(r, repeats)]:
+        arm = result.info.get("paired_rounds_s") if kind == "speedup" else base.info.get(
+            "aa_rounds_s")
+        if base is None or not arm or not base.info.get("paired_rounds_s"):
+            continue
+        jobs.append((base.info["paired_rounds_s"], arm))
+        runs.append(result.run)
+    if len(jobs) < 2:
+        return {}
+    import stats  # NumPy, imported when a figure needs it
+    found = stats.pooled_ratio(jobs)
+    return {"estimate": found.estimate, "low": found.low, "high": found.high,
+            "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
+            "processes": sum(len(a) for a, _ in jobs)}
+
+
+def _repeated(r, repeats):
+    """[(the same case, its eager result)] in each repeating job's run."""
+    eager_key = (*r.key[:2], "eager", *r.key[3:])
+    by_file = {}
+    for other in repeats:
+        if other.flags == r.flags and other.key in (r.key, eager_key):
+            by_file.setdefault(other.file, {})[other.key] = other
+    return [(found[r.key], found.get(eager_key)) for found in by_file.values() if r.key in found]
+
+
+def steady_records(results, mixed=True, repeats=()):
+    """The main tables (float32, non-deterministic): step times, speedups, first calls, start-up,
+    break-even; each eager step's A/A control; mixed precision against float32 (`mixed`); a
+    ratio timed again by other jobs of the same code (`repeats`) pools them."""
+    idx = index(results)
+    out = []
+    for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
+        if phase == "construction":
+            out.append(record(r, "first_call", "s", r.median, r.stats["min"], r.stats["max"],
+                              "range of rounds"))
+            if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
+                seconds = r.info["startup_s"]  # each round a new process: its start-up
+                out.append(record(r, "startup_time", "s", statistics.median(seconds),
+                                  min(seconds), max(seconds), "range of rounds"))
+        elif phase in ("train", "infer"):
+            out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS)))
+            eager = idx.get((backend, model, "eager", phase, None))
+            if variant != "eager":
+                out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
+                                        **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
+                                        **pooled(r, eager, "speedup", repeats)))
+    for r in invalid(results):
+        if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
+            out.append(record(r, "step_time", "s", None, note="non-finite loss"))
+    for backend, model, variant in sorted({k[:3] for k in idx if k[3] in ("train", "construction")
+                                           and k[2] != "eager"}):
+        get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
+        out.append(break_even_record((get(variant, "construction", "cold"), get(variant, "train"),
+                                      get("eager", "construction", "cold"), get("eager", "train")),
+                                     variant))
+        if get(variant, "construction", "warm"):  # every later run on this machine
+            eager = get("eager", "construction", "warm") or get("eager", "construction", "cold")
+            out.append(break_even_record((get(variant, "construction", "warm"),
+                                          get(variant, "train"), eager, get("eager", "train")),
+                                         variant, "warm"))  # eager caches nothing: its cold call
+    out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS),
+                         **pooled(r, r, "aa", repeats))
+            for r in idx.values() if r.saved("aa")]
+    best.mark(out, lambda *row: idx.get((*row, "train", None)))
+    return out + (precision_records(results) if mixed else []) + noise_records(results)
+
+
+def seeds_steady_records(results):
+    """The seeds job's steady groups: mixed precision against float32 (article 002) and each
+    float32 train speedup of a focus group as `focus_speedup` (article 004), never a row of the
+    answer's tables."""
+    focus = [{**rec, "kind": "focus_speedup", "best": None} for rec in steady_records(results, mixed=False)
+             if rec["kind"] == "speedup" and rec["phase"] == "train" and rec["interval"]]
+    return focus + precision_records(results)
+
+
+def noise_records(results):
+    """Where each steady A/A pair's noise lies (stats.noise): the per-round and between-process
+    spread of eager ÷ eager_aa, the first rounds' drift, and the interval's half-width."""
+    import stats  # NumPy: not for `--help`
+    out = []
+    for r in index(results).values():
+        i = r.info
+        if r.info["phase"] in ("train", "infer") and i.get("aa_rounds_s") and r.saved("aa"):
+            found, aa = stats.noise(i["paired_rounds_s"], i["aa_rounds_s"]), r.saved("aa")
+            out.append(record(r, "aa_noise", "relative sd", found.within,
+                              between_sd=found.between, first_rounds=found.first_rounds,
+                              half_width=(aa.high - aa.low) / 2 / aa.estimate,
+                              blocks=i.get("blocks") or [i.get("block", 1)]))
+    return out
+
+
+def precision_index(results):
+    """{(backend, model, variant, phase, cache, precision): result}, deterministic runs left out."""
+    return {(*r.key, r.flags[0]): r for r in latest(results)
+            if not r.flags[1] and r.info["phase"] in STEP_PHASES and r.valid}
+
+
+def precision_records(results):
+    """Per mixed-precision result: its step time or cold first call and, for train and infer
+    steps, the same variant in float32 ÷ in mixed precision, both from one run; a train step also
+    carries both precisions' loss after the same steps."""
+    idx, out = precision_index(results), []
+    for key, r in sorted(idx.items(), key=str):
+        if key[5] == "float32":
+            continue
+        if key[3] == "construction" and key[4] == "cold":
+            out.append(record(r, "first_call", "s", r.median, r.stats["min"], r.stats["max"],
+                              "range of rounds"))
+        if key[3] in ("train", "infer"):
+            full = idx.get((*key[:5], "float32"))
+            out += [spread_record(r, "step_time"),
+                    ratio_record(r, "precision_speedup", full, r.saved("precision"),
+                                 missing="no float32 in this run", **losses(r, full))]
+    return out
+
+
+def losses(mixed, full):
+    """{loss, float32_loss, loss_steps}: both precisions' loss after the same number of steps."""
+    steps = mixed.info.get("steps_taken")
+    if full is None or "loss" not in mixed.info or steps != full.info.get("steps_taken"):
+        return {}
+    return {"loss": mixed.info["loss"], "float32_loss": full.info["loss"], "loss_steps": steps}
+
+
+def throughput_records(results):
+    """The matmul peak of each run, and each train step's share of that same run's peak."""
+    idx = index(results)
+    out = []
+    for (backend, *_), peak in sorted(idx.items(), key=str):
+        if peak.info["phase"] != "peak":
+            continue
+        out.append(record(peak, "matmul_peak", "GFLOP/s", gflops(peak)))
+        out += [record(r, "throughput_share", "fraction", gflops(r) / gflops(peak))
+                for (b, *_), r in sorted(idx.items(), key=str)
+                if b == backend and r.info["phase"] == "train" and r.run == peak.run]
+    return out
+
+
+def gflops(result):
+    """GFLOP/s of a result: its extra_info FLOPs over its median time."""
+    return result.info["flops"] / result.median / 1e9
+
+
+def micro_records(results):
+    """Per micro workload: each variant's steady time; eager ÷ graph, paired with its interval
+    where the graph result saved one (else the ratio of medians); eager's A/A control."""
+    found = of_phase(results, "micro", "workload", "variant", valid=False)
+    out = []
+    for (backend, workload, variant), r in sorted(found.items()):
+        out.append(spread_record(r, "micro_time", case=workload, **facts(r, MICRO_FACTS)))
+        if variant == "graph" and (r.saved("speedup") or (backend, workload, "eager") in found):
+            out.append(ratio_record(r, "micro_speedup", found.get((backend, workload, "eager")),
+                                    r.saved("speedup"), case=workload))
+        if aa := r.saved("aa"):
+            out.append(saved_record(r, "aa_ratio", aa, case=workload))
+    return out
+
+
+def determinism_records(results):
+    """Per case: the step with deterministic ops off and on, whether same-seed runs repeated, and
+    off ÷ on, paired with its interval where the `on` result saved one, else the ratio of the two
+    results' medians."""
+    runs = of_phase(results, "determinism", "model", "variant", "deterministic")
+    out = [spread_record(r, "determinism_step", deterministic=key[3],
+                         **facts(r, DETERMINISM_FACTS)) for key, r in runs.items()]
+    return out + [ratio_record(on, "determinism_ratio", runs.get((*key[:3], False)),
+                               on.saved("determinism"))
+                  for key, on in sorted(runs.items()) if key[3]
+                  and (on.saved("determinism") or (*key[:3], False) in runs)]
+
+
+def agreement_records(determinism, steady):
+    """The steady suite's float32 train step ÷ the determinism suite's `off` step of the same run
+    and case (separate processes: unpaired interval over their processes' medians)."""
+    step = {(r.machine, r.run, *r.key[:3]): r for r in latest(steady)
+            if r.valid and r.info["phase"] == "train" and r.flags == BASELINE
+            and "paired_rounds_s" in r.info}
+    import stats  # NumPy, imported when a figure needs it: `python -m report --help` needs none
+    medians = lambda r: [statistics.median(rounds) for rounds in r.info["paired_rounds_s"]]
+    out = []
+    for r in latest(determinism):
+        twin = step.get((r.machine, r.run, *r.key[:3]))
+        if (twin and r.valid and r.info["phase"] == "determinism" and not r.info["deterministic"]
+                and "paired_rounds_s" in r.info):
+            found = stats.ratio_of_medians(medians(twin), medians(r))
+            out.append(record(r, "suite_agreement", "x", found.estimate, found.low, found.high,
+                              "95% bootstrap over processes (unpaired)", found.significant))
+    return out
+
+
+def pipeline_records(results):
+    """Per loader: the epoch time (IQR), examples per second, input wait per step and baseline
+    epoch ÷ this loader's (on the baseline: ÷ its A/A twin's)."""
+    found = of_phase(results, "pipeline", "model", "variant", "loader")
+    out = []
+    for (backend, model, variant, loader), r in found.items():
+        i = r.info
+        out += [spread_record(r, "epoch_time", **facts(r, PIPELINE_FACTS)),
+                record(r, "examples_per_s", "1/s", i["examples_per_s"]),
+                record(r, "input_wait_per_step", "s", i["input_wait_s_per_step"]),
+                record(r, "loader_step_time", "s", i["step_s"])]
+        if loader != LOADER_BASELINE:
+            base = found.get((backend, model, variant, LOADER_BASELINE))
+            out.append(ratio_record(r, "loader_ratio", base, r.saved("loader"),
+                                    missing=f"no {LOADER_BASELINE} loader in this run"))
+        elif aa := r.saved("aa"):
+            out.append(saved_record(r, "aa_ratio", aa))
+    return out
+
+
+def retrace_records(results):
+    """Total time of each published retrace sequence (case = step-pattern), its counts, and the
+    mean step at a new shape and at a seen one; a cut-short one says so."""
+    return [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+                   note="cut short by the profile's budget" if r.info.get("cut_short") else None,
+                   **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
+                   **new_and_seen(r))
+            for r in latest(results) if r.info["phase"] == "retrace" and r.valid
+            and r.info.get("step") == "train"]  # the tables show train steps only
+
+
+def lengths_records(results):
+    """One `lengths_total` record per (backend, variant, strategy) run, case = strategy; a run cut
+    short by its budget keeps its time and says so; lengths.mark_first marks what finishes
+    first."""
+    return mark_first([record(r, "lengths_total", "s", r.median, note=(
+        "cut short by the profile's budget" if r.info.get("cut_short") else None),
+        **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r)) for r in latest(results)
+        if r.info["phase"] == "lengths" and r.valid])
+
+
+def _seen_step(r):
+    """The median step at a length seen before, from the saved step times and lengths (the rule
+    the suite saves since; its first runs read trace counters, which miss TF's XLA compiles)."""
+    import stats  # NumPy, imported when a figure needs it
+    times = r.info.get("step_times") or []
+    return stats.seen_shape_median(times, (r.info.get("tokens") or [])[:len(times)])
+
+
+def scale_records(results):
+    """The sweep: each point's train step of eager and `graph` (with its setting) and eager ÷ graph,
+    paired with its interval; a point whose loss went non-finite says so."""
+    found = of_phase(results, "scale", "model", "variant", valid=False)
+    out = []
+    for (backend, label, variant), r in sorted(found.items()):
+        if not r.valid:
+            out.append(record(r, "scale_step_time", "s", None, note="non-finite loss",
+                              **facts(r, SETTING_FACTS)))
+            continue
+        kind = "compute_" if label.startswith("decoder") else "scale_"  # not on the VGG's curve
+        out.append(spread_record(r, kind + "step_time", **facts(r, SETTING_FACTS)))
+        eager = found.get((backend, label, "eager"))
+        if variant != "eager":
+            out.append(ratio_record(r, kind + "speedup", eager if eager and eager.valid else None,
+                                    r.saved("speedup"), **facts(r, SETTING_FACTS),
+                                    **facts(r, ADAPTIVE_FACTS)))
+    return out
+
+
+def new_and_seen(r):
+    """{new_shape_s, seen_shape_s}: the mean step at a shape not seen before and at a seen one,
+    after the first step (which also traces); {} without both kinds of step."""
+    seen, new, old = set(), [], []
+    for i, (side, t) in enumerate(zip(r.info.get("sides") or (), r.info.get("step_times") or ())):
+        if i:
+            (old if tuple(side) in seen else new).append(t)
+        seen.add(tuple(side))
+    if not (new and old):
+        return {}
+    return {"new_shape_s": sum(new) / len(new), "seen_shape_s": sum(old) / len(old)}
+
+
+def memory_records(results):
+    """Each memory case's train-step RSS peak above its post-import baseline (none where the loss
+    was not finite) with its first call and growth, and each variant's peak ÷ the eager peak of
+    the same run (above 1: more), with the unpaired interval over the child processes' peaks
+    where both arms saved two or more."""
+    found = of_phase(results, "memory", "model", "variant", "precision", "deterministic",
+                     valid=False)
+    out = [record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"] if r.valid else None,
+                  note=None if r.valid else "non-finite loss", **facts(r, MEMORY_FACTS))
+           for r in found.values()]
+    for (backend, model, variant, *flags), r in found.items():
+        eager = found.get((backend, model, "eager", *flags))
+        if variant != "eager" and r.valid:
+            out.append(memory_ratio_record(r, eager if eager and eager.valid else None))
+    return out
+
+
+def memory_ratio_record(r, eager):
+    """Variant peak ÷ the eager peak saved in the same run (never another run's)."""
+    if eager is None or (eager.machine, eager.file) != (r.machine, r.file):
+        return record(r, "memory_ratio", "x", None, note="no eager in this run")
+    rounds = [x.info.get("peak_memory_bytes_rounds") or [] for x in (r, eager)]
+    if min(map(len, rounds)) < 2:
+        return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
+                      / eager.info["peak_memory_bytes"],
+                      note="no interval (one child per case, or saved without each child's peak)")
+    import stats
+    found = stats.ratio_of_medians(*rounds)
+    return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_CI,
+                  found.significant)
+
+
+def machine_records(view):
+    """Every record of one machine, each section from its own runs (`view(section)`); a run's A/A
+    floor is its steady A/A, whichever section reads it."""
+    steady, seeds = view("steady"), view("seeds_steady")
+    mixed = [r for r in seeds if r.flags[0] != BASELINE[0]]  # the seeds job's, else older runs'
+    found = (steady_records(steady, mixed=not mixed, repeats=view("steady_repeats"))
+             + seeds_steady_records(seeds)
+             + throughput_records(view("peak"))
+             + micro_records(view("micro")) + determinism_records(view("determinism"))
+             + agreement_records(view("determinism"), steady)
+             + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
+             + lengths_records(view("lengths"))
+             + memory_records(view("memory")) + scale_records(view("scale")))
+    floors = aa_floors(steady)
+    group = lambda r: (r["run"], r["backend"], r["model"], r["phase"], r["precision"], r["case"])
+    controls = {group(r): r for r in found if r["kind"] == "aa_ratio" and r["low"]}
+    for rec in found:
+        rec["aa_floor_low"], rec["aa_floor_high"] = floors.get((rec["machine"], rec["run"]),
+                                                               (None, None))
+        if rec["unit"] == "x" and rec["kind"] != "aa_ratio" and group(rec) in controls:
+            aa = controls[group(rec)]  # decided beside the A/A pair of its own group
+            rec.update(aa_low=aa["low"], aa_high=aa["high"])
+            rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
+    return found
+
+
+def load_studies(results):
+    """{GPU model: [each complete gpu/step_cost.py line, with its study's machine]} from
+    results/findings/<GPU model>/gpu_step-cost-*.json."""
+    found = {}
+    for path in sorted(Path(results, "findings").glob("*/gpu_step-cost-*.json")):
+        study = json.loads(path.read_text())
+        if study.get("complete"):
+            found.setdefault(study["machine"]["gpu"], []).extend(
+                {**r, "study": path.stem, "machine": study["machine"]}
+                for r in study["results"] if "step_over" in r)
+    return found
+
+
+def wait_records(machine, studies):
+    """The records of what a wait after every step costs on `machine`'s GPU (its studies): each
+    backend and variant's step ÷ block time, paired over interleaved rounds of one process."""
+    out = []
+    for line in studies.get(gpu_model(machine), ()):
+        ratio = line["step_over"]["block"]
+        rec = {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
+               "dirty": False, "backend": line["backend"], "model": "mnist_cnn",
+               "variant": line["variant"], "phase": "train", "precision": "float32",
+               "case": None, "kind": "wait_cost", "unit": "x", "estimate": ratio["ratio"],
+               "low": ratio["low"], "high": ratio["high"],
+               "interval": "95% bootstrap over interleaved rounds of one process",
+               "significant": ratio["significant"], "processes": 1, "rounds": line["rounds"],
+               "aa_floor_low": None, "aa_floor_high": None, "known_wrong": None, "note": None,
+               "best": None, "step_ms": line["ms"]["step"], "block_ms": line["ms"]["block"],
+               "device": "cuda"}
+        out.append({**rec, **meaning(rec, "slower", "faster"), "target": None})
+    return out

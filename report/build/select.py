@@ -1,0 +1,211 @@
+"""The only place that picks: which profile, machine and run each figure comes from, and the
+newest result of each case (per (machine, backend, section, model) one run only)."""
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from catalog import skip_matches
+from report.build.load import BASELINE
+
+STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
+WHOLE = ("micro", "peak", "scale")  # sections whose figures compare models: one run per backend
+SECTIONS = ("steady", "seeds_steady", "peak", "retrace", "lengths", "micro", "memory",
+            "determinism", "pipeline", "scale")
+
+
+def one_profile(results, wanted=None):
+    """The results of one profile, so that no ratio mixes two: `wanted`, else `default`, else the
+    profile with most runs. Returns (results, a line on what was left out or None).
+
+    Raises ValueError when `wanted` matches no run."""
+    runs = Counter(p for p, _ in {(r.profile_name, r.file) for r in results})
+    if wanted is not None and wanted not in runs:
+        raise ValueError(f"--profile {wanted!r} matches no run; profiles: "
+                         f"{', '.join(sorted(map(str, runs)))}")
+    chosen_ = wanted or ("default" if "default" in runs else
+                         min(runs, key=lambda p: (-runs[p], str(p)), default=None))
+    left = sorted({(r.profile_name, r.run) for r in results if r.profile_name != chosen_},
+                  key=str)
+    note = None
+    if left:
+        others = sorted({p for p, _ in left}, key=str)
+        runs_of = "; ".join(f"profile {p} ({', '.join(run for q, run in left if q == p)})"
+                            for p in others)
+        note = (f"left out {runs_of}: ratios never mix profiles, this report shows `{chosen_}`; "
+                f"{' or '.join(f'--profile {p}' for p in others)} shows the others")
+    return [r for r in results if r.profile_name == chosen_], note
+
+
+def section(r):
+    """The report section a result belongs to: 'steady' for the main table's phases, from the
+    answer job; 'seeds_steady' for the steady groups of the seeds job (mixed precision, article
+    004's focus group), which never replace the answer's rows."""
+    phase = r.info["phase"]
+    if phase not in STEADY:
+        return phase
+    return "seeds_steady" if r.job == "seeds" else "steady"
+
+
+def unit(r):
+    """(machine, backend, section, model): every figure of a unit comes from one run."""
+    name = section(r)
+    return r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"]
+
+
+def names(run):
+    """What `--run` may call a run: its name (0009_default-flags) or its number (0009)."""
+    return {run, run.split("_", 1)[0]}
+
+
+def release(r):
+    """The framework versions a result's run installed (graphbench's versions)."""
+    return sorted((r.graphbench.get("versions") or {}).items())
+
+
+def newest_releases(results):
+    """{(machine, backend): the release of the backend's newest run}."""
+    newest = {}
+    for r in results:
+        key = (r.machine, r.info["backend"])
+        if key not in newest or r.datetime > newest[key].datetime:
+            newest[key] = r
+    return {key: release(r) for key, r in newest.items()}
+
+
+def chosen(results, wanted=()):
+    """{unit: run file}: a run named in `wanted` where it has the unit, else the newest complete run
+    that has it (an unfinished one only when no finished run has it); of a backend's runs, only
+    those on its newest run's release, so that no table mixes two releases of a framework."""
+    runs, current = defaultdict(dict), newest_releases(results)
+    for r in results:  # keyed by file: two machines' copies may share a run name
+        if release(r) != current[r.machine, r.info["backend"]] and not names(r.run) & set(wanted):
+            continue
+        runs[unit(r)][r.file] = max(runs[unit(r)].get(r.file, (False, "")), (r.complete, r.datetime))
+    out = {}
+    for key, found in runs.items():
+        named = [file for file in found if names(Path(file).stem) & set(wanted)]
+        out[key] = max(named or found, key=lambda file: (found[file], file))
+    return out
+
+
+def pick(results, name, wanted=(), runs=None):
+    """The results of section `name`, each unit from its chosen run (`runs`: chosen()'s answer,
+    when the caller has it); the peak brings the train steps of its own run (throughput is never
+    one run's step over another run's peak)."""
+    runs = runs or chosen(results, wanted)
+    picked = [r for r in results if section(r) == name and runs.get(unit(r)) == r.file]
+    if name == "peak":
+        peak_runs = {(r.info["backend"], r.file) for r in picked}
+        picked += [r for r in results if r.info["phase"] == "train"
+                   and (r.info["backend"], r.file) in peak_runs]
+    return picked
+
+
+def code(r):
+    """What measured a run's figures: its timing-code hash (conftest.timing_code), else its
+    commit; None for a dirty tree (never pooled)."""
+    return None if r.dirty else (r.graphbench.get("code") or (r.commit or {}).get("id"))
+
+
+def repeats(results, picked):
+    """The steady results of the other jobs that repeat the picked ones: the same machine, code,
+    framework release, profile and job, a file of their own. A pooled interval draws from them."""
+    runs = {(tuple(release(r)), r.profile_name, r.job, code(r)) for r in picked if code(r)}
+    chosen_files = {r.file for r in picked}
+    return [r for r in results if section(r) == "steady" and r.file not in chosen_files
+            and (tuple(release(r)), r.profile_name, r.job, code(r)) in runs]
+
+
+def front(results, made=()):
+    """The machine the README answers for: of the machines with runs of the most backends, the one
+    that saved the runs `made` (the main job that just ran), else the one with the newest run; a
+    job of fewer backends (`--envs jax`) on another machine never takes the README's answer."""
+    backends = defaultdict(set)
+    for r in results:
+        backends[r.machine].add(r.info["backend"])
+    most = max(map(len, backends.values()), default=0)
+    full = [r for r in results if len(backends[r.machine]) == most]
+    mine = [r for r in full if Path(r.file).resolve() in {Path(f).resolve() for f in made}]
+    newest = max(mine or full, key=lambda r: r.datetime, default=None)
+    return newest and newest.machine
+
+
+def newest_run(records, backend, kinds=None):
+    """The newest run (run names are numbered in order) of `backend` among its records (of
+    `kinds`), so that a headline quotes one run's figures, never a mix; None without one."""
+    return max((r["run"] for r in records if r["backend"] == backend
+                and (kinds is None or r["kind"] in kinds)), default=None)
+
+
+def machines(results):
+    """The machines of the results, sorted: each gets its own tables, never a shared ratio."""
+    return sorted({r.machine for r in results})
+
+
+def views(results, wanted=()):
+    """[(machine, view)]: per machine, view(section) gives that section's chosen results."""
+    out = []
+    for machine in machines(results):
+        mine = [r for r in results if r.machine == machine]
+        runs = chosen(mine, wanted)  # once per machine, not once per section
+        picked = {name: pick(mine, name, wanted, runs) for name in SECTIONS}
+        picked["steady_repeats"] = repeats(mine, picked["steady"])
+        out.append((machine, picked.__getitem__))
+    return out
+
+
+def shown_runs(results, wanted=()):
+    """{(machine, run)} of the runs some section of the report shows, and of the other jobs its
+    pooled ratios draw from (their run cells name them)."""
+    runs = chosen(results, wanted)
+    picked = [r for r in results if runs.get(unit(r)) == r.file]
+    return {(r.machine, r.run) for r in picked + repeats(results, picked)}
+
+
+def latest(results):
+    """Per (machine, backend, model, variant, phase, cache, flags): the newest run's result."""
+    best = {}
+    for r in results:
+        k = (r.machine, *r.key, *r.flags)
+        if k not in best or r.datetime > best[k].datetime:
+            best[k] = r
+    return list(best.values())
+
+
+def profile_skip(r, suite, label, variant, phase=None):
+    """The reason `r`'s run left this case of `suite` out by its profile's rules, or None."""
+    return next((rule["reason"] for rule in (r.profile or {}).get("skips", ())
+                 if suite in (rule.get("suites") or ())
+                 and skip_matches(rule, r.info["backend"], label, variant, phase)), None)
+
+
+def profile_gaps(results, suite):
+    """What the runs' profiles left out of `suite` by rule, one short phrase per rule (the rules
+    are saved in each run's plan)."""
+    found = set()
+    for r in latest(results):
+        for rule in (r.profile or {}).get("skips", ()):
+            if suite not in (rule.get("suites") or ()):
+                continue
+            who = rule.get("backend") or "every backend"
+            what = ", ".join(rule.get("labels") or ["every model"])
+            variants = f" ({', '.join(rule['variants'])})" if rule.get("variants") else ""
+            found.add(f"{what}{variants} in {who if isinstance(who, str) else ', '.join(who)}")
+    return sorted(found)
+
+
+def index(results):
+    """{(backend, model, variant, phase, cache): result} of the newest float32, non-deterministic
+    results with a valid time."""
+    return {r.key: r for r in latest(results) if r.valid and r.flags == BASELINE}
+
+
+def invalid(results):
+    """The newest results that produced a non-finite loss (shown, but never as a time)."""
+    return [r for r in latest(results) if not r.valid]
+
+
+def of_phase(results, phase, *fields, valid=True):
+    """{(backend, *fields): result} of the newest `phase` results (with a finite loss when
+    `valid`)."""
+    return {(r.info["backend"], *(r.info.get(f) for f in fields)): r for r in latest(results)
+            if r.info["phase"] == phase and (r.valid or not valid)}

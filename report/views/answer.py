@@ -1,0 +1,357 @@
+"""The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
+from collections import defaultdict
+from fractions import Fraction
+
+from report.views.advice import FINDING, advice, get, steps_text
+from report.build.best import RULE
+from catalog import KNOWN_WRONG
+from report.views.gpu import gpu_table, timed_as_a_loop
+from report.views.headline import answer_lines, machines_line, your_case
+from report.build.lengths import lengths_line
+from report.build.ratios import NO_GAIN, NOISE, SAME, decided
+from report.build.records import chosen as best
+from report.build.select import newest_run
+from report.views.scale import answer_line, compute_line, gflop, point
+from report.views.seeds import seed_004_text
+from report.views.text import (break_even_text, count, duration, label, precision_text, short_name,
+                         span, speedup_text)
+
+HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
+          "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
+          "runs | first call s, cold → warm | run |")
+
+
+def answer_text(machines, front=None, more=None):
+    """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
+    table with its workloads and one line per backend; with `front` (a machine), that machine's
+    only, the others named with a link to their tables; with `more` (a link to the full answer),
+    a short how-to-read and each backend's advice alone."""
+    if not machines:
+        return "_No results yet: run the main job._"
+    others = [m for m, _, _ in machines if front is not None and m != front]
+    goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
+                 if r.get("target_half_width")), "")
+    parts = [scope(machines), ""]
+    if more:
+        lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
+        gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
+        cpus = [(m, found) for m, _, found in machines if m in others
+                and m.rstrip(")").endswith(" cores")]  # a GPU machine's name ends with the GPU
+        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
+                 "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
+                 "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "
+                 f"the jobs the run cell names); ±: the half-width, ✓ within the {goal}target. "
+                 "Break-even: train steps until the first call is paid back, on a first run "
+                 "(cold caches) and later (warm). Best graph variant: `graph` unless another is "
+                 f"faster than it past ±3%. [In full]({more}): each backend's start-up, shapes "
+                 "that vary, the sweep, memory and advice. Terms: [glossary](#glossary).", ""]
+    else:
+        parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
+                  "eager mode, so these rows do not rank frameworks: compare the step times). "
+                  "Speedups with a 95% interval are paired; `~` marks an interval that includes "
+                  f"1; ± is its half-width, with ✓ where it reached the job's {goal}target "
+                  "(else what stopped it; the job aims only where eager's step takes 5 ms or "
+                  "more). Where several jobs ran the same timing code on the machine (the run "
+                  "cell names them), the interval pools them, the job the outer level of the "
+                  "bootstrap, so it covers what another job would find. Break-even counts train "
+                  "steps until the graph variant's first call is paid "
+                  "back: on a first run (cold compile caches) and on every later run on the same "
+                  f"machine (warm caches). Best graph variant: {RULE}. The cold first call is timed "
+                  "in a fresh process after "
+                  "its start-up (interpreter, framework import), which each backend's line gives. "
+                  "Generated from `results/summary.json`'s records; every table is in "
+                  "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
+    listed = [m for m, _, found in machines if m in others and not timed_as_a_loop(found)
+              and not more]  # the README's machine line names them
+    if listed:  # a GPU timed as a training loop has its own table below
+        parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
+                  "across machines): " + ", ".join(f"`{m}`" for m in listed) + ".", ""]
+    elsewhere = [r for m, _, found in machines if m in others for r in found]  # a GPU's, say
+    for machine, _, records in machines:
+        if machine in others:
+            continue
+        name = f"the {short_name(machine)}" if more else f"`{machine}`"
+        parts += [f"**On {name}** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
+                  *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
+                  *([] if more else [*backend_lines(records), ""])]
+        if seed := seed_004_text(records, elsewhere, brief=bool(more)):
+            parts += [seed, ""]
+        for gpu, view, found in machines:
+            parts += gpu_table(gpu, view, found, machine, records) if gpu in others else []
+    return "\n".join(parts)
+
+
+def scope(machines):
+    """The answer's first sentence: what hardware and what size of network it speaks for."""
+    devices = sorted({r["device"] for _, _, records in machines for r in records
+                      if r["kind"] == "step_time" and r.get("device")})
+    gpu = any(d != "cpu" for d in devices)
+    swept = [r for _, _, records in machines for r in records
+             if r["kind"] == "scale_speedup" and r.get("flops")]
+    return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
+            + ("CPU and GPU." if gpu else "CPU only; no GPU has been measured yet.")
+            + " The networks are small (the workloads under each table): per-op overhead "
+            "dominates their steps, and that is what graph mode removes, so read each speedup as "
+            "its workload's, not the full-size network's."
+            + (f" Each backend's line says how the gain changes as the work per step grows, up "
+               f"to the VGG at {point(max(swept, key=gflop))} ([chart: where graph mode "
+               "stops paying](docs/charts/scale.png))." if swept else ""))
+
+
+def hardware(records):
+    """The machine's setting in a few words: device, threads, vector ISA, precision."""
+    steps = [r for r in records if r["kind"] == "step_time" and r.get("threads")]
+    if not steps:
+        return "setting not recorded"
+    found = lambda key: "/".join(sorted({str(r[key]) for r in steps if r.get(key)})) or "?"
+    device = found("device")
+    return (f"{'a CPU' if device == 'cpu' else device}, {found('threads')} threads, "
+            f"vector ISA {found('vector_isa')}, float32")
+
+
+def workloads(records):
+    """One line naming each model as this run measured it: layout, width, input, batch, size."""
+    seen = {}
+    for r in records:
+        if r["kind"] == "step_time" and r["phase"] == "train" and r.get("batch"):
+            seen.setdefault(r["model"], r)
+    return "Workloads: " + "; ".join(f"**{m}** = {workload(r)}" for m, r in sorted(seen.items())) + "."
+
+
+def no_cache_backends(records):
+    """The backends with a cold graph first call and no warm one: nothing kept on disk."""
+    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
+            and r["variant"] != "eager"}
+    return cold - {r["backend"] for r in records if r["kind"] == "first_call"
+                   and r["case"] == "warm"}
+
+
+def no_cache(records):
+    """A note naming the backends with no warm first call: nothing on disk to warm, so every run
+    on the machine is a first run."""
+    if not (uncached := no_cache_backends(records)):
+        return ""
+    return (f" {', '.join(sorted(uncached))}: no warm first call, since the framework keeps no "
+            "compiled graph on disk between processes; every run is a first run.")
+
+
+def break_even_cell(rec, uncached=False):
+    """A break-even cell with the wall time of its graph steps; a later run of a backend that
+    caches nothing is its first run again."""
+    if rec is None and uncached:
+        return "same as first run"
+    took = rec and not rec.get("first_call_cheaper") and rec.get("seconds")
+    return break_even_text(rec) + (f" ≈ {duration(rec['seconds'])}" if took else "")
+
+
+def workload(rec):
+    """A model as measured: 'pre-activation ResNet-50 at 1/4 width, 64² px input, batch 8, ...'."""
+    config = rec.get("model_config") or {}
+    if rec["model"] == "decoder":
+        return (f"GPT-style decoder, d_model {config.get('width')}, {config.get('heads')} heads, "
+                f"{config.get('depth')} blocks, {rec['input_shape'][-1]} tokens, batch "
+                f"{rec['batch']}, {rec['params'] / 1e6:.2f} M parameters, "
+                f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
+    name = {"mnist_cnn": "MNIST CNN", "vgg": "VGG-16 layout",
+            "resnet": f"pre-activation ResNet-{config.get('depth', 50)}"}.get(rec["model"],
+                                                                              rec["model"])
+    width = config.get("width", 1)
+    size = (f"{name}{'' if width == 1 else f' at {Fraction(width).limit_denominator()} width'}, "
+            f"{rec['input_shape'][-1]}² px input ({rec['input_shape'][1]} channel"
+            f"{'s' * (rec['input_shape'][1] > 1)}), batch {rec['batch']}")
+    return (f"{size}, {rec['params'] / 1e6:.2f} M parameters, "
+            f"{rec['flops'] / 1e9:.2f} GFLOP per train step")
+
+
+def why_not(rec):
+    """Why a row has no figure: the note, and the finding that explains a known wrong answer."""
+    link = FINDING.search(rec.get("known_wrong") or "")
+    wrong = "a known wrong answer" + (f", [{link[0]}]({link[0]})" if link else "")
+    return (f"{rec['note']}: {wrong}" if rec["note"] else wrong) if rec.get("known_wrong") \
+        else rec["note"]
+
+
+def ratio_cell(rec, brief=False):
+    """A speedup with its interval and, where its job aimed at a precision, its ± and whether it
+    got there."""
+    precision = precision_text(rec, brief)
+    return speedup_text(rec) + (f" {precision}" if precision else "")
+
+
+def rows(records, brief=False):
+    """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
+    or the reason there is no figure (`brief`: shorter cells)."""
+    out, top, uncached = {}, best(records), no_cache_backends(records)
+    for r in records:
+        key = (r["backend"], r["model"])
+        if r["kind"] in ("speedup", "step_time") and r["phase"] == "train" and r["variant"] != "eager" \
+                and (r["estimate"] is None or r.get("known_wrong")) and key not in top \
+                and key not in out:
+            out[key] = (f"| {key[0]} | {key[1]} | — (`{r['variant']}`: {why_not(r)}) |"
+                        + " — |" * 6 + f" {label(r)} |")
+    for (backend, model), rec in top.items():
+        steps = [get(records, rec, "step_time", "train", v) for v in ("eager", None)]
+        first = [get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
+        ms = " → ".join("—" if s is None or s["estimate"] is None else f"{s['estimate'] * 1e3:.1f}"
+                        for s in steps)
+        why = f" ({rec['best_note']})" if rec.get("best_note") else ""
+        out[backend, model] = (
+            f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {ratio_cell(rec, brief)} | "
+            f"{ratio_cell(get(records, rec, 'speedup', 'infer'), brief)} | "
+            + " | ".join(break_even_cell(get(records, rec, "break_even", case=c),
+                                         c == "warm" and backend in uncached)
+                         for c in ("cold", "warm")) + " | "
+            + (f"{first[0]['estimate']:.2f} (no cache)" if backend in uncached and first[0]
+               else " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first))
+            + f" | {label(rec)} |")
+    return [out[key] for key in sorted(out)]
+
+
+def shapes_text(records, backend):
+    """With input sizes changing every batch, on the network of the backend's newest run with the
+    most finished graph runs: their times and trace counts, and which variant to use (a run cut
+    short by the budget is named, never quoted)."""
+    newest = newest_run(records, backend)
+    found = defaultdict(dict)
+    for r in records:  # an older run's figure is for its table, never for the headline
+        if r["kind"] == "retrace_total" and r["backend"] == backend and r["run"] == newest \
+                and r["case"] == "train-varying":
+            found[r["model"]][r["variant"]] = r
+    complete = lambda n: [r for v, r in found[n].items() if v != "eager" and not r["note"]]
+    nets = [n for n in found if "eager" in found[n] and not found[n]["eager"]["note"]]
+    if not nets:
+        return None
+    net = max(nets, key=lambda n: (len(complete(n)), found[n]["eager"].get("depth", 0), n))
+    done = sorted(complete(net), key=lambda r: r["estimate"])
+    cut = sorted(v for v, r in found[net].items() if r["note"])
+    eager = found[net]["eager"]
+    times = [f"eager took {eager['estimate']:.3g} s"] + [
+        f"`{r['variant']}` {r['estimate']:.3g} s ({r['traces']} trace{'s' * (r['traces'] != 1)})"
+        for r in done]
+    text = (f"with input sizes changing every batch ({net}, {eager.get('distinct_shapes')} sizes "
+            f"over {eager.get('steps_done')} steps), " + ", ".join(times)
+            + (f"; {', '.join(f'`{v}`' for v in cut)} did not finish within the budget"
+               if cut else ""))
+    if done and done[0]["estimate"] < eager["estimate"]:
+        return text + f": use `{done[0]['variant']}` when sizes vary;"
+    return text + ": no graph variant beat eager here, so bucket inputs to a few sizes (or stay " \
+                  "eager) when they vary;"
+
+
+def memory_cost(records, backend, variants):
+    """The memory_ratio record (variant peak ÷ eager peak) of a named variant on the model with
+    the largest eager peak, from the backend's newest run that measured memory (an older run may
+    have had another framework release), or None."""
+    mine = [r for r in records if r["kind"] in ("memory_peak", "memory_ratio")
+            and r["backend"] == backend and r["estimate"] is not None]
+    newest = newest_run(mine, backend)
+    eager = {r["model"]: r["estimate"] for r in mine if r["kind"] == "memory_peak"
+             and r["variant"] == "eager" and r["run"] == newest}
+    found = [r for r in mine if r["kind"] == "memory_ratio" and r["run"] == newest
+             and r["variant"] in variants.get(r["model"], ()) and r["model"] in eager]
+    return max(found, key=lambda r: eager[r["model"]], default=None)
+
+
+def memory_cost_text(rec):
+    """What the variant's peak train-step memory costs against eager's, as the summary says it."""
+    what = f"`{rec['variant']}`"
+    if rec["interval"] is None:
+        return (f"{what} needs {rec['estimate']:.2f}× eager's peak train-step memory on "
+                f"{rec['model']} (no interval: rerun with two or more child processes);")
+    if not decided(rec):
+        how = "within 3% of" if rec["verdict"] == SAME else f"{rec['verdict']} against"
+        return (f"{what}: {how} eager's peak train-step memory on "
+                f"{rec['model']} ({rec['estimate']:.2f}×, {span(rec['low'], rec['high'])});")
+    return (f"{what} needs {rec['estimate']:.2f}× ({span(rec['low'], rec['high'])}) eager's "
+            f"peak train-step memory on {rec['model']};")
+
+
+def startup_text(records, backend):
+    """A fresh process's start-up before its cold first call (the eager cold rounds' medians,
+    over the models), or None where no run measured it."""
+    found = sorted(r["estimate"] for r in records
+                   if r["kind"] == "startup_time" and r["backend"] == backend)
+    if not found:
+        return None
+    return (f"a fresh process takes {span(found[0], found[-1], 1)} s to start (import, set-up) "
+            "before its cold first call;")
+
+
+def backend_lines(records, brief=False):
+    """Per backend: process start-up, what varying sizes cost, memory cost and the advice (only
+    the advice when `brief`)."""
+    lines, top = [], best(records)
+    for backend in sorted({b for b, _ in top}):
+        mine = {m: r for (b, m), r in top.items() if b == backend}
+        lengths = lengths_line(records, backend)
+        if brief:
+            lines.append(f"- **{backend}**: " + advice(records, mine).removeprefix("**advice**: ")
+                         + (f" With {lengths}." if lengths else ""))
+            continue
+        text = [f"- **{backend}**:"]
+        if startup := startup_text(records, backend):
+            text.append(startup)
+        if shapes := shapes_text(records, backend):
+            text.append(shapes)
+        if curve := answer_line(records, backend):
+            text.append(curve)
+        if compute := compute_line(records, backend):
+            text.append(compute)
+        if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
+            text.append(memory_cost_text(cost))
+        if lengths:
+            text.append(f"With {lengths};")
+        text.append(advice(records, mine, with_sweep=not curve))
+        lines.append(" ".join(text))
+    return lines
+
+
+def step_time_reading(records):
+    """Per model: the slowest and fastest eager train step across backends, and each backend's
+    step with its best graph variant (absolute times: speedups alone do not rank frameworks)."""
+    top, parts = best(records), []
+    for model in sorted({m for _, m in top}):
+        steps = {}
+        for (backend, m), rec in sorted(top.items()):
+            eager, graph = (get(records, rec, "step_time", "train", v) for v in ("eager", None))
+            if m == model and eager and graph and None not in (eager["estimate"], graph["estimate"]):
+                steps[backend] = (eager["estimate"] * 1e3, graph["estimate"] * 1e3, rec["variant"])
+        if len(steps) > 1:
+            slow, fast = max(steps, key=lambda b: steps[b][0]), min(steps, key=lambda b: steps[b][0])
+            parts.append(f"{model}: eager {steps[slow][0]:.1f} ms ({slow}) against "
+                         f"{steps[fast][0]:.1f} ms ({fast}); with graph mode "
+                         + ", ".join(f"{b} {g:.1f} ms (`{v}`)" for b, (_, g, v) in sorted(steps.items())))
+    if not parts:
+        return "Fewer than two backends with both step times on any model."
+    return ("; ".join(parts) + ". Speedups compare each framework with its own eager mode: a "
+            "large one can mean a slow eager mode, so rank frameworks by these times, not by "
+            "speedup.")
+
+
+def break_even_reading(records):
+    """The quickest and slowest break-even of one machine's steady runs, and those that never
+    pay or gain nothing beyond the interval (from the same records as the tables)."""
+    rows = {(r["backend"], r["model"], r["variant"]) for r in best(records).values()}
+    left_out = sorted({f"{r['backend']}/{r['variant']} on {r['model']}" for r in records
+                       if r["kind"] == "break_even" and (r["note"] or "").endswith("in this run")
+                       and (r["backend"], r["model"], r["variant"]) in rows})
+    records = [r for r in records
+               if r["kind"] == "break_even" and not (r["note"] or "").endswith("in this run")]
+    if not records:
+        return "No construction and steady results of one run to combine."
+    name = lambda r: f"{r['backend']}/{r['variant']} on {r['model']}"
+    paid = sorted((r for r in records if r["estimate"] is not None), key=lambda r: r["estimate"])
+    text = ""
+    if paid:
+        text += (f"The quickest to pay off is {name(paid[0])} after {steps_text(paid[0])}; "
+                 f"the slowest measured {name(paid[-1])} after {steps_text(paid[-1])}"
+                 + (f" (not measured: {', '.join(left_out)}, whose first calls the profile left "
+                    "out)" if left_out else "") + ". ")
+    for what, one, many in (("never", "never pays off", "never pay off"),
+                            (NO_GAIN, "gains too little to pay back (its speedup is not "
+                             f"past ±{NOISE:.0%})", f"gain too little to pay back (not past "
+                             f"±{NOISE:.0%})")):
+        found = [name(r) for r in records if r["estimate"] is None and r["note"].startswith(what)]
+        if found:
+            text += f"{count(len(found), one, many)}: {', '.join(found)}. "
+    return text.strip()

@@ -1,0 +1,375 @@
+"""Comparison charts (matplotlib, PNG): speedup over eager, construction overhead, break-even."""
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.colors  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+from catalog import BACKENDS, COLORS  # noqa: E402
+from report.build.records import chosen as best  # noqa: E402
+from report.views.retrace import by_depth, skip_note, totals  # noqa: E402
+from report.build.records import STEP_PHASES  # noqa: E402
+from report.build.select import latest  # noqa: E402
+from report.views.tables import lookup  # noqa: E402
+from report.views.text import variant_order  # noqa: E402
+
+OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
+
+
+FRAMEWORKS = tuple(d for f in BACKENDS.values() for d in f.versions)  # the versions a subtitle names
+
+
+def by_model(names):
+    """The spec's networks smallest first (mnist_cnn, vgg, resnet), then any other name: the
+    panel order of every chart."""
+    known = [m for m in ("mnist_cnn", "vgg", "resnet") if m in names]
+    return known + sorted(set(names) - set(known))
+
+
+def subtitle(results):
+    """Machine, device, threads and framework versions behind a chart."""
+    machines, versions = set(), {}
+    for r in latest(results):
+        g = r.graphbench
+        machines.add(f"{r.machine} · {g.get('device')} · {g.get('threads')} threads · "
+                     f"profile {g.get('profile')}")
+        for k, v in g.get("versions", {}).items():
+            if k in FRAMEWORKS:
+                versions[k] = v
+    runs = sorted({f"{r.info['backend']} {r.run}{'†' if r.dirty else ''}" for r in results})
+    return (" | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+            + "\nruns: " + ", ".join(runs) + (" († uncommitted changes)" if "†" in str(runs) else ""))
+
+
+def _index(records, kinds=("step_time", "first_call")):
+    """{(backend, model, variant, phase, case): record} of the float32 figures of `kinds`."""
+    return {(r["backend"], r["model"], r["variant"], r["phase"], r["case"]): r for r in records
+            if r["kind"] in kinds and r["precision"] == "float32" and r["estimate"] is not None}
+
+
+def _rows(idx, model, with_eager=False):
+    pairs = {(b, v) for (b, m, v, p, _) in idx
+             if m == model and p in STEP_PHASES and (with_eager or v != "eager")}
+    return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
+
+
+def _figure(models, title, results, xlabel, sharex=False):
+    fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
+                             squeeze=False, sharex=sharex)
+    fig.suptitle(title, fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    for ax in axes[0]:
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    return fig, axes[0]
+
+
+def _finish(fig, path, bottom=0.07):
+    fig.tight_layout(rect=(0, bottom, 1, 0.95))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _models(idx):
+    return by_model({m for (_, m, _, p, _) in idx if p in STEP_PHASES})
+
+
+def speedup_chart(records, results, phase, path):
+    """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
+    A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
+    cells, idx = lookup(records), _index(records)
+    if not (models := _models(idx)):
+        return None
+    fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
+                        "(whiskers: 95% interval; grey: the run's A/A noise floor)",
+                        results, "speedup (×, log scale, shared; <1 is a slowdown)", sharex=True)
+    wrong, spans = known_wrong(records), [0.8, 1.25]
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model)):
+            labels.append(row_label(backend, model, variant, wrong))
+            rec = cells.get((backend, model, variant, "speedup", phase, None))
+            if rec is None or rec["estimate"] is None:
+                ax.text(1.02, row, f"no figure ({rec['note'] if rec else 'see the table'})",
+                        va="center", fontsize=6, color="#900")
+                continue
+            ratio, low, high = rec["estimate"], rec["low"] or rec["estimate"], rec["high"] or rec["estimate"]
+            if rec["aa_floor_low"] is not None:
+                ax.fill_betweenx([row - 0.45, row + 0.45], rec["aa_floor_low"],
+                                 rec["aa_floor_high"], color="#999", alpha=0.3, lw=0)
+            ax.barh(row, ratio - 1, left=1, color=COLORS.get(backend, OTHER))  # from 1: no change
+            if rec["interval"]:
+                ax.errorbar(ratio, row, xerr=[[ratio - low], [high - ratio]], color="black",
+                            capsize=2, lw=0.8)
+            spans += [low, high]
+            note = (" ~" if rec["mark"] else "") if rec["interval"] else " (unpaired)"
+            ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
+        ax.axvline(1.0, color="black", lw=0.8)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_title(model)
+        ax.invert_yaxis()
+    _ratio_axis(axes[0], min(spans) / 1.3, max(spans) * 2.2)  # one axis: 15× longer than 4×
+    return _finish(fig, path)
+
+
+def known_wrong(records):
+    """{(backend, model, variant): finding} of the variants whose records carry a known wrong
+    answer."""
+    return {(r["backend"], r["model"], r["variant"]): r["known_wrong"] for r in records
+            if r.get("known_wrong")}
+
+
+def row_label(backend, model, variant, wrong):
+    """A chart row's label; a known wrong variant says so."""
+    return f"{backend}/{variant}" + ("\n✗ known wrong answer" if (backend, model, variant) in wrong
+                                     else "")
+
+
+def dots(ax, handles):
+    """A legend above the panels of what each dot means: [(label, marker face)]."""
+    found = [ax.plot([], [], "o", color="#555", mfc=face, mec="#555", label=text)[0]
+             for text, face in handles]
+    ax.figure.legend(handles=found, fontsize=7, ncol=len(found), loc="upper right",
+                     bbox_to_anchor=(0.99, 0.93), frameon=False)
+
+
+def rows_axis(ax, labels):
+    """One tick per row, first row on top, every row in view (dots do not widen the axis)."""
+    ax.set_yticks(range(len(labels)), labels, fontsize=7)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+
+
+def step_time_chart(records, results, path):
+    """Absolute train step times per model: one dumbbell per backend from its eager step (open
+    circle) to its best graph variant's (filled), on one shared log axis, labelled with the
+    table's paired speedup (a large speedup can mean a slow eager mode)."""
+    cells, top = lookup(records), best(records)
+    models = by_model({m for _, m in top})
+    if not models:
+        return None
+    fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "
+                        "median with its interquartile range; the table's paired speedup", results,
+                        "ms per step (log scale, shared)", sharex=True)
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, backend in enumerate(sorted(b for b, m in top if m == model)):
+            variant = top[(backend, model)]["variant"]
+            labels.append(f"{backend}\n→ {variant}")
+            found = [cells.get((backend, model, v, "step_time", "train", None))
+                     for v in ("eager", variant)]
+            if any(r is None or r["estimate"] is None for r in found):
+                continue
+            (eager, low_e, high_e), (graph, low_g, high_g) = (
+                [r[k] * 1e3 for k in ("estimate", "low", "high")] for r in found)
+            color = COLORS.get(backend, OTHER)
+            ax.plot([eager, graph], [row, row], color=color, lw=2, zorder=1)
+            for ms, low, high, face in ((eager, low_e, high_e, "white"),
+                                        (graph, low_g, high_g, color)):
+                ax.errorbar(ms, row, xerr=[[ms - low], [high - ms]], fmt="o", ms=7, color=color,
+                            mfc=face, mec=color, capsize=2, zorder=2)
+            speedup = top[(backend, model)]
+            said = (f"{speedup['estimate']:.2f}×{' ~' if speedup['mark'] else ''}"
+                    if speedup["estimate"] is not None else "no speedup")
+            ax.text(max(eager, graph) * 1.15, row, f"{eager:.1f} → {graph:.1f} ms ({said})",
+                    va="center", fontsize=7)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_title(model)
+    axes[0].set_xlim(right=axes[0].get_xlim()[1] * 4)  # room for the labels (shared axis)
+    return _finish(fig, path)
+
+
+def _ratio_axis(ax, low, high):
+    """Log-scaled ratio axis with plain tick labels (0.5×, 1×, 2×, ...)."""
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    ticks = [t for t in (0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32) if low <= t <= high]
+    ax.set_xticks(ticks, [f"{t:g}×" for t in ticks])
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def overhead_chart(records, results, path):
+    """First call minus steady train step, cold and (where measured) warm, in seconds, from the
+    first_call and step_time records of one run."""
+    cells, idx = lookup(records), _index(records)
+    models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
+    if not models:
+        return None
+    fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
+                        "(dot: median; whiskers: min–max of rounds; ● cold, ○ warm cache)",
+                        results, "seconds (log scale, shared)", sharex=True)
+    ax_floor, top, wrong = 1e-4, 1.0, known_wrong(records)
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
+            labels.append(row_label(backend, model, variant, wrong))
+            steady = cells.get((backend, model, variant, "step_time", "train", None))
+            if not (steady and steady["estimate"] is not None and cells.get(
+                    (backend, model, variant, "first_call", "construction", "cold"))):
+                why = "non-finite loss" if steady and steady["estimate"] is None else \
+                    "no first call and steady step of one run here"
+                ax.text(ax_floor, row, f" {why}", va="center", fontsize=6, color="#777")
+            for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white")):
+                first = cells.get((backend, model, variant, "first_call", "construction", cache))
+                if not (first and steady and steady["estimate"] is not None):
+                    continue
+                base = steady["estimate"]
+                value = first["estimate"] - base
+                if value <= 0:  # a log axis cannot show it: say it
+                    ax.text(ax_floor, row + offset, f" {cache}: first call not slower",
+                            va="center", fontsize=6)
+                    continue
+                low, high = max(first["low"] - base, ax_floor), first["high"] - base
+                color = COLORS.get(backend, OTHER)
+                ax.errorbar(value, row + offset, xerr=[[max(value - low, 0)],
+                                                       [max(high - value, 0)]],
+                            fmt="o", ms=5, color=color, mfc=face or color, mec=color, capsize=2)
+                ax.text(max(value, high) * 1.15, row + offset, f"{value:.3g}s {cache}",
+                        va="center", fontsize=6)
+                top = max(top, high)
+        ax.set_xscale("log")
+        ax.set_xlim(ax_floor, top * 30)  # room for the labels on the shared axis
+        rows_axis(ax, labels)
+        ax.set_title(model)
+    dots(axes[-1], [("cold cache (a first run)", None), ("warm cache (later runs)", "white")])
+    return _finish(fig, path)
+
+
+def break_even_chart(records, results, path):
+    """Steps until construction + n graph steps cost less than n eager steps, from the records:
+    a first run (cold caches, filled dot) and every later run (warm cache, open dot) on one shared log
+    axis; whiskers span the steps at the two ends of the speedup's interval; a row with no figure
+    says why."""
+    cells, idx = lookup(records), _index(records)
+    models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
+    if not models:
+        return None
+    fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
+                        "run (●) and later runs on a warm cache (○);\nwhiskers: from the "
+                        "speedup's 95% interval", results, "steps (log scale, shared)", sharex=True)
+    wrong = known_wrong(records)
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model)):
+            labels.append(row_label(backend, model, variant, wrong))
+            found = [(cells.get((backend, model, variant, "break_even", "train", cache)), offset,
+                      face) for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white"))]
+            for rec, offset, face in found:
+                if rec is None or rec["estimate"] is None:
+                    continue
+                n, color = rec["estimate"], COLORS.get(backend, OTHER)
+                high = rec["high"] if rec["interval"] else n
+                low = rec["low"] if rec["interval"] else n
+                ax.errorbar(n, row + offset, xerr=[[n - low], [high - n]], fmt="o", ms=5,
+                            color=color, mfc=face or color, mec=color, capsize=2, lw=0.8)
+                ax.text(high * 1.1, row + offset, f" {n:,}", va="center", fontsize=6)
+            cold = found[0][0]
+            if (backend, model, variant) in wrong:
+                ax.text(1, row, " known wrong answer: no figure", va="center", fontsize=6,
+                        color="#900")
+            elif cold is None or cold["estimate"] is None:
+                ax.text(1, row, f" {cold['note'] if cold else 'no figure in this run'}",
+                        va="center", fontsize=6, color="#900" if cold and not
+                        cold["note"].endswith("in this run") else "#777")
+        ax.set_xscale("log")
+        ax.set_xlim(left=0.8)
+        rows_axis(ax, labels)
+        ax.set_title(model)
+    dots(axes[-1], [("first run (cold cache)", None), ("later runs (warm cache)", "white")])
+    return _finish(fig, path)
+
+
+def throughput_chart(records, results, path):
+    """Train-step GFLOP/s of each variant on one shared axis, beside its backend's float32 matmul
+    peak of the same run (a dashed line in the backend's colour)."""
+    idx = _index(records, ("throughput_share",))
+    peaks = {r["backend"]: r["estimate"] for r in records if r["kind"] == "matmul_peak"}
+    shares = {(r["backend"], r["model"], r["variant"]): r["estimate"] for r in records
+              if r["kind"] == "throughput_share"}
+    models = [m for m in _models(idx) if not m.startswith("matmul")]
+    if not peaks or not models:
+        return None
+    fig, axes = _figure(models, "Train-step throughput beside the backend's dense matmul peak "
+                        "(dashed)", results, "GFLOP/s (shared; label: % of the peak)", sharex=True)
+    for ax, model in zip(axes, models):
+        labels = []
+        for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
+            labels.append(f"{backend}/{variant}")
+            if (share := shares.get((backend, model, variant))) is not None:
+                ax.barh(row, share * peaks[backend], color=COLORS.get(backend, OTHER))
+                ax.text(share * peaks[backend], row, f" {share * peaks[backend]:.1f} "
+                        f"({100 * share:.0f}%)", va="center", fontsize=6)
+        for backend, peak in sorted(peaks.items()):
+            ax.axvline(peak, color=COLORS.get(backend, OTHER), ls="--", lw=1,
+                       label=f"{backend} matmul peak {peak:.0f} GFLOP/s")
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_title(model)
+    axes[-1].legend(loc="lower right", fontsize=6)
+    return _finish(fig, path)
+
+
+def retrace_chart(records, results, path):
+    """Per backend, a network × variant grid of the varying-size training sequence: each cell its
+    total time and traces, coloured by that time over eager's on the same network; a run cut
+    short by the budget or skipped by the profile says so in its cell."""
+    found = totals(records)
+    if not found:
+        return None
+    backends = sorted({b for b, _, _ in found})
+    fig, axes = plt.subplots(1, len(backends), figsize=(max(7.5, 4.6 * len(backends)), 4.8),
+                             squeeze=False, gridspec_kw={"width_ratios": [
+                                 len({v for b, _, v in found if b == x}) + 1 for x in backends]})
+    fig.suptitle("Retracing: training on inputs whose size changes every batch (each cell: total "
+                 "time, traces)", fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    norm = matplotlib.colors.LogNorm(1 / 30, 30)
+    for ax, backend in zip(axes[0], backends):
+        variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
+        skipped = {n for _, n, _ in found  # a network the profile leaves out whole: its row says so
+                   if all(skip_note(results, backend, n, v, "train") for v in variants)}
+        nets = sorted({n for b, n, _ in found if b == backend} | skipped, key=by_depth(found))
+        for i, net in enumerate(nets):
+            eager = found.get((backend, net, "eager"))
+            for j, variant in enumerate(variants):
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ccc"))
+                r = found.get((backend, net, variant))
+                if r is None:
+                    why = skip_note(results, backend, net, variant, "train")
+                    ax.text(j, i, "skipped\n(profile)" if why else "—", ha="center",
+                            va="center", fontsize=6, color="#777")
+                    continue
+                ratio = r["estimate"] / eager["estimate"] if eager and not eager["note"] else None
+                cut = r.get("cut_short")
+                color = "#ddd" if cut or ratio is None else plt.cm.RdYlGn_r(norm(ratio))
+                ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fc=color,
+                                           hatch="xx" if cut else None,
+                                           ec="#aaa" if cut else "white"))
+                text = f"{r['estimate']:.3g} s\n{r['traces']} trace{'s' * (r['traces'] != 1)}"
+                if cut:
+                    text += f"\ncut at {r['steps_done']}/{r['steps_planned']}"
+                elif ratio is not None and variant != "eager":
+                    text += f"\n{ratio:.0f}× eager" if ratio >= 10 else f"\n{ratio:.2g}× eager"
+                dark = sum(w * c for w, c in zip((0.299, 0.587, 0.114),
+                                                 matplotlib.colors.to_rgb(color))) < 0.5
+                ax.text(j, i, text, ha="center", va="center", fontsize=6,
+                        color="white" if dark else "black")
+        ax.set_xlim(-0.5, len(variants) - 0.5)
+        ax.set_ylim(len(nets) - 0.5, -0.5)
+        ax.set_xticks(range(len(variants)), variants, fontsize=7, rotation=30, ha="right")
+        ax.set_yticks(range(len(nets)), nets, fontsize=8)
+        ax.set_title(backend)
+    bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap="RdYlGn_r"),
+                       cax=fig.add_axes((0.925, 0.25, 0.012, 0.6)))
+    cut = any(r.get("cut_short") for r in found.values())
+    bar.set_label("time ÷ eager's on the same network" + ("\n(grey, cross-hatched: cut short by "
+                  "the budget, no ratio)" if cut else ""), fontsize=7)
+    fig.subplots_adjust(left=0.07, right=0.89, top=0.85, bottom=0.25, wspace=0.35)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

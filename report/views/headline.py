@@ -1,0 +1,203 @@
+"""The answer in a few lines: per framework what its graph mode gains on the answer's CPU and on
+each GPU, when it pays back, then what to do in a reader's case (a view of the records only)."""
+from catalog import call_name
+from gpu.plan import NOT_ON_THE_LEASE
+from report.build.ratios import NOISE, SAME
+from report.views.text import short_name
+
+NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
+SHORT = {("tf", "xla"): "XLA (`jit_compile=True`)", ("jax", "graph"): "`jax.jit`",
+         ("chainer", "graph"): "`@static_graph`",
+         ("torch", "graph_cudagraphs"): '`mode="reduce-overhead"`',
+         ("torch", "cuda_graph"): "the whole step in one CUDA graph"}
+ORDER = ("graph", "graph_dynamic", "graph_static", "xla", "graph_cudagraphs", "cuda_graph")
+
+
+def call(backend, variant):
+    """A variant's call, as short as a headline line wants it."""
+    return SHORT.get((backend, variant)) or call_name(backend, variant)
+
+
+def _span(found):
+    low, high = min(r["estimate"] for r in found), max(r["estimate"] for r in found)
+    return f"{low:.2f}×" if len(found) == 1 or f"{low:.2f}" == f"{high:.2f}" \
+        else f"{low:.2f}–{high:.2f}×"
+
+
+def gains(rows):
+    """'`jax.jit` 3.11–15.25× (4 models)' per variant of a backend's rows, with the rows within
+    the noise threshold or undecided named apart."""
+    parts = []
+    for variant in sorted({r["variant"] for r in rows}, key=lambda v: (ORDER + (v,)).index(v)):
+        mine = [r for r in rows if r["variant"] == variant]
+        clear = [r for r in mine if r["verdict"] in ("faster", "slower")]
+        models = ", ".join(sorted(r["model"] for r in clear))
+        text = f"{call(rows[0]['backend'], variant)} {_span(clear)} ({models})" if clear \
+            else call(rows[0]["backend"], variant)
+        for word in (SAME, "undecided"):
+            if rest := sorted(r["model"] for r in mine if r["verdict"] == word):
+                text += f"; {word if word != SAME else f'within {NOISE:.0%} of eager'} on " \
+                        + ", ".join(rest)
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def wrong(records, backend):
+    """'wrong on resnet' where a known wrong answer left a row without a speedup."""
+    models = sorted({r["model"] for r in records if r["backend"] == backend
+                     and r["kind"] == "step_time" and r.get("known_wrong")
+                     and r["precision"] == "float32" and r["phase"] == "train"
+                     and r["case"] is None})
+    return f"; a known wrong answer on {', '.join(models)}" if models else ""
+
+
+def pays_back(records, rows):
+    """When a backend's chosen rows pay their first call back, on a first run."""
+    chosen = {(r["backend"], r["model"], r["variant"]) for r in rows}
+    found = [r for r in records if r["kind"] == "break_even" and r["case"] == "cold"
+             and (r["backend"], r["model"], r["variant"]) in chosen and r["estimate"]]
+    if not found:
+        return ""
+    if all(r.get("first_call_cheaper") for r in found):
+        return "; its first call is already cheaper than eager's"
+    most = max(found, key=lambda r: r["estimate"])
+    if most["estimate"] < 100:
+        return f"; paid back within {most['estimate']} steps"
+    fewest = min(found, key=lambda r: r["estimate"])
+    return (f"; paid back only after {fewest['estimate']:,}–{most['estimate']:,} steps on a "
+            "first run")
+
+
+def chosen_rows(records):
+    """The answer table's rows of a machine: each (backend, model)'s chosen train speedup."""
+    return [r for r in records if r["kind"] == "speedup" and r.get("best")]
+
+
+def gpu_rows(records):
+    """A GPU's loop-timed float32 train speedups (every variant measured: a GPU row has several)."""
+    return [r for r in records if r["kind"] == "speedup" and r["phase"] == "train"
+            and r["precision"] == "float32" and r.get("wait") == "block"]
+
+
+def disagree(rows, others):
+    """Where another CPU's row of the same network reads another verdict, said once."""
+    said = []
+    for machine, records in others:
+        theirs = {(r["backend"], r["model"]): r for r in chosen_rows(records)}
+        for r in rows:
+            other = theirs.get((r["backend"], r["model"]))
+            if other and other["verdict"] in ("faster", "slower") and \
+                    other["verdict"] != r["verdict"]:
+                said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
+                            f"{other['verdict']}, on {r['model']}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def framework_line(backend, cpu, cpu_records, gpus, others=()):
+    """One framework's line: its gains on the CPU (and where another CPU disagrees), when they
+    pay back, and on each GPU."""
+    rows = [r for r in chosen_rows(cpu_records) if r["backend"] == backend]
+    text = f"- **{NAMES.get(backend, backend)}** on the {short_name(cpu)}: " + (
+        gains(rows) + disagree(rows, others) + pays_back(cpu_records, rows) if rows
+        else "not measured")
+    text += wrong(cpu_records, backend) + "."
+    for gpu, found in gpus:
+        mine = [r for r in gpu_rows(found) if r["backend"] == backend]
+        why = next((v for k, v in NOT_ON_THE_LEASE.items() if NAMES.get(backend) == k), None)
+        text += f" {short_name(gpu)}: " + (gains(mine) + wrong(found, backend) if mine else
+                                            f"not measured: {why}" if why else "not yet") + "."
+    return text
+
+
+def answer_lines(cpu, cpu_records, gpus, others=()):
+    """The README's first lines: one per framework, CPU and GPUs side by side (`others`: the
+    other CPUs, [(machine, records)], named where they disagree)."""
+    backends = sorted({r["backend"] for r in chosen_rows(cpu_records)},
+                      key=lambda b: (list(NAMES) + [b]).index(b))
+    return [f"**In short**: the train step with graph mode against the same framework's eager "
+            f"step (× faster; within ±{NOISE:.0%} counts as no difference), small networks "
+            "where per-op overhead dominates:", "",
+            *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends)]
+
+
+def machines_line(machines, lead):
+    """Each machine's short name, defined once."""
+    return "Machines: " + "; ".join(
+        f"**{short_name(m)}** = `{m}`" + (" (the answer's CPU)" if m == lead else "")
+        for m in machines) + "."
+
+
+CASES = {"exact": "at exact lengths", "mult32": "padded to multiples of 32",
+         "pow2": "padded to powers of two", "max": "padded to the longest"}
+
+
+def short_run(records):
+    """Where a first compile takes thousands of steps to pay back, per backend: cold and warm."""
+    chosen = {(r["backend"], r["model"], r["variant"]) for r in chosen_rows(records)}
+    found = {}
+    for r in records:
+        if r["kind"] == "break_even" and r["estimate"] and (
+                r["backend"], r["model"], r["variant"]) in chosen:
+            found.setdefault(r["backend"], {}).setdefault(r["case"], []).append(r["estimate"])
+    slow = {b: c for b, c in found.items() if max(c.get("cold", [0])) >= 100}
+    if not slow:
+        return ""
+    quick = max((max(c.get("cold", [0])) for b, c in found.items() if b not in slow), default=0)
+    parts = [f"{NAMES.get(b, b)}'s first compile pays back only after "
+             f"{min(c['cold']):,}–{max(c['cold']):,} steps on a first run"
+             + (f" ({min(c['warm']):,}–{max(c['warm']):,} with a warm compile cache)"
+                if c.get("warm") else "") for b, c in sorted(slow.items())]
+    return ("- **A short run**: " + "; ".join(parts) + ": below that, stay eager"
+            + (f"; the others pay back within {quick} steps." if quick else "."))
+
+
+def varying_shapes(records):
+    """Which strategy finished the varying-length batches first, per backend."""
+    first = sorted((r for r in records if r["kind"] == "lengths_total" and r.get("first")),
+                   key=lambda r: (list(NAMES) + [r["backend"]]).index(r["backend"]))
+    if not first:
+        return ""
+    batches = first[0].get("steps_planned")
+    return (f"- **Shapes that vary** ({batches} batches of token lengths that vary), first to "
+            "finish: " + "; ".join(
+                f"{NAMES.get(r['backend'], r['backend'])} "
+                + ("eager" if r["variant"] == "eager" else call(r["backend"], r["variant"]))
+                + f" {CASES.get(r['case'], r['case'])}" for r in first) + ".")
+
+
+def known_wrong_lines(known):
+    """A reader's case per known wrong answer that holds where the answer's CPU does not look
+    (another vector ISA) or with a layer the networks share (BatchNorm in Chainer's ResNet)."""
+    lines = []
+    for k in known:
+        link = f"([finding]({k.finding}))"
+        if k.isas == ("avx2",):
+            lines.append(f"- **A CPU without AVX-512** (`grep -o avx512f /proc/cpuinfo` prints "
+                         f"nothing): {NAMES.get(k.backend)}'s {call(k.backend, 'graph')} on the "
+                         f"{k.model}: a known wrong answer {k.where}; use {k.remedy} {link}.")
+        elif (k.backend, k.model) == ("chainer", "resnet"):
+            lines.append(f"- **BatchNorm in Chainer**: {call(k.backend, 'graph')} replays step 1's "
+                         f"batch statistics in the backward, a known wrong answer on the "
+                         f"{k.model}: stay define-by-run there {link}.")
+    return lines
+
+
+def small_gpu_model(gpus):
+    """On a GPU, what capturing the whole step adds to torch.compile() on the smallest network."""
+    for gpu, found in gpus:
+        rows = {(r["model"], r["variant"]): r for r in gpu_rows(found) if r["backend"] == "torch"}
+        model = "mnist_cnn"
+        if (model, "graph") in rows and (model, "cuda_graph") in rows:
+            said = [f"{call('torch', v)} {rows[model, v]['estimate']:.2f}×"
+                    for v in ("graph", "graph_cudagraphs", "cuda_graph") if (model, v) in rows]
+            return (f"- **A small model on a GPU** ({short_name(gpu)}, {model}): "
+                    + ", ".join(said) + ": capture the step in CUDA graphs, or launches eat "
+                    "the gain.")
+    return ""
+
+
+def your_case(cpu_records, gpus, known):
+    """'What to do in your case': a line per situation the records speak for."""
+    found = [short_run(cpu_records), varying_shapes(cpu_records), *known_wrong_lines(known),
+             small_gpu_model(gpus)]
+    return ["**What to do in your case**:", "", *filter(None, found)]

@@ -1,0 +1,126 @@
+"""The report's text: the README's runs and charts, and RESULTS.md with every table."""
+import os
+
+from report.views.determinism import determinism_text
+from report.build.lengths import HOW as LENGTHS_HOW, lengths_table
+from report.views.memory import memory_section
+from report.views.micro import micro_section
+from report.views.page import page_pointer
+from report.views.pipeline import pipeline_section
+from report.views.noise import noise_reading, noise_table
+from report.views.precision import precision_section
+from report.views.provenance import known_wrong_notes, runs_block
+from report.views.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
+from report.views.scale import scale_reading, scale_table
+from report.build.select import SECTIONS
+from report.views.tables import summary_table
+from report.views.text import from_runs
+
+
+def per_machine(machines, body):
+    """`body(machine, view, records, heading)` per machine ([(machine, view, records)]), under a
+    heading of its own when there are several."""
+    parts, several = [], len(machines) > 1
+    for machine, view, records in machines:
+        text = body(machine, view, records, "####" if several else "###")
+        if several and text:
+            parts += [f"### Machine `{machine}`", "", "Its own figures: no ratio here divides one "
+                      "machine's time by another's.", ""]
+        parts += text
+    return parts
+
+
+def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
+    """The README's results block: runs, a link to the tables (on the results `page` where there
+    is one), and each machine's charts."""
+    if not results:
+        return "_No results yet: run the main job._"
+    parts = runs_block(results, wanted, brief=True)
+    if details and page:
+        link, to = os.path.relpath(details, relative_to), os.path.relpath(page, relative_to)
+        parts += [f"Every figure, table and chart: [{to}]({to}); the runs: [{link}]({link}).", ""]
+    elif details:
+        link = os.path.relpath(details, relative_to)
+        parts += [f"Every table (per machine and section, each naming its run), and the other "
+                  f"charts: [{link}]({link}).", ""]
+    return "\n".join(parts + per_machine(machines, chart_body(charts, relative_to)))
+
+
+def chart_body(charts, relative_to):
+    """A per_machine body: one machine's charts ([(machine, title, path, reading)]) with their
+    readings, linked from `relative_to`."""
+    def body(machine, view, records, h):
+        out = []
+        for m, title, path, reading in charts:
+            if m == machine:
+                link = os.path.relpath(path, relative_to)
+                out += [f"{h} {title}", "", f"![{title}]({link})", "", reading, ""]
+        return out
+    return body
+
+
+def details_text(results, machines, wanted=(), charts=(), relative_to=".", answer=None,
+                 page=None):
+    """RESULTS.md: the answer in full, the charts the README leaves out, then every table of
+    every machine, each section from its own run; with the results `page` (its path from here),
+    the answer, the runs and links into the page, which has the tables and charts."""
+    if not results:
+        return "_No results yet: run the main job._"
+    parts = [f"# graphbench: {'the runs' if page else 'every table'}", "", "The answer in short, the main charts and how each "
+             "figure is measured are in the [README](README.md).", ""]
+    if answer:
+        parts += ["## The answer in full", "", answer, ""]
+    parts += ["## Runs", "", *runs_block(results, wanted)]
+    if page:
+        return "\n".join(parts + page_pointer(page, [m for m, _, _ in machines]))
+    if charts:
+        parts += ["## More charts", "", *per_machine(
+            [m for m in machines if any(c[0] == m[0] for c in charts)],
+            chart_body(charts, relative_to)), "## Tables", ""]
+    return "\n".join(parts + [every_table(machines)] if machines else parts)
+
+
+def every_table(machines):
+    """Every table of every machine, under a heading per machine where there are several."""
+    return "\n".join(per_machine(machines, lambda m, view, records, h: tables(
+        view, records, h, [(o, recs) for o, _, recs in machines if o != m])))
+
+
+def tables(view, records, h, others=()):
+    """One machine's tables, each section from its runs (`view(section)`) and its records."""
+    steady, retrace = view("steady"), view("retrace")
+    parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
+    if text := retrace_tables(records, retrace):
+        parts += [f"{h} Retracing (source article 000)", "", from_runs(retrace), "",
+                  "Total time of one cold run of the whole sequence, with traces/compiles "
+                  "(tr) at its end: a single sample per cell (one process; the profiles' time "
+                  "budgets allow no repeats), so no interval — read only large differences.", "", text,
+                  seed_comparison(records), "", compile_per_shape(records), "",
+                  "What to do, from these runs:", "", advice(records), ""]
+    if text := lengths_table(records):
+        parts += [f"{h} Token lengths that vary (the decoder: compile, pad or bucket?)", "",
+                  from_runs(view("lengths")), "", LENGTHS_HOW, "", text, ""]
+    if text := noise_table(records):
+        parts += [f"{h} Where the noise is (the A/A pairs)", "", noise_reading(records), "", text, ""]
+    if text := scale_table(records):
+        parts += [f"{h} Where graph mode stops paying (the VGG sweep)", "",
+                  from_runs(view("scale")), "", scale_reading(records), "", text, ""]
+    if text := micro_section(records, others):
+        parts += [f"{h} Micro workloads (source article 001, the tf.function / AutoGraph guide)", "",
+                  from_runs(view("micro")), "",
+                  "Steady medians; `~` marks a ratio whose 95% interval includes 1 (results "
+                  "saved before pairing: overlapping interquartile spreads).", "",
+                  text]
+    if text := memory_section(records):
+        parts += [f"{h} Memory: peak per train step and what cached graphs hold", "",
+                  from_runs(view("memory")), "", text, ""]
+    for title, section, name in (
+            ("Mixed precision (source article 002)", lambda found: precision_section(found, records),
+             "steady"),
+            ("Deterministic ops (source article 002)", lambda found: determinism_text(records), "determinism"),
+            ("Input pipeline (source article 003)", lambda found: pipeline_section(records), "pipeline")):
+        if text := section(view(name)):
+            parts += [f"{h} {title}", "", from_runs(view(name)), "", text, ""]
+    if notes := known_wrong_notes([r for name in SECTIONS for r in view(name)]):
+        parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]
+    return parts

@@ -1,0 +1,72 @@
+"""The source articles' own claims beside this run's figures (article 000's: report.views.retrace)."""
+from report.build.ratios import decided, gain_limit, side
+from report.views.text import interval_cell, short_name
+
+ARTICLE = "the article's"
+SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)
+SEED_004_DEPENDS = "docs/METHOD.md#seed-004-what-moves-the-static-arm"
+
+
+def against(rec, figure, name):
+    """What a run's interval says of a published ratio `figure`: which side of it the interval
+    lies on, and whether this run gains at all."""
+    where = side(rec, figure)
+    if where == "above":
+        return f"a larger gain than {name} {figure:.2f}×: the interval lies above it"
+    if where == "below" and rec["verdict"] == "faster":
+        return f"a smaller gain than {name} {figure:.2f}×: the interval lies below it"
+    if where == "below":
+        half = (rec["high"] - rec["low"]) / 2 / rec["estimate"]
+        return (f"no faster here (±{half:.0%}): the interval lies below {name} {figure:.2f}×")
+    if not decided(rec):
+        return (f"this run cannot tell {name} {figure:.2f}× from no gain: its interval allows "
+                f"anything up to {gain_limit(rec['high'])}; a narrower one needs more rounds")
+    return f"{name} {figure:.2f}× holds here: the interval contains it and excludes 1"
+
+
+def seed_004_text(records, gpu_records=(), brief=False):
+    """Whether source article 004's 1.12× for Chainer's `@static_graph` on the MNIST CNN holds on
+    this machine and, the article's own kind of hardware, on a GPU measured (`gpu_records`: other
+    machines' records); '' without a paired train speedup on either; `brief`: what it depends on
+    as a link only."""
+    found = [_seed_004_record(records), _seed_004_record(
+        [r for r in gpu_records if r.get("device") not in (None, "cpu")])]
+    if not any(found):
+        return ""
+    seed = SEED_004[0] / SEED_004[1]
+    figures = "; ".join(_figure(rec, seed) for rec in found if rec)
+    return (f"**Source article 004** (Chainer `@static_graph` on this MNIST CNN, five epochs on "
+            f"the article's GPU: {SEED_004[0]:.1f} s → {SEED_004[1]:.1f} s, {seed:.2f}×): "
+            f"{figures}." + (f" [What moves it]({SEED_004_DEPENDS})." if brief
+                             else _depends(found[0]) if found[0] else ""))
+
+
+def _seed_004_record(records):
+    """The paired float32 train speedup of Chainer's `graph` on the MNIST CNN (the seeds job's
+    focus group first), or None."""
+    found = [r for r in records if r["kind"] in ("focus_speedup", "speedup")
+             and r["backend"] == "chainer" and r["model"] == "mnist_cnn" and r["variant"] == "graph"
+             and r["phase"] == "train" and r["precision"] == "float32" and r["interval"]]
+    return min(found, key=lambda r: r["kind"] != "focus_speedup", default=None)
+
+
+def _figure(rec, seed):
+    """'on the CPU (or GPU) of `machine` the train step is ...: what it says of the article's'."""
+    low, high = rec["low"], rec["high"]
+    half = (high - low) / 2 / rec["estimate"]
+    kind = "CPU" if rec.get("device") in (None, "cpu") else "GPU"
+    machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
+    return (f"on{machine} the train step is "
+            f"{interval_cell(rec['estimate'], low, high)} (±{half:.1%}, {rec['processes']} "
+            f"processes × {rec['rounds']} rounds, `{rec['run']}`): {against(rec, seed, ARTICLE)}")
+
+
+def _depends(rec):
+    """What the figure depends on, from its own run: how far its processes scatter."""
+    spread = rec.get("variance_components") or {}
+    if spread.get("process_sd") is None:
+        return ""
+    return (f" It depends on the process, how long it has run and how its memory is paged "
+            f"([what moves it]({SEED_004_DEPENDS})), more than on how the chain is built: between "
+            f"its processes the log ratio scatters {spread['process_sd']:.1%} (sd; "
+            f"{spread['round_sd']:.1%} between rounds of one process).")

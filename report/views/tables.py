@@ -1,0 +1,46 @@
+"""The main tables (per model: steps, speedups, first calls, break-even), drawn from records."""
+from collections import defaultdict
+
+from report.views.text import (break_even_text, label, s, speedup_text, step_text, variant_order)
+
+HEADER = ("| backend | variant | train step ms (IQR) | train speedup | infer step ms (IQR) "
+          "| infer speedup | first call s, cold | first call s, warm | break-even steps, first run "
+          "| break-even steps, later runs | run |")
+
+
+def lookup(records):
+    """{(backend, model, variant, kind, phase, case): record} of float32 records, for table
+    cells."""
+    return {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"]): r
+            for r in records if r["precision"] == "float32"}
+
+
+def summary_table(records):
+    """One markdown table per model: every backend and variant against its own eager."""
+    steady = [r for r in records if r["kind"] in ("step_time", "speedup", "first_call",
+                                                  "break_even") and r["precision"] == "float32"]
+    cells, rows = lookup(steady), defaultdict(set)
+    for rec in steady:
+        rows[rec["model"]].add((rec["backend"], rec["variant"]))
+    lines = []
+    for model in sorted(rows):
+        lines += [f"**{model}**", "", HEADER, "|---" * 11 + "|"]
+        for backend, variant in sorted(rows[model], key=lambda bv: (bv[0], variant_order(bv[1]))):
+            get = lambda kind, phase, cache=None: cells.get((backend, model, variant, kind, phase,
+                                                             cache))
+            mine = [r for r in steady if (r["backend"], r["model"], r["variant"]) ==
+                    (backend, model, variant)]
+            flag = " ⚠" if any(r["known_wrong"] for r in mine) else ""
+            eager = variant == "eager"
+            first = [get("first_call", "construction", c) for c in ("cold", "warm")]
+            lines.append("| " + " | ".join([
+                backend, variant + flag, step_text(get("step_time", "train")),
+                "1" if eager else speedup_text(get("speedup", "train")),
+                step_text(get("step_time", "infer")),
+                "1" if eager else speedup_text(get("speedup", "infer")),
+                *(s(r and r["estimate"]) for r in first),
+                *("—" if eager else break_even_text(get("break_even", "train", c))
+                  for c in ("cold", "warm")),
+                ", ".join(sorted({label(r) for r in mine}))]) + " |")
+        lines.append("")
+    return "\n".join(lines)

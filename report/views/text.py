@@ -1,0 +1,140 @@
+"""How the renderers write a figure: cells, intervals, run labels (formatting only, no figures)."""
+import re
+from collections import defaultdict
+
+from catalog import VARIANTS
+from report.build.ratios import half_width
+
+VARIANT_ORDER = tuple(VARIANTS)
+
+
+def variant_order(variant):
+    return VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else 99
+
+
+def ms(seconds):
+    return "—" if seconds is None else f"{seconds * 1e3:.2f}"
+
+
+def s(seconds):
+    return "—" if seconds is None else f"{seconds:.2f}"
+
+
+def span(low, high, digits=2):
+    """'low–high', or one number where the two read the same."""
+    low, high = f"{low:.{digits}f}", f"{high:.{digits}f}"
+    return low if low == high else f"{low}–{high}"
+
+
+def end(x):
+    """An interval end: two decimals, three where two would read 1.00 (0.999 is not 1)."""
+    return f"{x:.3f}" if f"{x:.2f}" == "1.00" and x != 1 else f"{x:.2f}"
+
+
+def interval_cell(ratio, low, high):
+    """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
+    return f"{ratio:.2f}× [{end(low)}, {end(high)}]" + (" ~" if low <= 1 <= high else "")
+
+
+def count(n, one, many):
+    """'1 never pays off', '2 never pay off': a count with the verb or noun it agrees with."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def duration(seconds):
+    """A wall time in the unit a reader thinks in: '0.3 s', '45 s', '≈ 1 min', '2.5 h'."""
+    if seconds < 60:
+        return f"{seconds:.{1 if seconds < 1 else 2}g} s" if seconds < 10 else f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.2g} min"
+    return f"{seconds / 3600:.2g} h"
+
+
+def label(rec):
+    """A record's run as the tables show it; † marks a dirty tree."""
+    runs = rec.get("pooled_runs") or [rec["run"]]  # a pooled ratio: every job it draws from
+    return "+".join(f"`{run}`" for run in runs) + ("†" if rec["dirty"] else "")
+
+
+def step_text(rec):
+    """A step time in ms with its interquartile range, as the tables show it."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return "non-finite ✗"
+    return f"{ms(rec['estimate'])} ({ms(rec['low'])}–{ms(rec['high'])})"
+
+
+def speedup_text(rec):
+    """A speedup: paired with its interval, unpaired said so, or "—" with the reason."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return f"— ({rec['note']})"
+    if rec["interval"]:
+        return interval_cell(rec["estimate"], rec["low"], rec["high"])
+    return f"{rec['estimate']:.2f}× (unpaired)"
+
+
+def precision_text(rec, brief=False):
+    """A paired ratio's precision as the answer shows it: '±2.4% ✓' where it reached its job's
+    target, else the ± and why not ('±7.1%: time budget', and unless `brief` how long the target
+    would take); '' where its run set no target."""
+    if rec is None or rec.get("target") is None:
+        return ""
+    half = f"±{half_width(rec):.1%}"
+    if rec["target"] == "reached":
+        return f"{half} ✓"
+    more = (f" (±{rec['target_half_width']:.0%} ≈ {rec['target_minutes']:.0f} min)"
+            if rec.get("target_minutes") and not brief else "")
+    return f"{half}: {rec['target']}{more}"
+
+
+def break_even_text(rec):
+    """Steps, with the range the speedup's interval gives; 'never', or '—' with the reason."""
+    if rec is None:
+        return "—"
+    if rec["estimate"] is None:
+        return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
+    if rec.get("first_call_cheaper"):
+        return f"{rec['estimate']:,} (first call cheaper than eager's)"
+    if rec["interval"] and rec["low"] != rec["high"]:
+        return f"{rec['estimate']:,} ({rec['low']:,}–{rec['high']:,})"
+    return f"{rec['estimate']:,}"
+
+
+def from_runs(picked):
+    """One line naming the run every backend's figures of this section come from."""
+    per_backend = defaultdict(lambda: defaultdict(set))
+    for r in picked:
+        per_backend[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
+    parts = []
+    for backend, runs in sorted(per_backend.items()):
+        if len(runs) == 1:
+            parts.append(f"{backend} {next(iter(runs))}")
+        else:
+            parts.append(f"{backend} " + ", ".join(f"{run} ({', '.join(sorted(models))})"
+                                                   for run, models in sorted(runs.items())))
+    return "From run " + "; ".join(parts) + "." if parts else ""
+
+
+def short_name(machine):
+    """A machine's name in a few characters: its GPU ('H100'), else its CPU ('Zen 4',
+    'Xeon model 167'), from the name report.build.load gives it; a node other than `vm` leads it."""
+    node = machine.split(" (")[0]
+    return (f"{node} " if node != "vm" and " (" in machine else "") + _hardware_name(machine)
+
+
+def _hardware_name(machine):
+    if gpu := re.search(r"NVIDIA (\w+)", machine):
+        return gpu[1]
+    found = re.search(r"family (\d+) model (\d+)", machine)
+    if "AMD" in machine and found:
+        family, model = map(int, found.groups())
+        zen = {23: "Zen 2", 26: "Zen 5"}.get(family) or (
+            "Zen 3" if family == 25 and model in (*range(0, 16), *range(32, 48), *range(80, 96))
+            else "Zen 4" if family == 25 else f"AMD family {family}")
+        return zen
+    if "Intel" in machine and found:
+        return f"Xeon model {found[2]}"
+    return machine

@@ -1,0 +1,78 @@
+"""report/ in three folders, build → views → publish: a view reads figure records, never raw
+runs. The views' imports of the build that remain are listed here, and the list may only shrink
+(issue 50)."""
+import ast
+from pathlib import Path
+
+REPORT = Path(__file__).resolve().parent.parent / "report"
+# what a view may read from the build: the verdicts' words and how a record's interval reads
+VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "decided",
+                                      "half_width", "gain_limit", "gain_bound"}}
+# each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
+DEBT = {
+    "advice": {"report.build.select": {"newest_run"}},
+    "answer": {"report.build.best": {"RULE"}, "report.build.lengths": {"lengths_line"},
+               "report.build.records": {"chosen"}, "report.build.select": {"newest_run"}},
+    "compare": {"report.build.load": {"load_file", "unfinished", "warn"},
+                "report.build.ratios": {"UNPAIRED", "ratio", "spread_overlaps"}},
+    "charts": {"report.build.records": {"chosen", "STEP_PHASES"},
+               "report.build.select": {"latest"}},
+    "cost_charts": {"report.build.select": {"profile_gaps"}},
+    "gpu": {"report.build.load": {"gpu_model"}},
+    "page": {"report.build.load": {"gpu_model"}},
+    "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
+    "provenance": {"report.build.load": {"WAITS", "unfinished"},
+                   "report.build.merge": {"run_machine"},
+                   "report.build.select": {"invalid", "latest", "shown_runs"}},
+    "render": {"report.build.lengths": {"HOW", "lengths_table"},
+               "report.build.select": {"SECTIONS"}},
+    "retrace": {"report.build.select": {"latest"}},
+    "scale_chart": {"report.build.records": {"chosen"}},
+    "seeds": {"report.build.ratios": {"side"}},
+    "user_md": {"report.build.user": {"*"}},
+}
+
+
+def build_imports(path):
+    """{module: names} a module imports from report.build, beyond the vocabulary."""
+    found = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "report.build":
+            for alias in node.names:
+                found.setdefault(f"report.build.{alias.name}", set()).add("*")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("report.build."):
+            names = {a.name for a in node.names} - VOCABULARY.get(node.module, set())
+            if names:
+                found.setdefault(node.module, set()).update(names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("report.build"):
+                    found.setdefault(alias.name, set()).add("*")
+    return found
+
+
+def test_every_report_module_lies_in_one_layer():
+    loose = {p.name for p in REPORT.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert not loose, f"put each in report/build, report/views or report/publish: {loose}"
+
+
+def test_views_import_from_the_build_only_what_the_list_allows():
+    found = {p.stem: imports for p in sorted((REPORT / "views").glob("*.py"))
+             if (imports := build_imports(p))}
+    new = {view: {m: n - DEBT.get(view, {}).get(m, set()) for m, n in imports.items()}
+           for view, imports in found.items()}
+    new = {view: {m: n for m, n in imports.items() if n} for view, imports in new.items()}
+    assert not any(new.values()), f"a view imports the build beyond the list: {new}"
+    assert found == DEBT, "a view stopped importing the build: take it off DEBT"
+
+
+BUILD_DEBT = {"lengths": ["report.views.text"]}  # the lengths table is drawn beside its rule
+
+
+def test_the_build_and_publish_never_import_a_view():
+    for layer in ("build", "publish"):
+        for path in (REPORT / layer).glob("*.py"):
+            tree = ast.parse(path.read_text())
+            bad = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                   and (n.module or "").startswith("report.views")]
+            assert bad == BUILD_DEBT.get(path.stem, []), f"{layer}/{path.name} imports views: {bad}"
