@@ -127,18 +127,20 @@ def run_is_for(run, gpu_model, code):
     """Whether a saved run (its JSON) was timed on this GPU model at this timing code, complete."""
     info = run.get("machine_info", {}).get("graphbench", {})
     return (info.get("device") == "cuda" and (info.get("gpu") or "").split(",")[0] == gpu_model
-            and info.get("code") == code and run.get("graphbench_run", {}).get("complete", False))
+            and code in (None, info.get("code"))
+            and run.get("graphbench_run", {}).get("complete", False))
 
 
 def study_is_for(study, gpu_model, code):
     """Whether a saved study (gpu/job.py's findings/gpu_<name>.json) ran here, complete."""
     machine = study.get("machine", {})
-    return (machine.get("gpu") == gpu_model and machine.get("code") == code
+    return (machine.get("gpu") == gpu_model and code in (None, machine.get("code"))
             and study.get("complete", False))
 
 
 def done_steps(folders, gpu_model, code):
-    """Names of the plan's steps with a complete run for this GPU model and code in `folders`."""
+    """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
+    `folders`."""
     found = set()
     for folder in folders:
         for path in Path(folder).glob("**/*gpu[-_]*.json"):
@@ -154,6 +156,9 @@ def done_steps(folders, gpu_model, code):
 
 
 def missing(folders, gpu_model, code):
-    """The plan's steps still to run for this GPU model and code, in priority order."""
-    done = done_steps(folders, gpu_model, code)
-    return [step for step in PLAN if step.name not in done]
+    """The plan's steps still to run for this GPU model and code, in priority order: first those
+    this GPU model never ran, then those it ran only at an older timing code (a window is short,
+    and a row not yet measured tells a reader more than a row measured again)."""
+    done, ever = done_steps(folders, gpu_model, code), done_steps(folders, gpu_model, None)
+    return ([step for step in PLAN if step.name not in ever]
+            + [step for step in PLAN if step.name in ever and step.name not in done])
