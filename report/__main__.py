@@ -24,7 +24,7 @@ from report.build.records import FIELDS, load_studies, machine_records, wait_rec
 from report.views.render import details_text, every_table, render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
-from report.build.select import front, names, one_profile, views
+from report.build.select import chart_context, front, names, one_profile, views
 from report.views.terminal import answer_for, standalone
 from report.views.text import from_runs
 from report.publish.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
@@ -124,7 +124,8 @@ def _charts(machines, outdir):
     for n, (machine, view, records) in enumerate(machines, 1):
         suffix = f"_m{n}" if len(machines) > 1 else ""
         for stem, title, section, reading in CHARTS:
-            if path := draw[stem](records, view(section), outdir / f"{stem}{suffix}.png"):
+            context = chart_context(view(section), section)
+            if path := draw[stem](records, context, outdir / f"{stem}{suffix}.png"):
                 drawn.append((machine, title, path,
                               f"{reading(records, view(section))} {from_runs(view(section))}",
                               stem in README_CHARTS))

@@ -443,6 +443,8 @@ def test_compare_across_machines_says_so(tmp_path, capsys):
     (lambda run: run["machine_info"]["graphbench"].update(job="nightly"),
      "machine_info.graphbench.job 'nightly': not one of answer, seeds"),
     (lambda run: run.update(version="99.0"), "saved by pytest-benchmark '99.0', which this report"),
+    (lambda run: run.update(graphbench_schema=2), "graphbench_schema: a field this report does "
+                                                   "not know"),
     (lambda run: run["benchmarks"][0]["stats"].update(median=run["benchmarks"][0]["stats"]["q3"]
                                                       * 2),
      "outside its quartiles")])

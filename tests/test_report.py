@@ -149,13 +149,14 @@ def test_compare_with_a_corrupt_file_is_one_line(tmp_path, capsys):
 
 
 def test_retrace_table_from_the_fixture():
+    from report.build.select import retrace_rules
     from report.views.retrace import retrace_tables
     data = json.loads(FIXTURE.read_text())
     run = next(b for b in data["benchmarks"] if b["extra_info"]["phase"] == "retrace"
                and b["extra_info"]["variant"] == "graph" and b["extra_info"]["step"] == "train"
                and b["extra_info"]["pattern"] == "varying")
     expected = f"{run['stats']['median']:.3g} s ({run['extra_info']['traces']} tr)"
-    table = retrace_tables(records_of(load_file(FIXTURE)), load_file(FIXTURE))
+    table = retrace_tables(records_of(load_file(FIXTURE)), retrace_rules(load_file(FIXTURE)))
     rows = table.split("**chainer, train steps, repeating sides**")[0].splitlines()
     vgg = next(line for line in rows if line.startswith("| vgg |"))
     assert vgg.split("|")[3].strip() == expected

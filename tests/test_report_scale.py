@@ -74,14 +74,18 @@ def test_table_and_reading_name_every_point_and_backend():
     assert scale_table([step(1.0)]) == "" and scale_reading([]) == "No sweep results."
 
 
+CONTEXT = {"machines": [("m", "cpu", 2, "default")], "versions": {}, "runs": [], "gaps": [],
+           "retrace_rules": {}}  # select.chart_context of no runs
+
+
 def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
     pytest.importorskip("matplotlib")
     from report.views.scale_chart import _rows_of, scale_chart
-    assert scale_chart([step(1.0)], [], tmp_path / "none.png") is None
+    assert scale_chart([step(1.0)], CONTEXT, tmp_path / "none.png") is None
     records = CURVE + [{**step(0.49), "kind": "speedup", "variant": "graph", "estimate": 1.2,
                         "best": True}, {**step(0.49), "variant": "graph"}]
     assert [r["estimate"] for r in _rows_of(records, "torch")] == [1.2]  # the table's rows
-    path = scale_chart(records, [], tmp_path / "scale.png")
+    path = scale_chart(records, CONTEXT, tmp_path / "scale.png")
     assert path.stat().st_size > 10_000
 
 

@@ -213,10 +213,11 @@ def test_retrace_and_memory_records_match_their_tables():
     from report.build.load import load_file
     from report.views.memory import memory_section
     from report.build.records import memory_records, retrace_records
+    from report.build.select import retrace_rules
     from report.views.retrace import retrace_tables
     from tests.test_report_memory import _results as memory_results
     results = load_file(QUICK)
-    tables = retrace_tables(records_of(results), results)
+    tables = retrace_tables(records_of(results), retrace_rules(results))
     records = retrace_records(results)
     assert records and all(f"{r['estimate']:.3g} s ({r['traces']} tr)" in tables for r in records)
     section = memory_section(records_of(memory_results()))

@@ -84,11 +84,17 @@ def _framework_problem(benchmarks, versions):
     return None
 
 
+OWN_KEYS = ("graphbench_profile", "graphbench_run")  # what conftest.py adds to a saved run
+
+
 def file_problem(data):
     """What makes a saved run's top level unusable, in a few words, or None."""
     if (version := data.get("version")) is not None and not str(version).startswith(READS):
         return (f"saved by pytest-benchmark {_shown(version)}, which this report does not read "
                 f"(it reads {READS[0]}x: the pin in tox.ini)")
+    if unknown := sorted(k for k in data if k.startswith("graphbench_") and k not in OWN_KEYS):
+        return (f"{unknown[0]}: a field this report does not know (saved by a newer graphbench?): "
+                "report it with the graphbench that saved it")
     if bad := [k for k in OPTIONAL_DICTS if not isinstance(data.get(k, {}), (dict, type(None)))]:
         return f"{'/'.join(bad)} is not an object"
     graphbench = data["machine_info"]["graphbench"]

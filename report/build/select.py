@@ -3,8 +3,10 @@ newest result of each case (per (machine, backend, section, model) one run only)
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from catalog import skip_matches
+from catalog import BACKENDS, skip_matches
 from report.build.load import BASELINE
+
+VERSIONED = tuple(d for f in BACKENDS.values() for d in f.versions)  # the versions charts name
 
 STEADY = ("train", "infer", "construction")  # one table: steady steps, first calls, break-even
 WHOLE = ("micro", "peak", "scale")  # sections whose figures compare models: one run per backend
@@ -209,3 +211,26 @@ def of_phase(results, phase, *fields, valid=True):
     `valid`)."""
     return {(r.info["backend"], *(r.info.get(f) for f in fields)): r for r in latest(results)
             if r.info["phase"] == phase and (r.valid or not valid)}
+
+
+def retrace_rules(results):
+    """{backend: the retrace suite's skip rules its newest runs' profiles saved}."""
+    found = {}
+    for r in latest(results):
+        if r.profile and r.profile.get("retrace"):
+            found.setdefault(r.info["backend"], []).extend(r.profile["retrace"].get("skips", ()))
+    return found
+
+
+def chart_context(results, suite):
+    """What a chart names beside its figures, from the runs behind them (views never read
+    runs): each machine's setting, framework versions, the runs (dirty: uncommitted changes),
+    what the profile left out of `suite`, and the retrace suite's skip rules."""
+    machines, versions = set(), {}
+    for r in latest(results):
+        g = r.graphbench
+        machines.add((r.machine, g.get("device"), g.get("threads"), g.get("profile")))
+        versions.update({k: v for k, v in g.get("versions", {}).items() if k in VERSIONED})
+    return {"machines": sorted(machines, key=str), "versions": versions,
+            "runs": sorted({(r.info["backend"], r.run, bool(r.dirty)) for r in results}),
+            "gaps": profile_gaps(results, suite), "retrace_rules": retrace_rules(results)}

@@ -93,8 +93,8 @@ def scope(machines):
             + " The networks are small (the workloads under each table): per-op overhead "
             "dominates their steps, and that is what graph mode removes, so read each speedup as "
             "its workload's, not the full-size network's."
-            + (f" Each backend's line says how the gain changes as the work per step grows, up "
-               f"to the VGG at {point(max(swept, key=gflop))} ([chart: where graph mode "
+            + (f" Each backend's line in full says how the gain changes as the work per step "
+               f"grows, up to the VGG at {point(max(swept, key=gflop))} ([chart: where graph mode "
                "stops paying](docs/charts/scale.png))." if swept else ""))
 
 

@@ -6,18 +6,16 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-from catalog import BACKENDS, COLORS  # noqa: E402
+from catalog import COLORS  # noqa: E402
 from report.build.records import chosen as best  # noqa: E402
 from report.views.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.build.records import STEP_PHASES  # noqa: E402
-from report.build.select import latest  # noqa: E402
 from report.views.tables import lookup  # noqa: E402
 from report.views.text import variant_order  # noqa: E402
 
 OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
 
 
-FRAMEWORKS = tuple(d for f in BACKENDS.values() for d in f.versions)  # the versions a subtitle names
 
 
 def by_model(names):
@@ -27,19 +25,16 @@ def by_model(names):
     return known + sorted(set(names) - set(known))
 
 
-def subtitle(results):
-    """Machine, device, threads and framework versions behind a chart."""
-    machines, versions = set(), {}
-    for r in latest(results):
-        g = r.graphbench
-        machines.add(f"{r.machine} · {g.get('device')} · {g.get('threads')} threads · "
-                     f"profile {g.get('profile')}")
-        for k, v in g.get("versions", {}).items():
-            if k in FRAMEWORKS:
-                versions[k] = v
-    runs = sorted({f"{r.info['backend']} {r.run}{'†' if r.dirty else ''}" for r in results})
-    return (" | ".join(sorted(machines)) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
-            + "\nruns: " + ", ".join(runs) + (" († uncommitted changes)" if "†" in str(runs) else ""))
+def subtitle(context):
+    """Machine, device, threads, profile and framework versions behind a chart, and its runs
+    (`context`: the build's select.chart_context)."""
+    machines = [f"{m} · {device} · {threads} threads · profile {profile}"
+                for m, device, threads, profile in context["machines"]]
+    runs = [f"{backend} {run}{'†' if dirty else ''}" for backend, run, dirty in context["runs"]]
+    versions = context["versions"]
+    return (" | ".join(machines) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
+            + "\nruns: " + ", ".join(runs)
+            + (" († uncommitted changes)" if any(d for *_, d in context["runs"]) else ""))
 
 
 def _index(records, kinds=("step_time", "first_call")):
@@ -54,11 +49,11 @@ def _rows(idx, model, with_eager=False):
     return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
 
 
-def _figure(models, title, results, xlabel, sharex=False):
+def _figure(models, title, context, xlabel, sharex=False):
     fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
                              squeeze=False, sharex=sharex)
     fig.suptitle(title, fontsize=12, fontweight="bold")
-    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
     for ax in axes[0]:
         ax.set_xlabel(xlabel)
         ax.grid(axis="x", alpha=0.3)
@@ -76,7 +71,7 @@ def _models(idx):
     return by_model({m for (_, m, _, p, _) in idx if p in STEP_PHASES})
 
 
-def speedup_chart(records, results, phase, path):
+def speedup_chart(records, context, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
     cells, idx = lookup(records), _index(records)
@@ -84,7 +79,7 @@ def speedup_chart(records, results, phase, path):
         return None
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
-                        results, "speedup (×, log scale, shared; <1 is a slowdown)", sharex=True)
+                        context, "speedup (×, log scale, shared; <1 is a slowdown)", sharex=True)
     wrong, spans = known_wrong(records), [0.8, 1.25]
     for ax, model in zip(axes, models):
         labels = []
@@ -141,7 +136,7 @@ def rows_axis(ax, labels):
     ax.set_ylim(len(labels) - 0.5, -0.5)
 
 
-def step_time_chart(records, results, path):
+def step_time_chart(records, context, path):
     """Absolute train step times per model: one dumbbell per backend from its eager step (open
     circle) to its best graph variant's (filled), on one shared log axis, labelled with the
     table's paired speedup (a large speedup can mean a slow eager mode)."""
@@ -150,7 +145,7 @@ def step_time_chart(records, results, path):
     if not models:
         return None
     fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "
-                        "median with its interquartile range; the table's paired speedup", results,
+                        "median with its interquartile range; the table's paired speedup", context,
                         "ms per step (log scale, shared)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
@@ -193,7 +188,7 @@ def _ratio_axis(ax, low, high):
     ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
 
 
-def overhead_chart(records, results, path):
+def overhead_chart(records, context, path):
     """First call minus steady train step, cold and (where measured) warm, in seconds, from the
     first_call and step_time records of one run."""
     cells, idx = lookup(records), _index(records)
@@ -202,7 +197,7 @@ def overhead_chart(records, results, path):
         return None
     fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
                         "(dot: median; whiskers: min–max of rounds; ● cold, ○ warm cache)",
-                        results, "seconds (log scale, shared)", sharex=True)
+                        context, "seconds (log scale, shared)", sharex=True)
     ax_floor, top, wrong = 1e-4, 1.0, known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
@@ -240,7 +235,7 @@ def overhead_chart(records, results, path):
     return _finish(fig, path)
 
 
-def break_even_chart(records, results, path):
+def break_even_chart(records, context, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
     a first run (cold caches, filled dot) and every later run (warm cache, open dot) on one shared log
     axis; whiskers span the steps at the two ends of the speedup's interval; a row with no figure
@@ -251,7 +246,7 @@ def break_even_chart(records, results, path):
         return None
     fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
                         "run (●) and later runs on a warm cache (○);\nwhiskers: from the "
-                        "speedup's 95% interval", results, "steps (log scale, shared)", sharex=True)
+                        "speedup's 95% interval", context, "steps (log scale, shared)", sharex=True)
     wrong = known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
@@ -284,7 +279,7 @@ def break_even_chart(records, results, path):
     return _finish(fig, path)
 
 
-def throughput_chart(records, results, path):
+def throughput_chart(records, context, path):
     """Train-step GFLOP/s of each variant on one shared axis, beside its backend's float32 matmul
     peak of the same run (a dashed line in the backend's colour)."""
     idx = _index(records, ("throughput_share",))
@@ -295,7 +290,7 @@ def throughput_chart(records, results, path):
     if not peaks or not models:
         return None
     fig, axes = _figure(models, "Train-step throughput beside the backend's dense matmul peak "
-                        "(dashed)", results, "GFLOP/s (shared; label: % of the peak)", sharex=True)
+                        "(dashed)", context, "GFLOP/s (shared; label: % of the peak)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
@@ -314,7 +309,7 @@ def throughput_chart(records, results, path):
     return _finish(fig, path)
 
 
-def retrace_chart(records, results, path):
+def retrace_chart(records, context, path):
     """Per backend, a network × variant grid of the varying-size training sequence: each cell its
     total time and traces, coloured by that time over eager's on the same network; a run cut
     short by the budget or skipped by the profile says so in its cell."""
@@ -327,12 +322,12 @@ def retrace_chart(records, results, path):
                                  len({v for b, _, v in found if b == x}) + 1 for x in backends]})
     fig.suptitle("Retracing: training on inputs whose size changes every batch (each cell: total "
                  "time, traces)", fontsize=12, fontweight="bold")
-    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
     norm = matplotlib.colors.LogNorm(1 / 30, 30)
     for ax, backend in zip(axes[0], backends):
         variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
         skipped = {n for _, n, _ in found  # a network the profile leaves out whole: its row says so
-                   if all(skip_note(results, backend, n, v, "train") for v in variants)}
+                   if all(skip_note(context["retrace_rules"], backend, n, v, "train") for v in variants)}
         nets = sorted({n for b, n, _ in found if b == backend} | skipped, key=by_depth(found))
         for i, net in enumerate(nets):
             eager = found.get((backend, net, "eager"))
@@ -340,7 +335,7 @@ def retrace_chart(records, results, path):
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ccc"))
                 r = found.get((backend, net, variant))
                 if r is None:
-                    why = skip_note(results, backend, net, variant, "train")
+                    why = skip_note(context["retrace_rules"], backend, net, variant, "train")
                     ax.text(j, i, "skipped\n(profile)" if why else "—", ha="center",
                             va="center", fontsize=6, color="#777")
                     continue

@@ -7,13 +7,12 @@ import matplotlib.ticker
 from report.views.charts import COLORS, OTHER, _figure, _finish, by_model, dots, known_wrong, plt, \
     row_label, rows_axis
 from report.views.retrace import by_depth, new_vs_seen_steps, totals
-from report.build.select import profile_gaps
 from report.views.text import variant_order
 
 MIB = 2 ** 20
 
 
-def memory_chart(records, results, path):
+def memory_chart(records, context, path):
     """Peak train-step RSS above the post-import baseline per variant, per model (MiB)."""
     wrong = known_wrong(records)
     records = [r for r in records if r["kind"] == "memory_peak" and r["estimate"] is not None]
@@ -21,7 +20,7 @@ def memory_chart(records, results, path):
     if not models:
         return None
     fig, axes = _figure(models, "Memory: peak train-step RSS above the post-import baseline",
-                        results, "MiB")
+                        context, "MiB")
     for ax, model in zip(axes, models):
         rows = sorted((r for r in records if r["model"] == model), key=lambda r: (
             r["backend"], variant_order(r["variant"])))
@@ -38,7 +37,7 @@ def memory_chart(records, results, path):
                                                  label="eager (hatched)")],
                fontsize=7, loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
     lines = 0
-    if gaps := profile_gaps(results, "memory"):  # wrapped to the figure's width, never cut off
+    if gaps := context["gaps"]:  # wrapped to the figure's width, never cut off
         note = textwrap.fill("Left out of the newest runs by their profile (--profile paper "
                              "measures them; a bar there comes from an earlier run of the same "
                              "framework release, named below): " + "; ".join(gaps),
@@ -48,7 +47,7 @@ def memory_chart(records, results, path):
     return _finish(fig, path, bottom=0.11 + 0.025 * lines if gaps else 0.07)
 
 
-def retrace_step_chart(records, results, path):
+def retrace_step_chart(records, context, path):
     """Per backend: the mean step at a shape not seen before beside one at a seen shape
     (repeating sizes, after the first step), for every variant and network."""
     found = new_vs_seen_steps(records)
@@ -56,7 +55,7 @@ def retrace_step_chart(records, results, path):
     if not backends:
         return None
     fig, axes = _figure(backends, "Retracing: a step at a new input size (●) beside one at a "
-                        "size seen before (○)", results, "seconds per step (log scale)")
+                        "size seen before (○)", context, "seconds per step (log scale)")
     order = by_depth(totals(records, "repeating"))
     for ax, backend in zip(axes, backends):
         keys = sorted((k for k in found if k[0] == backend), key=lambda k: (

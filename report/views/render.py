@@ -12,7 +12,7 @@ from report.views.precision import precision_section
 from report.views.provenance import known_wrong_notes, runs_block
 from report.views.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.views.scale import scale_reading, scale_table
-from report.build.select import SECTIONS
+from report.build.select import SECTIONS, retrace_rules
 from report.views.tables import summary_table
 from report.views.text import from_runs
 
@@ -90,7 +90,7 @@ def tables(view, records, h, others=()):
     """One machine's tables, each section from its runs (`view(section)`) and its records."""
     steady, retrace = view("steady"), view("retrace")
     parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
-    if text := retrace_tables(records, retrace):
+    if text := retrace_tables(records, retrace_rules(retrace)):
         parts += [f"{h} Retracing (source article 000)", "", from_runs(retrace), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end: a single sample per cell (one process; the profiles' time "

@@ -1,6 +1,5 @@
 """The retrace suite's tables, chart data and advice (seed 000's network x mode x time table)."""
 from catalog import skip_matches
-from report.build.select import latest
 from report.views.text import span, variant_order
 
 SEED_000 = {"eager": 3 * 60 + 36, "graph": 36 * 60 + 10, "graph_dynamic": 4 * 60 + 37}  # ResNet152
@@ -40,18 +39,13 @@ def cell(r):
     return text
 
 
-def skip_note(results, backend, network, variant, step):
-    """The profile's reason for leaving this run out, or None."""
-    for r in latest(results):
-        if r.info["backend"] != backend or not r.profile or not r.profile.get("retrace"):
-            continue
-        for rule in r.profile["retrace"].get("skips", ()):
-            if skip_matches(rule, backend, network, variant, step):
-                return rule["reason"]
-    return None
+def skip_note(rules, backend, network, variant, step):
+    """The profile's reason for leaving this case out (`rules`: select.retrace_rules), or None."""
+    return next((rule["reason"] for rule in rules.get(backend, ())
+                 if skip_matches(rule, backend, network, variant, step)), None)
 
 
-def retrace_tables(records, results, step="train"):
+def retrace_tables(records, rules, step="train"):
     """Per backend: network x variant, varying sides then the repeated-shape control; a missing
     cell gives the profile's reason for skipping it (from the runs' plans in `results`)."""
     lines, reasons = [], []
@@ -67,7 +61,7 @@ def retrace_tables(records, results, step="train"):
                 cells = []
                 for v in variants:
                     r = found.get((backend, net, v))
-                    why = None if r else skip_note(results, backend, net, v, step)
+                    why = None if r else skip_note(rules, backend, net, v, step)
                     if why and why not in reasons:
                         reasons.append(why)
                     cells.append(f"skipped [{reasons.index(why) + 1}]" if why else cell(r))

@@ -12,7 +12,7 @@ def _rows_of(records, backend):
             if b == backend and r["estimate"] is not None and r.get("flops")]
 
 
-def scale_chart(records, results, path):
+def scale_chart(records, context, path):
     """Per backend, eager ÷ graph along the VGG sweep (intervals as bars) on one log-log axis,
     with the answer table's rows (each row's variant) as hollow marks."""
     found = sweep(records)
@@ -21,7 +21,7 @@ def scale_chart(records, results, path):
     fig, ax = plt.subplots(figsize=(8.5, 5.2))
     fig.suptitle("Where graph mode stops paying: speedup over eager against work per step",
                  fontsize=12, fontweight="bold")
-    fig.text(0.5, 0.005, subtitle(results), ha="center", va="bottom", fontsize=7, color="#555")
+    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
     ax.axhline(1, color="black", lw=1)
     ax.text(1.02, 1, " eager", transform=ax.get_yaxis_transform(), va="center", fontsize=8)
     for backend, rows in found.items():
