@@ -16,9 +16,12 @@ PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",
          "lengths": ("lengths that vary", ("lengths_total",)),
          "precision": ("mixed precision", ("precision_speedup",)),
          "determinism": ("deterministic ops", ("determinism_step",)),
-         "parity": ("parity with the TF32 tolerance", ())}
-# the parts that need a new profile (timing code) before the GPU job can run them
-LATER = ("ResNet-50 at 224² px, batch 32, and the decoder's compute point (a GPU profile first)",)
+         "parity": ("parity with the TF32 tolerance", ()),
+         "sweep": ("the work-per-step sweep", ("scale_speedup", "compute_speedup"))}
+# the parts that need a new profile (timing code) before the GPU job can run them: the
+# report shows one profile per machine (default), so a busy size needs its place in that profile
+LATER = ("ResNet-50 at 224² px, batch 32, and the decoder's compute point at batch 8 (a GPU "
+         "profile first)",)
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,8 @@ GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch")
            ("first-calls", "torch"): 300, ("lengths", "jax"): 120, ("lengths", "chainer"): 90,
            ("lengths", "torch"): 300, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
-           ("determinism", "chainer"): 60, ("determinism", "torch"): 150}
+           ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
+           ("sweep", "jax"): 150, ("sweep", "chainer"): 90, ("sweep", "torch"): 400}
 BACKENDS = ("jax", "chainer", "torch")
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
@@ -120,6 +124,12 @@ PLAN = (
                               "-k", "not trajectory", "-rf", "--tb=line"), 100,
            f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
            "tolerance)", expect_s=60, kind="check", part="parity") for b in ("torch", "jax", "chainer")),
+    # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
+    # the full-width VGG at 224² px, batch 1, and the decoder's compute point
+    *(Step(f"sweep-{b}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
+                             "--variant", "eager,graph"),
+           GUESS_S["sweep", b] * 2, f"{b}: where graph mode stops paying, eager and `graph`",
+           expect_s=GUESS_S["sweep", b], part="sweep") for b in BACKENDS),
 )
 
 

@@ -107,6 +107,9 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     assert "graph_cudagraphs,cuda_graph" in " ".join(torch.args) and "--wait" in torch.args
     later = [s.part for s in PLAN[PLAN.index(steady[-1]):] if s.part]  # after every answer row
     assert later[:1] == ["first calls"] and {"lengths", "precision", "determinism"} <= set(later)
+    sweep = [s for s in PLAN if s.part == "sweep"]  # the default profile's: the report shows it
+    assert [s.backend for s in sweep] == ["jax", "chainer", "torch"]
+    assert all("suites/test_scale.py" in s.args and "--profile" not in s.args for s in sweep)
     determinism = next(s for s in PLAN if s.name == "determinism-torch")
     assert ("CUBLAS_WORKSPACE_CONFIG", ":4096:8") in determinism.env
 
