@@ -187,7 +187,7 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
                     known_wrong="BatchNorm replayed", note="non-finite loss")]
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", cpu))
-    assert text.startswith("**On an NVIDIA H100 80GB HBM3**")
+    assert text.startswith("**On the H100** (NVIDIA H100 80GB HBM3, 16 threads;")
     rows = [line for line in text.splitlines() if line.startswith("| mnist_cnn")]
     assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
     assert "1.50 → 0.20" in rows[1] and "GPU only" in rows[1] and "`0091`" in rows[1]

@@ -5,7 +5,7 @@ from catalog import VARIANTS
 from gpu.plan import (ANSWER_MODELS as MODELS, BACKENDS, LATER, NOT_ON_THE_LEASE, PARTS,
                       PLAN)
 from report.build.load import gpu_model
-from report.views.text import ms, speedup_text
+from report.views.text import ms, short_name, speedup_text
 
 HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
           "| A/A, train | the CPU's train speedup | run |")
@@ -100,9 +100,9 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
                                  r["backend"], list(VARIANTS).index(r["variant"])))
     threads = next((r["threads"] for r in rows if r.get("threads")), "?")
     missing = not_measured(records)
-    gpu = gpu_model(machine)
     versions = setting(view)
-    return [f"**On an {gpu}** ({threads} threads; {versions + '; ' if versions else ''}"
+    return [f"**On the {short_name(machine)}** ({gpu_model(machine)}, {threads} threads; "
+            f"{versions + '; ' if versions else ''}"
             "float32, TF32 convolutions as by default; [one wait per timed block]"
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
             "", HEADER, "|---" * 9 + "|", *(_row(records, cpu, r) for r in rows), "",
