@@ -16,8 +16,6 @@ DEBT = {
     "compare": {"report.build.load": {"load_file", "unfinished", "warn"},
                 "report.build.ratios": {"UNPAIRED", "ratio", "spread_overlaps"}},
     "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
-    "gpu": {"report.build.load": {"gpu_model"}},
-    "page": {"report.build.load": {"gpu_model"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
     "provenance": {"report.build.load": {"WAITS", "unfinished"},
                    "report.build.merge": {"run_machine"},

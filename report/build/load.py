@@ -147,12 +147,6 @@ def machine_name(machine_info):
             f"{cpu.get('count', '?')} cores{', ' + gpu.split(',')[0] if gpu else ''})")
 
 
-def gpu_model(machine):
-    """The GPU model a machine's name ends with ('NVIDIA H100 80GB HBM3'), or None for a CPU's."""
-    last = machine.rstrip(")").rsplit(", ", 1)[-1]
-    return None if last.endswith(" cores") else last
-
-
 FINDINGS = "findings"  # results/findings/: the findings' sweeps (findings/*.py), not suite runs
 WAITS = "waits"  # results/waits/<device>/: runs timed with another --wait than their device's
 # default (a GPU's per-step wait), read by the GPU table beside the runs they repeat, never pooled

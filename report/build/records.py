@@ -5,7 +5,8 @@ import statistics
 from pathlib import Path
 
 from catalog import LOADER_BASELINE
-from report.build.load import BASELINE, gpu_model
+from machines import gpu_model
+from report.build.load import BASELINE
 from report.build import best
 from report.build.lengths import mark_first
 from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,

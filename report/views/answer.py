@@ -2,9 +2,10 @@
 from collections import defaultdict
 from fractions import Fraction
 
+from catalog import KNOWN_WRONG
+from machines import gpu_model, short_name
 from report.views.advice import FINDING, advice, get, steps_text
 from report.build.best import RULE
-from catalog import KNOWN_WRONG
 from report.views.gpu import gpu_table, timed_as_a_loop
 from report.views.headline import answer_lines, machines_line, your_case
 from report.build.lengths import lengths_line
@@ -13,8 +14,8 @@ from report.build.records import chosen as best
 from report.build.select import newest_run
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
-from report.views.text import (break_even_text, count, duration, label, precision_text, short_name,
-                         span, speedup_text)
+from report.views.text import (break_even_text, count, duration, label, precision_text, span,
+                               speedup_text)
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
@@ -36,7 +37,7 @@ def answer_text(machines, front=None, more=None):
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
         gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
         cpus = [(m, found) for m, _, found in machines if m in others
-                and m.rstrip(")").endswith(" cores")]  # a GPU machine's name ends with the GPU
+                and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
                  "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "

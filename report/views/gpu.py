@@ -2,10 +2,10 @@
 speedups with their intervals and runs, the same row on the answer's CPU, and what the GPU job
 has not measured yet (gpu/plan.py)."""
 from catalog import VARIANTS
+from machines import gpu_model, short_name
 from gpu.plan import (ANSWER_MODELS as MODELS, BACKENDS, LATER, NOT_ON_THE_LEASE, PARTS,
                       PLAN)
-from report.build.load import gpu_model
-from report.views.text import ms, short_name, speedup_text
+from report.views.text import ms, speedup_text
 
 HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
           "| A/A, train | the CPU's train speedup | run |")

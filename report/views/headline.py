@@ -2,8 +2,8 @@
 each GPU, when it pays back, then what to do in a reader's case (a view of the records only)."""
 from catalog import call_name
 from gpu.plan import NOT_ON_THE_LEASE
+from machines import short_name
 from report.build.ratios import NOISE, SAME
-from report.views.text import short_name
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
 SHORT = {("tf", "xla"): "XLA (`jit_compile=True`)", ("jax", "graph"): "`jax.jit`",

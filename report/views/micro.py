@@ -1,6 +1,6 @@
 """Source article 001's claims, one table each, from the micro records."""
 from report.build.ratios import SAME, UNDECIDED
-from report.views.text import interval_cell
+from report.views.text import aa_control, interval_cell
 
 FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
 GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # source article 001
@@ -78,12 +78,8 @@ def aa_line(records):
                    key=lambda r: (r["backend"], r["case"]))
     if not pairs:
         return ""
-    holding = sum(r["mark"] == "~" for r in pairs)
-    w = max(pairs, key=lambda r: r["high"] / r["low"])
-    return (f"A/A control (eager ÷ a second eager of the same workload, timed like a real pair): "
-            f"{holding} of {len(pairs)} intervals contain 1; the widest, "
-            f"{interval_cell(w['estimate'], w['low'], w['high'])} ({w['backend']}/{w['case']}), "
-            f"is these runs' noise floor.")
+    return aa_control(pairs, "eager ÷ a second eager of the same workload, timed like a real "
+                      "pair", lambda w: f"{w['backend']}/{w['case']}", "these runs' noise floor")
 
 
 def first_call_table(idx, backends):

@@ -5,7 +5,7 @@ import json
 import re
 from pathlib import Path
 
-from report.build.load import gpu_model
+from machines import gpu_model
 from report.build.ratios import half_width
 
 PAGE = "index.html"  # the page's name in the results folder (beside summary.json)

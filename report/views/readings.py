@@ -1,6 +1,6 @@
 """One generated paragraph per chart, read from the same records as the tables and summary.json."""
 from report.build.ratios import NOISE, SAME, UNDECIDED
-from report.views.text import count, interval_cell, span
+from report.views.text import aa_control, count, span
 
 
 def _speedups(records, phase):
@@ -16,12 +16,8 @@ def aa_reading(records, phase):
     pairs = [r for r in records if r["kind"] == "aa_ratio" and r["phase"] == phase and r["low"]]
     if not pairs:
         return "No A/A control in these runs (saved before paired timing)."
-    holding = [r for r in pairs if r["mark"] == "~"]
-    widest = max(pairs, key=lambda r: r["high"] / r["low"])
-    return (f"A/A control (eager against a second eager runner, timed like a real pair): "
-            f"{len(holding)} of {len(pairs)} intervals contain 1; the widest, "
-            f"{interval_cell(widest['estimate'], widest['low'], widest['high'])} "
-            f"({widest['backend']} on {widest['model']}), is this run's noise floor.")
+    return aa_control(pairs, "eager against a second eager runner, timed like a real pair",
+                      lambda w: f"{w['backend']} on {w['model']}", "this run's noise floor")
 
 
 def speedup_reading(records, phase):

@@ -1,6 +1,7 @@
 """The source articles' own claims beside this run's figures (article 000's: report.views.retrace)."""
+from machines import short_name
 from report.build.ratios import decided, gain_limit, side
-from report.views.text import interval_cell, short_name
+from report.views.text import interval_cell
 
 ARTICLE = "the article's"
 SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)

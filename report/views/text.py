@@ -1,5 +1,4 @@
 """How the renderers write a figure: cells, intervals, run labels (formatting only, no figures)."""
-import re
 from collections import defaultdict
 
 from catalog import VARIANTS
@@ -118,23 +117,11 @@ def from_runs(picked):
     return "From run " + "; ".join(parts) + "." if parts else ""
 
 
-def short_name(machine):
-    """A machine's name in a few characters: its GPU ('H100'), else its CPU ('Zen 4',
-    'Xeon model 167'), from the name report.build.load gives it; a node other than `vm` leads it."""
-    node = machine.split(" (")[0]
-    return (f"{node} " if node != "vm" and " (" in machine else "") + _hardware_name(machine)
-
-
-def _hardware_name(machine):
-    if gpu := re.search(r"NVIDIA (\w+)", machine):
-        return gpu[1]
-    found = re.search(r"family (\d+) model (\d+)", machine)
-    if "AMD" in machine and found:
-        family, model = map(int, found.groups())
-        zen = {23: "Zen 2", 26: "Zen 5"}.get(family) or (
-            "Zen 3" if family == 25 and model in (*range(0, 16), *range(32, 48), *range(80, 96))
-            else "Zen 4" if family == 25 else f"AMD family {family}")
-        return zen
-    if "Intel" in machine and found:
-        return f"Xeon model {found[2]}"
-    return machine
+def aa_control(pairs, control, where, floor):
+    """'A/A control (`control`): n of m intervals contain 1; the widest, ... (`where` of it), is
+    `floor`.' of aa_ratio records."""
+    widest = max(pairs, key=lambda r: r["high"] / r["low"])
+    return (f"A/A control ({control}): {sum(r['mark'] == '~' for r in pairs)} of {len(pairs)} "
+            f"intervals contain 1; the widest, "
+            f"{interval_cell(widest['estimate'], widest['low'], widest['high'])} "
+            f"({where(widest)}), is {floor}.")
