@@ -300,10 +300,6 @@ _DEFAULT_SKIPS = (  # the job's 90 minutes: what runs 0014 and 0021-0024 paid fo
          "processes took 7 min on resnet, 1.6 on vgg in run 0014, 69 s on mnist_cnn in run 0023; "
          "--profile paper)", suites=("construction",), backend="torch",
          variants=("graph_dynamic",)),
-    Skip("default profile: torch first calls are measured on mnist_cnn and resnet (vgg's graph "
-         "took 113 s cold in run 0023 on a 2-core AMD EPYC Zen 4, and its 1.00x steady speedup "
-         "has no break-even to give; --profile paper)", suites=("construction",),
-         backend="torch", labels=("vgg",)),
     Skip("default profile: memory is measured on mnist_cnn (vgg and resnet took at least 3.4 + "
          "2.6 min in tf, 3.0 + 1.7 in torch, 2.8 + 0.6 in jax, in runs 0021, 0023 and 0024 and "
          "at 7918aea on a 2-core AMD EPYC Zen 4; --profile paper)", suites=("memory",),

@@ -11,7 +11,7 @@ def test_a_default_skip_names_its_suite_backend_model_and_variant():
     for cut in (("memory", "tf", "resnet", "xla"), ("memory", "torch", "resnet", "graph"),
                 ("memory", "chainer", "vgg", "graph"),
                 ("construction", "torch", "mnist_cnn", "graph_dynamic"),
-                ("construction", "torch", "vgg", "graph"),
+                ("construction", "torch", "vgg", "graph_dynamic"),
                 ("micro", "jax", "conv", "graph"), ("micro", "torch", "matmul10", "eager"),
                 ("micro", "tf", "fizzbuzz", "graph_relaxed"),
                 ("steady", "torch", "resnet", "graph_static", "train"),
@@ -19,6 +19,7 @@ def test_a_default_skip_names_its_suite_backend_model_and_variant():
         assert DEFAULT.skip_reason(*cut), cut
     for kept in (("construction", "torch", "mnist_cnn", "graph"),
                  ("construction", "torch", "resnet", "graph"),
+                 ("construction", "torch", "vgg", "graph"),  # the worst break-even (issue 50)
                  ("construction", "tf", "resnet", "graph_dynamic"),
                  ("memory", "torch", "mnist_cnn", "graph_static"),
                  ("memory", "tf", "mnist_cnn", "graph_relaxed"),

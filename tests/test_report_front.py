@@ -28,3 +28,19 @@ def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
     assert front(results, [newer]).startswith("ci-a (")
     one = [r for r in results if r.info["backend"] == "chainer"]
     assert front(one, [newer]).startswith("ci-b (")  # as many backends: the job's own machine
+
+
+def test_a_newer_job_of_one_backend_on_a_full_machine_does_not_take_the_answer(tmp_path):
+    base = json.loads(QUICK.read_text())
+    for machine, day, number in (("ci-a", 2, "0002"), ("ci-b", 1, "0001")):
+        both = on_machine(base, machine, 1)
+        both["benchmarks"] += [_as_tf(b) for b in both["benchmarks"]]
+        both["machine_info"]["graphbench"].setdefault("versions", {})["tensorflow-cpu"] = "2.21.0"
+        save(tmp_path / "results" / machine, both, f"{number}_default", f"2026-01-0{day}T00:00:00")
+    # ci-b then runs one backend again (`run.py bench --envs chainer -- -k vgg`)
+    save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 1), "0003_default",
+         "2026-01-03T00:00:00")
+    results = load_dir(tmp_path / "results")
+    newer = str(tmp_path / "results" / "ci-b" / "0003_default.json")
+    assert front(results).startswith("ci-a (")
+    assert front(results, [newer]).startswith("ci-a (")

@@ -119,16 +119,22 @@ def repeats(results, picked):
 
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
-    that saved the runs `made` (the main job that just ran), else the one with the newest run; a
-    job of fewer backends (`--envs jax`) on another machine never takes the README's answer."""
-    backends = defaultdict(set)
+    whose job `made` (the one that just ran) covered all of them, else the one whose every
+    backend was measured most recently (the newest of its oldest backend's runs); a job of fewer
+    backends (`--envs jax`, or `-k vgg` in torch alone) never takes the README's answer."""
+    newest = defaultdict(dict)  # {machine: {backend: its newest run's datetime}}
     for r in results:
-        backends[r.machine].add(r.info["backend"])
-    most = max(map(len, backends.values()), default=0)
-    full = [r for r in results if len(backends[r.machine]) == most]
-    mine = [r for r in full if Path(r.file).resolve() in {Path(f).resolve() for f in made}]
-    newest = max(mine or full, key=lambda r: r.datetime, default=None)
-    return newest and newest.machine
+        had = newest[r.machine].get(r.info["backend"])
+        newest[r.machine][r.info["backend"]] = max(had or r.datetime, r.datetime)
+    most = max(map(len, newest.values()), default=0)
+    full = [m for m, backends in newest.items() if len(backends) == most]
+    made = {Path(f).resolve() for f in made}
+    by_job = defaultdict(set)
+    for r in results:
+        if Path(r.file).resolve() in made:
+            by_job[r.machine].add(r.info["backend"])
+    mine = [m for m in full if len(by_job[m]) == most]
+    return max(mine or full, key=lambda m: (min(newest[m].values()), m), default=None)
 
 
 def newest_run(records, backend, kinds=None):
