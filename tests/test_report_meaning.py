@@ -7,6 +7,7 @@ import numpy as np
 
 from report.views.answer import advice, answer_text
 from report.build.load import Result
+from report.build.claims import micro_claims
 from report.views.micro import Micro, control_verdicts
 from report.build.records import FIELDS, chosen, ratio_record, steady_records
 
@@ -156,7 +157,8 @@ def test_an_unpaired_gain_inside_the_spread_is_no_gain_anywhere():
     assert advice([rec], {"resnet": rec}).startswith("**advice**: stay eager")
     micro = {**_unpaired("micro_speedup", 1.3, overlap=True), "case": "sum_even"}
     times = [{**micro, "kind": "micro_time", "variant": v, "traces": 1} for v in ("eager", "graph")]
-    assert control_verdicts(Micro(times + [micro]), ["torch"]) == [
+    found = times + [micro]
+    assert control_verdicts(Micro(found + micro_claims(found))) == [
         "torch/sum_even: undecided (1.30×)"]
 
 

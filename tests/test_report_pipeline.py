@@ -35,7 +35,7 @@ def test_table_cells_come_from_the_results():
 
 
 def test_verdict_separates_slower_from_not_significant():
-    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(_results()))[0]
+    line = claim_verdicts(records_of(_results()))[0]
     assert line.startswith("- tf: the claim holds in part")
     assert "`parallel` slower in 2 of 2, faster in 0, n.s. in 0" in line
     # wait is 1/64 and the rest 3/64 of the epoch: 0.5 s more epoch -> +7.81 and +23.44 ms
@@ -85,7 +85,7 @@ def _paired_results():
 def test_paired_verdict_follows_the_interval_not_the_spread():
     from report.build.records import pipeline_records
     runs = _paired_results()
-    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(runs))[0]
+    line = claim_verdicts(records_of(runs))[0]
     assert "`parallel` slower in 0 of 2, faster in 0, n.s. in 2" in line
     assert "mnist_cnn eager 0.95× [0.85, 1.05] ~, mnist_cnn graph 0.95× [0.85, 1.05] ~" in line
     assert "`cache` slower in 2 of 2, faster in 0, n.s. in 0" in line
@@ -104,5 +104,17 @@ def test_paired_verdict_follows_the_interval_not_the_spread():
 
 
 def test_unpaired_results_say_so():
-    line = claim_verdicts((lambda found: Pipeline(records_of(found)))(_results()))[0]
+    line = claim_verdicts(records_of(_results()))[0]
     assert "mnist_cnn eager 0.67× (unpaired)" in line
+
+
+def test_the_section_words_the_builds_claims_and_decides_none():
+    """The build decides article 003's claim and the loader to use (report.build.claims); the
+    view only words them: a changed claim record changes the words (issue 50)."""
+    found = records_of(_results())
+    said = {r["case"]: r for r in found if r["kind"] == "claim"}
+    assert said["loaders_slower"]["claim"] == "holds in part"
+    assert said["loader_to_use"]["claim"] == "prefetch"
+    said["loaders_slower"]["claim"], said["loader_to_use"]["claim"] = "holds", "cache"
+    text = pipeline_section(found)
+    assert "- tf: the claim holds —" in text and "use tf `cache` (best in" in text

@@ -71,3 +71,18 @@ def test_charts_on_log_axes_draw_dots_and_label_known_wrong_rows():
                                  "known_wrong": "NaN (findings/x.md)"}])
     assert "known wrong" in charts.row_label("chainer", "resnet", "graph", wrong)
     assert charts.row_label("chainer", "vgg", "graph", wrong) == "chainer/graph"
+
+
+def test_the_micro_section_words_the_builds_claims_and_decides_none():
+    """Article 001's claims are decided in report.build.claims; micro_section only words them."""
+    from report.build.claims import micro_claims
+    from report.views.micro import micro_section
+    times = [{"machine": "m", "run": "0001_x", "backend": "tf", "case": w, "variant": v,
+              "kind": "micro_time", "phase": "micro", "estimate": t, "traces": 1,
+              "ops_per_call": 1, "graph_breaks": None}
+             for w, v, t in (("square_naive", "eager", 2e-3), ("square_vectorized", "eager", 1e-5),
+                             ("dispatch", "eager", 1e-4))]
+    claims = micro_claims(times)
+    assert [(c["case"], c["claim"]) for c in claims] == [("vectorized", "holds")]
+    claims[0]["claim"] = "does not hold"
+    assert "tf: does not hold (200× faster)" in micro_section(times + claims)

@@ -7,7 +7,7 @@ from pathlib import Path
 from catalog import LOADER_BASELINE
 from machines import gpu_model
 from report.build.load import BASELINE
-from report.build import best
+from report.build import best, claims
 from report.build.lengths import mark_first
 from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
                            target, target_minutes)
@@ -464,7 +464,7 @@ def machine_records(view):
             aa = controls[group(rec)]  # decided beside the A/A pair of its own group
             rec.update(aa_low=aa["low"], aa_high=aa["high"])
             rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
-    return found
+    return found + claims.micro_claims(found) + claims.pipeline_claims(found)  # on the verdicts
 
 
 def load_studies(results):

@@ -1,8 +1,6 @@
 """Source article 001's claims, one table each, from the micro records."""
-from report.build.ratios import SAME, UNDECIDED
 from report.views.text import aa_control, interval_cell
 
-FIRST_CALL_FACTOR = 10  # "the first call is expensive": at least 10x the second
 GUIDE = {"conv": 0.004799893 / 0.003768159, "lstm_cell": 0.006962984 / 0.003665485}  # source article 001
 
 
@@ -14,6 +12,12 @@ class Micro(dict):
                           if r["kind"] == "micro_time"})
         self.speedups = {(r["backend"], r["case"]): r for r in records
                          if r["kind"] == "micro_speedup"}
+        self.claims = {(r["backend"], r["case"]): r for r in records
+                       if r["kind"] == "claim" and r["phase"] == "micro"}
+
+    def said(self, case):
+        """The claim records of `case` ('granularity', 'pitfall:', ...: a prefix), by backend."""
+        return [r for (b, c), r in self.claims.items() if c.startswith(case)]
 
 
 def _speedup(idx, backend, workload):
@@ -29,9 +33,6 @@ def _speedup(idx, backend, workload):
     return rec["estimate"], f"{rec['estimate']:.2f}×{mark}", None
 
 
-CLAIM = {"faster": "holds", "slower": "differs", SAME: SAME, UNDECIDED: UNDECIDED}  # by verdict
-
-
 def _us(seconds):
     return f"{seconds * 1e6:,.1f}"
 
@@ -40,7 +41,6 @@ def granularity_table(idx, backends):
     """Claim 1: graph mode pays for many small ops (LSTM cell), little for one big conv."""
     lines = ["| workload | guide (TF 2.0) | " + " | ".join(backends) + " |",
              "|---|---|" + "---|" * len(backends)]
-    verdicts = []
     for workload in ("conv", "mlp_step", "lstm_cell"):
         guide = f"{GUIDE[workload]:.2f}×" if workload in GUIDE else "—"
         lines.append(f"| {workload} speedup | {guide} | "
@@ -51,24 +51,9 @@ def granularity_table(idx, backends):
         per_op.append(" / ".join(_us(r["estimate"] / r["ops_per_call"]) if r else "—"
                                  for r in (eager, graph)))
     lines.append("| dispatch µs per op (eager / graph) | — | " + " | ".join(per_op) + " |")
-    for b in backends:
-        (conv, _, c), (lstm, _, l) = _speedup(idx, b, "conv"), _speedup(idx, b, "lstm_cell")
-        if conv and lstm:
-            verdicts.append(f"{b}: {_gains_more(lstm, conv, l, c)} "
-                            f"(LSTM cell {lstm:.2f}× vs conv {conv:.2f}×)")
+    verdicts = [f"{c['backend']}: {c['claim']} (LSTM cell {c['lstm']:.2f}× vs conv "
+                f"{c['conv']:.2f}×)" for c in idx.said("granularity")]
     return "\n".join(lines), verdicts
-
-
-def _gains_more(lstm, conv, lstm_interval, conv_interval):
-    """Whether the LSTM cell gains more than the conv: with both intervals, only when they do not
-    overlap."""
-    if not (lstm_interval and conv_interval):
-        return "holds" if lstm > conv else "does not hold"
-    if lstm_interval[0] > conv_interval[1]:
-        return "holds"
-    if lstm_interval[1] < conv_interval[0]:
-        return "does not hold"
-    return "not shown (the intervals overlap)"
 
 
 def aa_line(records):
@@ -86,7 +71,6 @@ def first_call_table(idx, backends):
     """Claim 2: the first call pays tracing / compiling; later calls do not."""
     lines = ["| backend | variant | first call ms | second call ms | steady ms | first ÷ second |",
              "|---|---|---|---|---|---|"]
-    verdicts = []
     for b in backends:
         for v in ("eager", "graph"):
             r = idx.get((b, "matmul10", v))
@@ -94,13 +78,10 @@ def first_call_table(idx, backends):
                 first, second = r["first_call_s"], r["second_call_s"]
                 lines.append(f"| {b} | {v} | {first * 1e3:.2f} | {second * 1e3:.3f} | "
                              f"{r['estimate'] * 1e3:.3f} | {first / second:,.0f} |")
-        g = idx.get((b, "matmul10", "graph"))
-        if g:
-            ratio = g["first_call_s"] / g["second_call_s"]
-            verdict = "holds" if ratio >= FIRST_CALL_FACTOR else "differs"
-            verdicts.append(f"{b}: {verdict} (graph first call {g['first_call_s'] * 1e3:.1f} "
-                            f"ms, {ratio:,.0f}× the second)")
-    return "\n".join(lines), verdicts
+    said = idx.said("first_call")
+    verdicts = [f"{c['backend']}: {c['claim']} (graph first call {c['first_call_s'] * 1e3:.1f} "
+                f"ms, {c['ratio']:,.0f}× the second)" for c in said]
+    return "\n".join(lines), verdicts, said and said[0]["factor"]
 
 
 def pair_table(idx, backends, workloads, note):
@@ -148,27 +129,25 @@ def micro_section(records, others=()):
               "LSTM cell of small ops a lot (1.90×).", "", table, "",
               "Verdict: " + "; ".join(verdicts) + "." if verdicts else left_out(
                   "Its verdict (conv against lstm_cell)", ("conv", "lstm_cell"), others), ""]
-    table, verdicts = first_call_table(idx, backends)
+    table, verdicts, factor = first_call_table(idx, backends)
     parts += [f"**2. First vs later calls** of a 10×10 matmul (the claim holds where the graph "
-              f"variant's first call costs at least {FIRST_CALL_FACTOR}× its second).", "", table, "",
+              f"variant's first call costs at least {factor}× its second).", "", table, "",
               "Verdict: " + "; ".join(verdicts) + ".", ""] if verdicts else [
         left_out("2. First vs later calls", ("matmul10",), others), ""]
     if pitfalls := pitfall_table(idx, backends):
         parts += ["**3. Tracing pitfalls**: traces / compiles / schedules for a fixed call "
                   "sequence (time of the whole sequence, cold), and the same with the fix.", "",
                   pitfalls, "", "Verdict (the pitfall costs extra traces and the fix removes "
-                  "them): " + "; ".join(pitfall_verdicts(idx, backends)) + ".", ""]
+                  "them): " + "; ".join(pitfall_verdicts(idx)) + ".", ""]
     parts += ["**4. Data-dependent control flow** (TF: AutoGraph; PyTorch: dynamo, graph breaks "
               "allowed; Chainer: not capturable by @static_graph).", "",
               pair_table(idx, backends, ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"),
                          "Graph results equal eager's (tests/test_micro.py). A graph count of 0 "
                          "means nothing was captured: the 'graph' variant ran eagerly."), "",
               "Verdict (graph mode runs the control flow, faster than eager): "
-              + "; ".join(control_verdicts(idx, backends)) + ".", ""]
-    naive = {b: idx.get((b, "square_naive", "graph")) or idx.get((b, "square_naive", "eager"))
-             for b in backends}
-    vector = [_vector_verdict(idx, b) for b in backends
-              if naive[b] and _best(idx, b, "square_vectorized")]
+              + "; ".join(control_verdicts(idx)) + ".", ""]
+    vector = [f"{c['backend']}: {c['claim']} ({c['ratio']:.0f}× faster)"
+              for c in idx.said("vectorized")]
     parts += ["**5. Per-element loop vs one vectorized op.**", "",
               pair_table(idx, backends, ("square_naive", "square_vectorized"),
                          "Verdict (vectorized beats the per-element loop), best variant of each: "
@@ -203,44 +182,22 @@ def pitfall_table(idx, backends):
     return "\n".join(lines)
 
 
-def pitfall_verdicts(idx, backends):
+def pitfall_verdicts(idx):
     """Per backend and pitfall: holds when naive traces more than fixed."""
-    out = []
-    for b in backends:
-        for name in sorted({w.split(":", 1)[1] for bb, w, _ in idx if bb == b and w.startswith("pitfall:")}):
-            naive, fixed = (idx.get((b, f"pitfall:{name}", v)) for v in ("naive", "fixed"))
-            if naive and fixed:
-                n, f = naive["traces"], fixed["traces"]
-                out.append(f"{b}/{name}: {'holds' if n > f else 'does not hold'} ({n} vs {f})")
-            elif fixed:
-                out.append(f"{b}/{name}: differs (the naive form is refused)")
-    return out
+    return [f"{c['backend']}/{c['case'].split(':', 1)[1]}: {c['claim']} "
+            + (f"({c['reason']})" if c.get("reason") else
+               f"({c['naive_traces']} vs {c['fixed_traces']})") for c in idx.said("pitfall:")]
 
 
-def control_verdicts(idx, backends):
+def control_verdicts(idx):
     """Per backend: which control-flow workloads were captured and run faster as a graph."""
     out = []
-    for b in backends:
-        for w in ("square_if_positive", "sum_even", "fizzbuzz", "train_loop"):
-            e, g = idx.get((b, w, "eager")), idx.get((b, w, "graph"))
-            if not e:
-                continue
-            if not g:
-                out.append(f"{b}/{w}: does not hold (not capturable)")
-            elif g["traces"] == 0:
-                out.append(f"{b}/{w}: does not hold (nothing captured, runs eagerly)")
-            else:
-                ratio, cell, interval = _speedup(idx, b, w)
-                out.append(f"{b}/{w}: {CLAIM[idx.speedups[b, w]['verdict']]} "
-                           f"({cell if interval else f'{ratio:.2f}×'})")
+    for c in idx.said("control:"):
+        if c.get("reason"):
+            why = c["reason"]
+        else:
+            rec = c["speedup"]
+            why = (interval_cell(rec["estimate"], rec["low"], rec["high"]) if rec["interval"]
+                   else f"{rec['estimate']:.2f}×")
+        out.append(f"{c['backend']}/{c['case'].split(':', 1)[1]}: {c['claim']} ({why})")
     return out
-
-
-def _vector_verdict(idx, b):
-    ratio = _best(idx, b, "square_naive") / _best(idx, b, "square_vectorized")
-    return f"{b}: {'holds' if ratio > 1 else 'does not hold'} ({ratio:.0f}× faster)"
-
-
-def _best(idx, backend, workload):
-    times = [r["estimate"] for (b, w, _), r in idx.items() if b == backend and w == workload]
-    return min(times) if times else None
