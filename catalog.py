@@ -51,24 +51,47 @@ class Framework(NamedTuple):
     # its env's minutes in the test command (clean clone at 0dbf780, 2-core AMD EPYC Zen 4,
     # install included): run-parallel starts the longest first
     test_minutes: float
+    title: str  # its row of the README's "What is compared": the framework and its pin
+    eager: str  # its eager mode, in its own words
+    modes: str  # its graph-cached variants, each as its framework calls it
+    ci_cpu_only: str = ""  # why the bench workflow's env of it cannot use a GPU runner
 
 
 BACKENDS = {  # name -> its Framework; adding one: docs/USAGE.md, Adding a framework
     "tf": Framework(folder="backends.tf", package="tensorflow", fix="tox -e tf",
                     versions=("tensorflow-cpu", "tensorflow"), records=("keras",),
                     color="#e8710a", loss_call="loss(target, outputs)",  # as Keras losses
-                    env_gb=1.6, test_minutes=5.8),
+                    env_gb=1.6, test_minutes=5.8, title="TensorFlow 2.21 (Keras 3)", eager="eager",
+                    modes="`graph` = `tf.function`, `graph_dynamic` = `tf.function(input_signature"
+                          "=…None…)`, `graph_relaxed` = `tf.function(reduce_retracing=True)`, `xla` "
+                          "= `tf.function(jit_compile=True)`, `xla_dynamic` = the same with the "
+                          "None-dim signature",
+                    ci_cpu_only="tox installs tensorflow-cpu; TensorFlow's GPU wheels need CUDA 12 "
+                                "libraries that the suite does not pin, so a GPU figure for it "
+                                "would measure whatever the runner has"),
     "torch": Framework(folder="backends.torch", package="torch", fix="tox -e torch",
                        versions=("torch",), records=(), color="#c0392b",
-                       loss_call="loss(outputs, target)", env_gb=5.5, test_minutes=13.3),
+                       loss_call="loss(outputs, target)", env_gb=5.5, test_minutes=13.3,
+                       title="PyTorch 2.15", eager="eager",
+                       modes="`graph` = `torch.compile()`, `graph_dynamic` = `torch.compile(dynamic"
+                             "=True)`, `graph_static` = `torch.compile(dynamic=False)`; on a GPU "
+                             "`graph_cudagraphs` = `torch.compile(mode=\"reduce-overhead\")`, "
+                             "`cuda_graph` = the whole step captured in one CUDA graph"),
     "chainer": Framework(folder="backends.chainer", package="chainer", fix="tox -e chainer",
                          versions=("chainer",), records=(), color="#2e86c1",
                          # F.cross_entropy, F.softmax_cross_entropy
-                         loss_call="loss(outputs, target)", env_gb=0.2, test_minutes=1.9),
+                         loss_call="loss(outputs, target)", env_gb=0.2, test_minutes=1.9,
+                         title="Chainer 7.8.1", eager="define-by-run",
+                         modes="`graph` = `@static_graph`"),
     "jax": Framework(folder="backends.jax", package="jax", fix="tox -e jax", versions=("jax",),
                      records=("jaxlib", "optax"), color="#7b3fa0",
                      loss_call="loss(outputs, target)",  # as optax's losses (logits, labels)
-                     env_gb=0.7, test_minutes=4.6),
+                     env_gb=0.7, test_minutes=4.6,
+                     title="JAX 0.12 on Python 3.12 (0.10.2 on 3.11; plain JAX)",
+                     eager="op-by-op (each primitive compiled once per shape)",
+                     modes="`graph` = `jax.jit` of the whole train step (parameters and BatchNorm "
+                           "statistics donated) and of the infer step",
+                     ci_cpu_only="the jax env installs the CPU jaxlib and sets JAX_PLATFORMS=cpu"),
 }
 
 _TF_CUDA_GRAPHS = ("TensorFlow has no user-level CUDA-graph capture of a step (XLA:GPU's own "

@@ -27,7 +27,9 @@ from report.views.scale import scale_reading
 from report.build.select import chart_context, front, names, one_profile, views
 from report.views.terminal import answer_for, standalone
 from report.views.text import from_runs
-from report.publish.write import (END, START, SUMMARY_END, SUMMARY_START, Mixed, chart_folders,
+from report.views.compared import compared_table
+from report.publish.write import (COMPARED_END, COMPARED_START, END, START, SUMMARY_END,
+                          SUMMARY_START, Mixed, chart_folders,
                           check_outputs, length_problem, publish, readme_text, rewrite_readme,
                           splice)
 
@@ -253,7 +255,8 @@ def _report(args, published=None):
                               Path(details).parent if details else ".", answer if text else None,
                               page=details and paths.get("--page") and os.path.relpath(
                                   paths["--page"], Path(details).parent))
-        readme = text and splice(splice(text, section), short, SUMMARY_START, SUMMARY_END)
+        readme = text and splice(splice(splice(text, section), short, SUMMARY_START, SUMMARY_END),
+                                 compared_table(), COMPARED_START, COMPARED_END)
         if readme and (problem := length_problem(args.readme, readme)):
             warn(problem)
         files = [(args.readme, readme),

@@ -12,6 +12,7 @@ import pytest
 
 from backends import BACKENDS, PARTS
 from backends.micro import WORKLOADS
+from catalog import BACKENDS as BACKENDS_ENTRIES
 from catalog import Framework
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -222,3 +223,15 @@ def test_all_and_runner_methods_are_read():
     defined, public = names(source)
     assert public == {"Runner", "Runner.train_step"}
     assert {"NAME", "path", "Runner.train_step"} <= defined
+
+
+def test_the_readmes_table_of_what_is_compared_is_drawn_from_the_catalog():
+    """A new framework needs no README edit: `python -m report --readme` draws its row of "What is
+    compared" from its catalog entry (title, eager, modes) between the compared markers."""
+    from report.publish.write import COMPARED_END, COMPARED_START
+    from report.views.compared import compared_table
+    text = (ROOT / "README.md").read_text()
+    drawn = text.split(COMPARED_START, 1)[1].split(COMPARED_END, 1)[0].strip()
+    assert drawn == compared_table(), "redraw the README: python -m report --readme README.md"
+    rows = compared_table().splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows] == [f"| {f.title}" for f in BACKENDS_ENTRIES.values()]

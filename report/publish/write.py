@@ -16,7 +16,9 @@ from report.build.load import warn
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 SUMMARY_START, SUMMARY_END = "<!-- summary:start -->", "<!-- summary:end -->"
-MARKERS = ((START, END, True), (SUMMARY_START, SUMMARY_END, False))  # (start, end, required)
+COMPARED_START, COMPARED_END = "<!-- compared:start -->", "<!-- compared:end -->"
+MARKERS = ((START, END, True), (SUMMARY_START, SUMMARY_END, False),
+           (COMPARED_START, COMPARED_END, False))  # (start, end, required)
 README_LIMIT = 25_000  # characters (issue 37): the README is read whole; RESULTS.md has the rest
 
 
@@ -54,8 +56,9 @@ def marker_problem(text):
         if text.index(end) < text.index(start):
             return f"{end} comes before {start}"
         spans.append((text.index(start), text.index(end)))
-    if len(spans) == 2 and spans[0][0] < spans[1][1] and spans[1][0] < spans[0][1]:
-        return "the results and summary markers overlap"
+    spans.sort()
+    if any(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:])):
+        return "two pairs of markers overlap"
     return None
 
 
