@@ -81,7 +81,8 @@ def pytest_configure(config):
         if job := config.getoption("job"):
             check_choice("job", job, JOBS)
             profile = JOBS[job].apply(profile)
-        profile = with_group_budget(profile, config.getoption("group_budget_s"))
+        profile = with_group_budget(profile, config.getoption("group_budget_s")).on_device(
+            config.getoption("device"), busy=os.environ.get("GRAPHBENCH_BUSY_POINTS") == "1")
         config.graphbench = {
             "profile": profile, "device": config.getoption("device"),
             "threads": config.getoption("threads"),

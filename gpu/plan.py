@@ -17,11 +17,9 @@ PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",
          "precision": ("mixed precision", ("precision_speedup",)),
          "determinism": ("deterministic ops", ("determinism_step",)),
          "parity": ("parity with the TF32 tolerance", ()),
+         "busy": ("ResNet-50 at 224² px, batch 32, and the decoder's compute point at batch 8",
+                  ("busy_speedup",)),
          "sweep": ("the work-per-step sweep", ("scale_speedup", "compute_speedup"))}
-# the issue's parts that need a new profile (timing code) before the GPU job can run them: the
-# report shows one profile per machine (default), so a busy size needs its place in that profile
-LATER = ("ResNet-50 at 224² px, batch 32, and the decoder's compute point at batch 8 (a GPU "
-         "profile first)",)
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,10 @@ GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch")
            ("lengths", "torch"): 300, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
-           ("sweep", "jax"): 150, ("sweep", "chainer"): 90, ("sweep", "torch"): 400}
+           ("sweep", "jax"): 150, ("sweep", "chainer"): 90, ("sweep", "torch"): 400,
+           # three processes a point, each compiling once: torch's ResNet-50 about 60 s a
+           # compile (the H100's VGG compile was 288 s for a steady group of 3 arms)
+           ("busy", "jax"): 150, ("busy", "torch"): 250}
 BACKENDS = ("jax", "chainer", "torch")
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
@@ -105,6 +106,14 @@ PLAN = (
                                         "-k", "not float16 and not bfloat16"),
            GUESS_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
            expect_s=GUESS_S["first-calls", b], part="first calls") for m in ANSWER_MODELS for b in BACKENDS),
+    # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:
+    # Profile.on_device), one step a point: ResNet-50 at 224² px, batch 32; the decoder's compute
+    # point at batch 8
+    *(Step(f"busy-{b}-{m}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
+                                "--variant", "eager,graph", "-k", f"busy-{m}"),
+           GUESS_S["busy", b] * 2, f"{b}: {m} where the GPU is busy, eager and `graph`",
+           expect_s=GUESS_S["busy", b], part="busy")
+      for m in ("resnet", "decoder") for b in ("torch", "jax")),
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants)
     *(Step(f"lengths-{b}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b),
            GUESS_S["lengths", b] * 2, f"lengths that vary, {b}",
@@ -127,7 +136,7 @@ PLAN = (
     # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
     # the full-width VGG at 224² px, batch 1, and the decoder's compute point
     *(Step(f"sweep-{b}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
-                             "--variant", "eager,graph"),
+                             "--variant", "eager,graph", "-k", "not busy"),
            GUESS_S["sweep", b] * 2, f"{b}: where graph mode stops paying, eager and `graph`",
            expect_s=GUESS_S["sweep", b], part="sweep") for b in BACKENDS),
 )

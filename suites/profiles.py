@@ -42,6 +42,13 @@ class Profile:
     micro_shared_child: bool = False  # the micro workloads of a backend share each child process
     job: "Job" = None  # the job a saved run of this profile runs (Job.apply), None: every suite
 
+    def on_device(self, device, busy=False):
+        """The profile as it runs on `device`: the sweep's GPU-busy points on a GPU only (`busy`:
+        on the CPU too, the GPU job's dry run)."""
+        if self.scale is None or device == "cuda" or busy or not self.scale.busy_points:
+            return self
+        return replace(self, scale=replace(self.scale, busy_points=()))
+
     def variant_skip(self, backend, variant):
         """Why this profile does not run `variant` of `backend`, or None."""
         if self.variants is None or variant in self.variants.get(backend, (variant,)):
@@ -217,19 +224,25 @@ class Scale:
     variants: tuple = ("graph",)  # each backend's default graph mode, paired with eager
     # (decoder spec config, batch, timed rounds per process): decoders where compute dominates
     decoder_points: tuple = ()
+    # (model, spec config, batch, timed rounds per process): sizes that keep a GPU busy, timed
+    # on a GPU only (`on_device`), each beside the sweep as a compute point of its own
+    busy_points: tuple = ()
 
     @property
     def models(self):
-        """{label: ("vgg" or "decoder", spec config, batch)} of the points."""
+        """{label: (model, spec config, batch)} of the points."""
         return {**{_label(w, s, b): ("vgg", {"width": w, "side": s}, b)
                    for w, s, b, _ in self.points},
-                **{_decoder_label(c, b): ("decoder", c, b) for c, b, _ in self.decoder_points}}
+                **{_decoder_label(c, b): ("decoder", c, b) for c, b, _ in self.decoder_points},
+                **{_busy_label(m, c, b): (m, c, b) for m, c, b, _ in self.busy_points}}
 
     def rounds(self, label):
         """Timed rounds per process at point `label`: fewer where a step takes seconds."""
         return next(iter([r for w, s, b, r in self.points if _label(w, s, b) == label]
                          + [r for c, b, r in self.decoder_points
-                            if _decoder_label(c, b) == label]))
+                            if _decoder_label(c, b) == label]
+                         + [r for m, c, b, r in self.busy_points
+                            if _busy_label(m, c, b) == label]))
 
 
 def _label(width, side, batch):
@@ -239,6 +252,13 @@ def _label(width, side, batch):
 def _decoder_label(config, batch):
     return (f"decoder-d{config['width']}-h{config['heads']}-x{config['depth']}-t{config['tokens']}"
             f"-b{batch}")
+
+
+def _busy_label(model, config, batch):
+    """'busy-resnet-d50-s224-w1-b32', 'busy-decoder-d512-h8-x6-t256-b8': a GPU-busy point."""
+    if model == "decoder":
+        return f"busy-{_decoder_label(config, batch)}"
+    return f"busy-{model}-" + "-".join(f"{k[0]}{v:g}" for k, v in sorted(config.items())) + f"-b{batch}"
 
 
 @dataclass(frozen=True)
@@ -381,7 +401,11 @@ PROFILES = {
         # from the quick profile's VGG to the full-width VGG-16 at 224x224 (the headline vgg,
         # 1/8 width at 32x32, sits between the first two points); about 7 minutes in all
         scale=Scale(((1 / 16, 32, 2, 10), (1 / 4, 64, 8, 8), (1 / 2, 112, 4, 5), (1, 224, 1, 3)),
-                    decoder_points=((DECODER_COMPUTE, 1, 3),)),  # 31.6 GFLOP per train step
+                    decoder_points=((DECODER_COMPUTE, 1, 3),),  # 31.6 GFLOP per train step
+                    # issue 49: sizes where a GPU is busy, ResNet-50 at full width and 224² px,
+                    # batch 32, and the decoder's compute point at batch 8 (on a GPU only)
+                    busy_points=(("resnet", {"depth": 50, "width": 1.0, "side": 224}, 32, 5),
+                                 ("decoder", DECODER_COMPUTE, 8, 5))),
         # the answer's decoder with positions for 256 tokens: 48 batches of 8 whose longest
         # sequence is log-normal around 40 tokens (8 to 256: 34 lengths, 6 powers of two, 6
         # multiples of 32)

@@ -49,7 +49,8 @@ def test_every_sweep_point_has_its_rounds():
         scale = profile.scale
         found = {label: scale.rounds(label) for label in scale.models}
         assert sorted(found.values()) == sorted(
-            [p[-1] for p in scale.points] + [p[-1] for p in scale.decoder_points])
+            [p[-1] for p in scale.points] + [p[-1] for p in scale.decoder_points]
+            + [p[-1] for p in scale.busy_points])
         assert any(label.startswith("decoder-") for label in found)
 
 

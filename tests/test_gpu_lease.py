@@ -110,6 +110,12 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     sweep = [s for s in PLAN if s.part == "sweep"]  # the default profile's: the report shows it
     assert [s.backend for s in sweep] == ["jax", "chainer", "torch"]
     assert all("suites/test_scale.py" in s.args and "--profile" not in s.args for s in sweep)
+    assert all(s.args[-2:] == ("-k", "not busy") for s in sweep)  # busy points: steps of their own
+    busy = [s for s in PLAN if s.part == "busy"]  # issue 49's 1.3, before lengths (1.4)
+    assert [s.name for s in busy] == ["busy-torch-resnet", "busy-jax-resnet",
+                                      "busy-torch-decoder", "busy-jax-decoder"]
+    assert PLAN.index(busy[-1]) < PLAN.index(next(s for s in PLAN if s.part == "lengths"))
+    assert all(s.limit_s <= 560 for s in busy)  # one call's 600 s less the 40 s for saving
     determinism = next(s for s in PLAN if s.name == "determinism-torch")
     assert ("CUBLAS_WORKSPACE_CONFIG", ":4096:8") in determinism.env
 
@@ -199,6 +205,31 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on
     assert gpu_table(gpu, lambda section: [], step_timed, "cpu", cpu) == []
+
+
+def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():
+    from report.views.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    busy = _rec("busy_speedup", "torch", "graph", model="busy-resnet-d50-s224-w1-b32",
+                estimate=1.8, flops=7.9e11)
+    records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
+               _rec("speedup", "torch", "graph", estimate=0.77), busy]
+    text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", []))
+    assert ("Where the GPU is busy (train step, eager ÷ `graph`): resnet-d50-s224-w1-b32 torch "
+            "1.80× [1.62, 1.98]") in text and "790 GFLOP a step" in text
+    assert "the decoder's compute point at batch 8 (jax)" in text  # jax's busy steps not run
+    assert "busy (" not in "\n".join(gpu_table(gpu, lambda section: [], records[:2], "cpu", []))
+
+
+def test_the_busy_points_run_on_a_gpu_only_or_in_its_dry_run():
+    from suites.profiles import PROFILES
+    default = PROFILES["default"]
+    busy = {"busy-resnet-d50-s224-w1-b32", "busy-decoder-d512-h8-x6-t256-b8"}
+    assert busy <= set(default.on_device("cuda").scale.models)
+    assert not busy & set(default.on_device("cpu").scale.models)
+    assert busy <= set(default.on_device("cpu", busy=True).scale.models)
+    assert default.on_device("cuda").scale.models["busy-resnet-d50-s224-w1-b32"] == (
+        "resnet", {"depth": 50, "width": 1.0, "side": 224}, 32)
 
 
 def test_a_wait_after_every_step_is_a_record_and_a_line():

@@ -386,7 +386,8 @@ def scale_records(results):
             out.append(record(r, "scale_step_time", "s", None, note="non-finite loss",
                               **facts(r, SETTING_FACTS)))
             continue
-        kind = "compute_" if label.startswith("decoder") else "scale_"  # not on the VGG's curve
+        kind = ("busy_" if label.startswith("busy-") else "compute_" if label.startswith(
+            "decoder") else "scale_")  # compute and busy points: not on the VGG's curve
         out.append(spread_record(r, kind + "step_time", **facts(r, SETTING_FACTS)))
         eager = found.get((backend, label, "eager"))
         if variant != "eager":

@@ -3,8 +3,8 @@ speedups with their intervals and runs, the same row on the answer's CPU, and wh
 has not measured yet (gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
-from gpu.plan import (ANSWER_MODELS as MODELS, BACKENDS, LATER, NOT_ON_THE_LEASE, PARTS,
-                      PLAN)
+from gpu.plan import ANSWER_MODELS as MODELS, BACKENDS, NOT_ON_THE_LEASE, PARTS, PLAN
+from report.views.scale import gflop
 from report.views.text import ms, speedup_text
 
 HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
@@ -90,6 +90,18 @@ def wait_line(records):
             + " (gpu/step_cost.py); the table times one wait per block.")
 
 
+def busy_line(records):
+    """The sizes that keep the GPU busy (the sweep's busy points): each backend's eager ÷
+    `graph` at ResNet-50, 224² px, batch 32 and the decoder's compute point, or ''."""
+    found = sorted((r for r in records if r["kind"] == "busy_speedup"),
+                   key=lambda r: (r["model"], r["backend"]))
+    if not found:
+        return ""
+    return ("Where the GPU is busy (train step, eager ÷ `graph`): " + "; ".join(
+        f"{r['model'].removeprefix('busy-')} {r['backend']} {speedup_text(r)} "
+        f"({gflop(r):.3g} GFLOP a step, `{r['run']}`)" for r in found) + ".")
+
+
 def gpu_table(machine, view, records, cpu_machine, cpu):
     """The markdown lines of one GPU machine's table, or [] where it has no loop-timed rows."""
     if not timed_as_a_loop(records):
@@ -110,7 +122,7 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
             *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
                "(#findings-wrong-answers-this-suite-found))."] if (wrong := known_wrong(records))
               else []),
-            "Not yet on this GPU: " + (f"{'; '.join(missing)} (gpu/plan.py's next steps); "
-                                       if missing else "")
-            + "; ".join(LATER) + ". " + " ".join(
-                f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()), ""]
+            *([line, ""] if (line := busy_line(records)) else []),
+            (f"Not yet on this GPU: {'; '.join(missing)} (gpu/plan.py's next steps). "
+             if missing else "") + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()),
+            ""]

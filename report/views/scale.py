@@ -97,10 +97,11 @@ def compute_line(records, backend):
 def scale_table(records):
     """Every sweep point per backend: setting, work, both step times and the paired speedup."""
     steps = {(r["backend"], r["model"], r["variant"]): r for r in records
-             if r["kind"] in ("scale_step_time", "compute_step_time")}
+             if r["kind"] in ("scale_step_time", "compute_step_time", "busy_step_time")}
     lines = ["| backend | point | GFLOP per train step | eager ms | graph ms | speedup | run |",
              "|---|---|---|---|---|---|---|"]
-    compute = [r for r in records if r["kind"] == "compute_speedup" and r.get("flops")]
+    compute = [r for r in records if r["kind"] in ("compute_speedup", "busy_speedup")
+               and r.get("flops")]
     for backend, rows in sweep(records).items():
         for r in rows + [c for c in compute if c["backend"] == backend]:
             eager = steps.get((backend, r["model"], "eager")) or {}
