@@ -6,8 +6,9 @@ from pathlib import Path
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 # what a view may read from the build: the verdicts' words and how a record's interval reads
+# (`side`: which side of a published figure it lies on, as half_width reads its width)
 VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "decided",
-                                      "half_width", "gain_limit", "gain_bound"}}
+                                      "half_width", "gain_limit", "gain_bound", "side"}}
 # each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
 DEBT = {
     "advice": {"report.build.select": {"newest_run"}},
@@ -23,7 +24,6 @@ DEBT = {
     "render": {"report.build.lengths": {"HOW", "lengths_table"},
                "report.build.select": {"SECTIONS", "retrace_rules"}},
     "scale_chart": {"report.build.records": {"chosen"}},
-    "seeds": {"report.build.ratios": {"side"}},
     "user_md": {"report.build.user": {"*"}},
 }
 
