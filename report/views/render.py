@@ -2,7 +2,7 @@
 import os
 
 from report.views.determinism import determinism_text
-from report.build.lengths import HOW as LENGTHS_HOW, lengths_table
+from report.views.lengths import HOW as LENGTHS_HOW, lengths_table
 from report.views.memory import memory_section
 from report.views.micro import micro_section
 from report.views.page import page_pointer
