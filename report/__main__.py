@@ -21,7 +21,8 @@ from report.build.page_data import PINS, page_links, release_sets, run_table
 from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
 from report.build.records import FIELDS, load_studies, machine_records, wait_records
-from report.views.render import details_text, every_table, render
+from report.build.runs import machine_notes, provenance
+from report.views import render as views_render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
 from report.build.select import chart_context, front, names, one_profile, views
@@ -74,6 +75,18 @@ def per_machine(results, wanted=(), studies=None):
     studies', report.views.gpu.load_studies), built once."""
     return [(machine, view, machine_records(view) + wait_records(machine, studies or {}))
             for machine, view in views(results, wanted)]
+
+
+def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
+    """The README's results block (report.views.render.render) of `results` and their runs."""
+    return views_render.render(provenance(results, machines, wanted), machines, charts,
+                               relative_to, details, page)
+
+
+def details_text(results, machines, wanted=(), *rest, **named):
+    """RESULTS.md (report.views.render.details_text) of `results` and their runs."""
+    return views_render.details_text(provenance(results, machines, wanted), machines, *rest,
+                                     **named)
 
 
 def summary_json(machines):
@@ -283,7 +296,8 @@ def results_page(args, path, results, machines, charts, answer, base):
             *release_sets(args.results, base, args.skip_damaged)]
     return page_html(page_data(
         sets, [(m, t, os.path.relpath(p, folder), r) for m, t, p, r, _ in charts], answer,
-        every_table(machines), page_links(base), prefix))
+        views_render.every_table(machines, machine_notes(machines)),
+        page_links(base), prefix))
 
 
 def _publish(files, charts, published):

@@ -18,10 +18,6 @@ DEBT = {
                 "report.build.ratios": {"UNPAIRED", "ratio", "spread_overlaps"}},
     "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
-    "provenance": {"report.build.load": {"WAITS", "unfinished"},
-                   "report.build.merge": {"run_machine"},
-                   "report.build.select": {"invalid", "latest", "shown_runs"}},
-    "render": {"report.build.select": {"SECTIONS", "retrace_rules"}},
     "scale_chart": {"report.build.records": {"chosen"}},
     "user_md": {"report.build.user": {"*"}},
 }

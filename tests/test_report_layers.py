@@ -97,7 +97,7 @@ def test_the_ratio_check_sees_a_ratio_no_record_holds():
 
 DATA = ("load", "select", "ratios", "best", "records", "compare",
         "user")  # the steps before rendering
-RUNS = ("provenance", "page_data")  # name the runs (the results they left out, their
+RUNS = ("runs", "page_data")  # name the runs (the results they left out, their
 # releases): no figure
 LABELS = ("backend", "phase", "model")  # what a renderer may read of a result: names, no figure
 
