@@ -12,7 +12,8 @@ from pathlib import Path
 from catalog import BACKENDS
 from report.publish import stops
 from report.views.answer import answer_text, break_even_reading, step_time_reading
-from report.views.compare import compare_command
+from report.views.compare import compare_text, compare_warnings
+from report.build.comparison import comparison
 from report.build.load import SUMMARY, load_dir, warn
 from report.views.memory import advice as memory_advice
 from report.views.memory import memory_peaks
@@ -184,7 +185,7 @@ def main(argv=None):
     with one line on which files stand when stopped."""
     args = parser().parse_args(argv)
     if args.compare:
-        return compare_command(args.compare)
+        return _compare(args.compare)
     kept = "README and charts not changed" if args.readme or args.charts else None
     published = []
     with stops.raised():
@@ -204,6 +205,20 @@ def main(argv=None):
             return 128 + signum
     warn(f"{problem}; {kept}" if kept else problem)
     return 2
+
+
+def _compare(paths):
+    """`--compare`: print two runs side by side, then warn of what makes them unlike (a run that
+    did not finish, two profiles, two machines); 2 and one line when they cannot be."""
+    try:
+        found = comparison(*paths)
+    except ValueError as error:
+        warn(str(error))
+        return 2
+    print(compare_text(found))
+    for line in compare_warnings(found):
+        warn(line)
+    return 0
 
 
 def _outputs(args):

@@ -14,8 +14,6 @@ DEBT = {
     "advice": {"report.build.select": {"newest_run"}},
     "answer": {"report.build.best": {"RULE"}, "report.build.lengths": {"lengths_line"},
                "report.build.records": {"chosen"}, "report.build.select": {"newest_run"}},
-    "compare": {"report.build.load": {"load_file", "unfinished", "warn"},
-                "report.build.ratios": {"UNPAIRED", "ratio", "spread_overlaps"}},
     "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
     "scale_chart": {"report.build.records": {"chosen"}},
