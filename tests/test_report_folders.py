@@ -17,7 +17,6 @@ DEBT = {
     "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
     "scale_chart": {"report.build.records": {"chosen"}},
-    "user_md": {"report.build.user": {"*"}},
 }
 
 
