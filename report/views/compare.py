@@ -36,8 +36,9 @@ def versions_line(differ):
     """The framework versions that differ between the runs (A → B), or that none do: what a
     comparison of two releases (run.py's VERSION_ENVS) is about."""
     named = lambda version: "absent" if version is None else version
-    return ("Versions (A → B): " + "; ".join(f"{k} {named(a)} → {named(b)}" for k, a, b in differ)
-            + "; the others alike" if differ else "Versions: the same in both runs")
+    changes = "; ".join(f"{k} {named(a)} → {named(b)}" for k, a, b in differ)
+    return f"Versions (A → B): {changes}; the others alike" if differ else (
+        "Versions: the same in both runs")
 
 
 def speedup_table(rows):
