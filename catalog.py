@@ -233,6 +233,9 @@ LOADERS = {  # the input pipeline's loaders (seed 003)
     "vectorized": "decode per example, then crop and scale the whole batch in one op",
 }
 LOADER_BASELINE = "naive"  # the loader every other is compared with
+PADDINGS = {  # the lengths suite's padding strategies (models/weights.py), in its order, named
+    "exact": "exact lengths", "pow2": "powers of two", "mult32": "multiples of 32",
+    "max": "the longest (256)"}
 PHASES = {  # what a saved result timed (its extra_info's phase); report/build/select.py groups them
     "train": "a train step, steady state",
     "infer": "an inference step, steady state",

@@ -12,7 +12,8 @@ from pathlib import Path
 from catalog import BACKENDS
 from report.publish import stops
 from report.views.answer import answer_text, break_even_reading, step_time_reading
-from report.views.compare import compare_command
+from report.views.compare import compare_text, compare_warnings
+from report.build.comparison import comparison
 from report.build.load import SUMMARY, load_dir, warn
 from report.views.memory import advice as memory_advice
 from report.views.memory import memory_peaks
@@ -21,7 +22,8 @@ from report.build.page_data import PINS, page_links, release_sets, run_table
 from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
 from report.build.records import FIELDS, load_studies, machine_records, wait_records
-from report.views.render import details_text, every_table, render
+from report.build.runs import machine_notes, provenance
+from report.views import render as views_render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
 from report.build.select import chart_context, front, names, one_profile, views
@@ -76,6 +78,18 @@ def per_machine(results, wanted=(), studies=None):
     studies', report.views.gpu.load_studies), built once."""
     return [(machine, view, machine_records(view) + wait_records(machine, studies or {}))
             for machine, view in views(results, wanted)]
+
+
+def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
+    """The README's results block (report.views.render.render) of `results` and their runs."""
+    return views_render.render(provenance(results, machines, wanted), machines, charts,
+                               relative_to, details, page)
+
+
+def details_text(results, machines, wanted=(), *rest, **named):
+    """RESULTS.md (report.views.render.details_text) of `results` and their runs."""
+    return views_render.details_text(provenance(results, machines, wanted), machines, *rest,
+                                     **named)
 
 
 def summary_json(machines):
@@ -173,7 +187,7 @@ def main(argv=None):
     with one line on which files stand when stopped."""
     args = parser().parse_args(argv)
     if args.compare:
-        return compare_command(args.compare)
+        return _compare(args.compare)
     kept = "README and charts not changed" if args.readme or args.charts else None
     published = []
     with stops.raised():
@@ -193,6 +207,20 @@ def main(argv=None):
             return 128 + signum
     warn(f"{problem}; {kept}" if kept else problem)
     return 2
+
+
+def _compare(paths):
+    """`--compare`: print two runs side by side, then warn of what makes them unlike (a run that
+    did not finish, two profiles, two machines); 2 and one line when they cannot be."""
+    try:
+        found = comparison(*paths)
+    except ValueError as error:
+        warn(str(error))
+        return 2
+    print(compare_text(found))
+    for line in compare_warnings(found):
+        warn(line)
+    return 0
 
 
 def _outputs(args):
@@ -286,7 +314,8 @@ def results_page(args, path, results, machines, charts, answer, base):
             *release_sets(args.results, base, args.skip_damaged)]
     return page_html(page_data(
         sets, [(m, t, os.path.relpath(p, folder), r) for m, t, p, r, _ in charts], answer,
-        every_table(machines), page_links(base), prefix))
+        views_render.every_table(machines, machine_notes(machines)),
+        page_links(base), prefix))
 
 
 def _publish(files, charts, published):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from report.build.load import Result
+from report.build.runs import run_records
 from report.views.provenance import run_line
 from suites import jobs
 
@@ -67,11 +68,12 @@ def test_the_report_marks_a_run_that_shared_the_machine():
     status = {"complete": True, "load": {"start": [0.4, 0.3, 0.2], "end": [3.9, 2.1, 1.0],
                                          "cpus": 2},
               "beside": [{"pid": 7, "tox_env": "torch", "profile": "default"}]}
-    run = Result("f", "m", "0042_default", "2026-05-01T22:10:00", "n", {}, {}, {}, status=status)
-    assert "another graphbench job ran beside it" in run_line(run)
-    assert "load 0.4 to 3.9 on 2 CPUs" in run_line(run)
-    assert "beside" not in run_line(Result("f", "m", "0041_default", "2026-05-01T22:10:00", "n",
-                                           {}, {}, {}, status={"complete": True, "beside": []}))
+    info = {"backend": "torch", "model": "resnet", "variant": "eager", "phase": "train"}
+    line = lambda status: run_line(run_records([Result("f", "m", "0042_default", "2026-05-01T22:10",
+                                                       "n", info, {}, {}, status=status)])[0])
+    assert "another graphbench job ran beside it" in line(status)
+    assert "load 0.4 to 3.9 on 2 CPUs" in line(status)
+    assert "beside" not in line({"complete": True, "beside": []})
 
 
 def test_run_py_warns_at_the_end_of_a_job_that_shared_the_machine(monkeypatch, tmp_path, capsys):

@@ -95,9 +95,9 @@ def test_the_ratio_check_sees_a_ratio_no_record_holds():
     assert intervals("a 1.23× [1.10, 1.40] ~ b") == {("1.23", "1.10", "1.40")}
 
 
-DATA = ("load", "select", "ratios", "best", "records", "compare",
+DATA = ("load", "select", "ratios", "best", "records", "comparison",
         "user")  # the steps before rendering
-RUNS = ("provenance", "page_data")  # name the runs (the results they left out, their
+RUNS = ("runs", "page_data")  # name the runs (the results they left out, their
 # releases): no figure
 LABELS = ("backend", "phase", "model")  # what a renderer may read of a result: names, no figure
 

@@ -13,7 +13,7 @@ from report.build.records import FIELDS, chosen, ratio_record, steady_records
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict
-BUILDERS = {"ratios.py", "records.py", "best.py", "user.py", "compare.py"}  # they build ratios
+BUILDERS = {"ratios.py", "records.py", "best.py", "user.py", "comparison.py"}  # they build ratios
 EXEMPT = {("text.py", "interval_cell"),  # its `~` reads the interval it prints (issue 36: to do)
           ("micro.py", "_vector_verdict")}  # two workloads' medians: no ratio record, no interval
 VERDICT_CALLS = {"includes_one", "clear", "verdict", "spread_overlaps", "significant"}
@@ -62,7 +62,7 @@ def decisions(source, name="x.py"):
 
 
 def test_no_renderer_decides_significance_or_direction():
-    found = {path.name: lines for path in sorted(REPORT.glob("*.py")) if path.name not in RULES
+    found = {path.name: lines for path in sorted(REPORT.rglob("*.py")) if path.name not in RULES
              and (lines := decisions(path.read_text(), path.name))}
     assert not found, f"significance decided outside ratios.py (file: lines): {found}"
 
@@ -172,7 +172,7 @@ def picks_a_run(source):
 
 
 def test_only_select_picks_the_newest_run():
-    found = {p.name: lines for p in sorted(REPORT.glob("*.py"))
+    found = {p.name: lines for p in sorted(REPORT.rglob("*.py"))
              if p.name != "select.py" and (lines := picks_a_run(p.read_text()))}
     assert not found, f"a run chosen outside select.py (file: lines): {found}"
     assert picks_a_run("newest = max((r['run'] for r in records), default=None)") == [1]

@@ -137,12 +137,13 @@ def test_a_real_mismatch_is_loud(tmp_path):
     """Chainer's @static_graph with BatchNorm computes other losses than eager: marked, not picked."""
     _framework("chainer")
     from dataclasses import replace
+    from report.build import user as U
     from report.views import user_md
     plan = replace(plan_for(None, smoke=True), accuracy_steps=5)
     m = measure(FIXTURES / "chainer_batchnorm.py", "chainer", plan, threads=1, log=lambda _: None)
     assert not m["steady"][0]["accuracy"]["graph"]["match"]
     assert m["steady"][0]["accuracy"]["eager_aa"]["match"]
-    assert "⚠ **graph compute a different result from eager**" in user_md.recommend(m)
+    assert "⚠ **graph compute a different result from eager**" in user_md.recommend(*U.measured(m))
     assert "⚠ **MISMATCH**" in save(m, tmp_path, "vm").read_text()
 
 

@@ -113,10 +113,10 @@ def _diverged(m, arms):
 def test_a_diverging_model_gets_no_answer():
     """Eager's loss goes non-finite: every time is of NaN arithmetic, so no speedup anywhere."""
     m = _diverged(synthetic(), ("eager", "eager_aa", "graph"))
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: no answer: the loss is not finite.** Eager's " + WHY)
     assert "compile with" not in text and "2.00×" not in text
-    table = "\n".join(user_md.tables(m))
+    table = "\n".join(user_md.tables(*U.measured(m)))
     assert "non-finite ✗" in table and "2.00×" not in table and "×" not in table
     rows = U.records(m, "vm", "user-mymodel")
     assert not [r for r in rows if r["estimate"] is not None and r["kind"] in (
@@ -126,17 +126,17 @@ def test_a_diverging_model_gets_no_answer():
 
 def test_a_variant_whose_loss_alone_goes_non_finite_is_never_recommended():
     m = _diverged(synthetic(), ("graph",))
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: stay eager.**")
     assert f"✗ **graph: the loss is not finite** ({WHY}) where eager's stays finite" in text
-    row = next(line for line in user_md.tables(m) if line.startswith("| `graph`"))
+    row = next(line for line in user_md.tables(*U.measured(m)) if line.startswith("| `graph`"))
     assert "non-finite ✗" in row and "×" not in row
-    assert "- ✗ `graph`: " + WHY in "\n".join(user_md.tables(m))
+    assert "- ✗ `graph`: " + WHY in "\n".join(user_md.tables(*U.measured(m)))
 
 
 def test_a_report_from_an_older_measurement_still_draws():
     """Measurements saved before the finiteness check have no `non_finite`: finite, as before."""
-    text = user_md.recommend(synthetic())
+    text = user_md.recommend(*U.measured(synthetic()))
     assert text.startswith("**torch: compile with")
 
 

@@ -44,7 +44,7 @@ def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
 
 def test_compile_recommended_with_break_even_range():
     m = synthetic(failed={"graph_static": "paired child exited 1: BackendCompilerFailed: x"})
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: compile with `torch.compile()`** (`graph`)")
     n, low, high, note = U.break_even_range(m, "graph")
     assert note is None and low <= n <= high and 900 < n < 1100  # 4.95 s extra ÷ ~5 ms gain
@@ -53,7 +53,7 @@ def test_compile_recommended_with_break_even_range():
 
 def test_no_significant_gain_means_stay_eager():
     m = synthetic(graph_speedup=1.0)
-    assert user_md.recommend(m).startswith("**torch: stay eager.**")
+    assert user_md.recommend(*U.measured(m)).startswith("**torch: stay eager.**")
     assert U.break_even_range(m, "graph")[3].startswith(("no gain past ±3%", "never (slower)"))
 
 
@@ -61,26 +61,26 @@ def test_a_run_that_cannot_tell_says_undecided_not_stay_eager():
     m = synthetic(graph_speedup=1.1)
     for process, scale in zip(m["steady"], (0.6, 1.0, 1.7)):  # graph's processes scatter widely
         process["times"]["train"]["graph"] = [t * scale for t in process["times"]["train"]["graph"]]
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: undecided.** This run cannot tell") and "stay eager" not in text
 
 
 def test_mismatch_is_loud_and_never_recommended():
     m = synthetic(match=False)
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: stay eager.**") and "⚠ **graph compute a different" in text
-    table = "\n".join(user_md.tables(m))
+    table = "\n".join(user_md.tables(*U.measured(m)))
     assert "⚠ **MISMATCH**" in table and "2.00×" in table.split("`graph`")[1].split("\n")[0]
 
 
 def test_varying_shapes_advise_buckets():
-    text = user_md.recommend(synthetic(retrace_s=2.0))
+    text = user_md.recommend(*U.measured(synthetic(retrace_s=2.0)))
     assert "pad or bucket dimension 1 (16–64) to 3 bucket(s): 16, 32, 64" in text
 
 
 def test_skipped_variant_is_shown_with_its_reason():
     m = synthetic(failed={"graph_static": "paired child exited 1: BackendCompilerFailed: x"})
-    table = "\n".join(user_md.tables(m))
+    table = "\n".join(user_md.tables(*U.measured(m)))
     assert "- `graph_static`: paired child exited 1: BackendCompilerFailed: x" in table
     kinds = {(r["variant"], r["kind"]) for r in U.records(m, "vm", "user-mymodel")}
     assert ("graph_static", "failed") in kinds and ("graph", "speedup") in kinds
@@ -129,7 +129,7 @@ def test_without_machine_info_this_machine_is_named_by_its_cpu(tmp_path):
 def test_recompile_limit_is_named():
     m = synthetic()
     m["cold"]["graph"][0]["log_signals"] = {"recompile_limit_hits": 1}
-    text = "\n".join(user_md.tables(m))
+    text = "\n".join(user_md.tables(*U.measured(m)))
     assert "recompile_limit_hits: 1" in text and "⚠ `graph` hit torch's recompile limit" in text
 
 
@@ -139,7 +139,7 @@ def test_the_report_is_drawn_from_its_records_each_bootstrap_once(monkeypatch):
     import stats
     calls, real = [], stats.ratio
     monkeypatch.setattr(stats, "ratio", lambda *a, **k: calls.append(a) or real(*a, **k))
-    user_md.render("mymodel", [synthetic()], "vm")
+    user_md.render("mymodel", [U.measured(synthetic(), "vm", "user-mymodel")], "vm")
     assert len(calls) == 4
 
 
@@ -163,8 +163,23 @@ def test_a_loss_that_grows_by_orders_of_magnitude_gets_no_recommendation():
         child["losses"] = [1.18, 2669.0, 3e8]
         for step, loss in zip(child["retrace"], (1e12, 1e17, 1e17, 1e17)):
             step["loss"] = loss
-    text = user_md.recommend(m)
+    text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: no answer: the loss diverges.**")
     assert "grew from 1.18 to 2.67e+03 by train step 2: it diverges" in text
-    healthy = user_md.recommend(synthetic())
+    healthy = user_md.recommend(*U.measured(synthetic()))
     assert "Losses checked over 4 train steps per variant" in healthy and "compile" in healthy
+
+
+def test_the_build_decides_what_the_report_warns_of():
+    """Issue 50: a variant whose run over the user's shapes took over 10% longer than eager's gets
+    the padding advice, and a cold first call that hit the compile cache is flagged: decided once
+    on the records (shapes_cost, cache_check), which user_md only reads."""
+    def graph(m, kind):
+        return next(r for r in U.records(m, "vm", "u") if r["kind"] == kind
+                    and r["variant"] == "graph")
+    assert graph(synthetic(retrace_s=0.0115), "retrace_total")["shapes_cost"]  # eager: 0.01 s
+    assert not graph(synthetic(retrace_s=0.0105), "retrace_total")["shapes_cost"]
+    m = synthetic()
+    m["cold"]["graph"][0]["cache_hits"] = 3
+    assert graph(m, "first_call")["cache_check"] == "hit"
+    assert "5.00 ⚠ hit the cache: not cold" in "\n".join(user_md.tables(*U.measured(m)))

@@ -52,12 +52,14 @@ def save(m, results="results", folder=None):
         status = _git("status", "--porcelain", "--untracked-files=no")
         m.update(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status))
     machine = machine_name(m.setdefault("machine_info", machine_info()))
-    rows = figures.records(m, machine, f"user-{name}", m["commit"], m["dirty"])
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
-    found = [m if other == fw else json.loads(path(other).read_text())
-             for other in BUILDERS if other == fw or path(other).exists()]
+    measurements = {other: m if other == fw else json.loads(path(other).read_text())
+                    for other in BUILDERS if other == fw or path(other).exists()}
+    found = {other: figures.measured(x, machine, f"user-{name}", x.get("commit"), x.get("dirty"))
+             for other, x in measurements.items()}
+    rows = found[fw][1]  # each measurement's records, each bootstrap once
     report = folder / f"user-{name}.md"
-    text = user_md.render(name, found, machine) + "\n"  # all made before anything is written
+    text = user_md.render(name, list(found.values()), machine) + "\n"  # made before any write
     _write(path(fw), json.dumps(m) + "\n")
     _write(folder / f"user-{name}-{fw}.records.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
     _write(report, text)

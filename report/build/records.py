@@ -42,15 +42,28 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
            note=None, **fields):
     """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
     i = r.info
-    found = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
-             "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
-             "variant": i["variant"], "phase": i["phase"], "precision": r.flags[0],
-             "case": r.key[4], "kind": kind, "unit": unit, "estimate": estimate,
+    labels = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
+              "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
+              "variant": i["variant"], "phase": i["phase"], "precision": r.flags[0],
+              "case": r.key[4], "processes": i.get("processes", 1),
+              "rounds": i.get("rounds", r.stats.get("rounds")), "known_wrong": i.get("known_wrong")}
+    return labelled(labels, kind, unit, estimate, low, high, interval, significant, note, **fields)
+
+
+LABELS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase", "precision",
+          "case")  # what a figure is of, first in every record
+
+
+def labelled(labels, kind, unit, estimate, low=None, high=None, interval=None, significant=None,
+             note=None, **fields):
+    """The record of figure `kind` with `labels` (LABELS, processes, rounds, known_wrong): a saved
+    result's (record) or a user's measurement's (report.build.user), a ratio's verdict by the one
+    rule."""
+    found = {**{k: labels[k] for k in LABELS}, "kind": kind, "unit": unit, "estimate": estimate,
              "low": low, "high": high, "interval": interval, "significant": significant,
-             "processes": i.get("processes", 1), "rounds": i.get("rounds", r.stats.get("rounds")),
+             "processes": labels["processes"], "rounds": labels["rounds"],
              "aa_floor_low": None, "aa_floor_high": None,
-             "known_wrong": i.get("known_wrong"), "note": note, "best": None}
-    found = {**found, **fields}
+             "known_wrong": labels["known_wrong"], "note": note, "best": None, **fields}
     ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
                      "target_minutes": target_minutes(found)} if unit == "x" else NO_MEANING
     return {**found, **ratio_meaning}

@@ -1,12 +1,14 @@
 """Figures of a user's model from its measurement (user/measure.py): speedups with intervals, first
-call, break-even, retrace, memory, accuracy, as records in summary.json's schema."""
+call, break-even, retrace, memory, accuracy, as records built by records.labelled (summary.json's
+schema and verdicts), and the facts its report names beside them."""
 import math
 import statistics
 
 from catalog import STEADY_AA as AA
 from report.build import best
-from report.build.ratios import CI, NO_MEANING, meaning
+from report.build.ratios import CI
 from report.build.ratios import break_even_range as ratio_break_even
+from report.build.records import labelled
 
 MIB = 2 ** 20
 
@@ -147,28 +149,69 @@ def wrong(m, arm):
         if check is not None and not check["match"] else None
 
 
+def cache_check(m, arm, cache):
+    """"hit" where a cold first call of the arm hit the compile cache (in a run that cleared it),
+    "missed" where a warm one missed it: not the call it stands for; None otherwise."""
+    hits = [c.get("cache_hits") for c in m[cache].get(arm, []) if c.get("cache_hits") is not None]
+    if cache == "cold" and any(hits) and m["plan"]["cold_cache"]:
+        return "hit"
+    if cache == "warm" and hits and not all(hits):
+        return "missed"
+    return None
+
+
+SHAPES_MARGIN = 1.1  # over the user's shapes, a variant this many times eager's total: pad them
+
+
+def shapes_cost(m, arm):
+    """True where the arm's run over two or more distinct user shapes took over SHAPES_MARGIN
+    times eager's (padding or bucketing would pay); None while eager's loss is not finite."""
+    if invalid(m, "eager"):
+        return None
+    found, eager = retrace(m, arm), retrace(m, "eager")
+    return found["distinct"] > 1 and found["total_s"] > eager["total_s"] * SHAPES_MARGIN
+
+
+def facts(m):
+    """What the user report names beside the records of measurement `m`: framework, plan, the
+    variants that ran or could not, why a loss was not finite, how many steps' losses were
+    checked, the accuracy check's tolerance, the user's shapes, torch's graph breaks."""
+    first, arms = m["steady"][0], ["eager", AA, *ran(m)]
+    return {"framework": m["framework"], "framework_version": first["framework_version"],
+            "threads": m["threads"], "plan": m["plan"], "ran": ran(m), "failed": m["failed"],
+            "invalid": {a: why for a in arms if (why := invalid(m, a))},
+            "non_finite": {a: why for a in arms if (why := non_finite(m, a))},
+            "losses_checked": len(trail(m, "eager")), "diverged": DIVERGED,
+            "tolerance": first["tolerance"], "accuracy_steps": first["accuracy_steps"],
+            "shapes": shapes(m), "graph_breaks": m["cold"]["eager"][0].get("graph_breaks")}
+
+
+def measured(m, machine=None, run=None, commit=None, dirty=None):
+    """(facts, records) of measurement `m`: what its report is drawn from."""
+    return facts(m), records(m, machine, run, commit, dirty)
+
+
 def records(m, machine, run, commit=None, dirty=None):
-    """One record per figure, with summary.json's fields (records.py's kinds and units); each
-    bootstrap once."""
+    """One record per figure, built by records.labelled (summary.json's fields, records.py's
+    kinds and units); each bootstrap once."""
     base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
-            "backend": m["framework"], "model": run, "precision": "float32", "known_wrong": None,
-            "processes": len(m["steady"]), "rounds": m["plan"]["rounds"],
-            "aa_floor_low": None, "aa_floor_high": None, "verdict": None, "target": None,
-            "best": None}  # a user run sets no precision target
+            "backend": m["framework"], "model": run, "precision": "float32",
+            "processes": len(m["steady"]), "rounds": m["plan"]["rounds"]}
+    floor = {}
     valid = [arm for arm in ["eager", *ran(m)] if not invalid(m, arm)]
     found = {(p, a): speedup(m, p, a) for p in ("train", "infer")
              for a in [AA, *ran(m)] if a in valid or a == AA and not invalid(m, AA)}
     if not invalid(m, AA):
         wide = max((found[p, AA] for p in ("train", "infer")), key=lambda r: r.high / r.low)
-        base.update(aa_floor_low=wide.low, aa_floor_high=wide.high)
+        floor = {"aa_floor_low": wide.low, "aa_floor_high": wide.high}
     out = []
 
     def add(variant, phase, kind, unit, estimate, low=None, high=None, interval=None,
-            significant=None, note=None, case="steady", **fields):
-        rec = {**base, "variant": variant, "phase": phase, "case": case, "kind": kind,
-               "unit": unit, "estimate": estimate, "low": low, "high": high,
-               "interval": interval, "significant": significant, "note": note, **fields}
-        out.append({**rec, **(meaning(rec) if unit == "x" else NO_MEANING)})
+            significant=None, note=None, case="steady", known_wrong=None, **fields):
+        labels = {**base, "variant": variant, "phase": phase, "case": case,
+                  "known_wrong": known_wrong}
+        out.append(labelled(labels, kind, unit, estimate, low, high, interval, significant, note,
+                            target=None, **floor, **fields))  # every FIELDS: a run sets no target
     for arm in ["eager", *ran(m)]:
         for phase in ("train", "infer") if arm not in valid else ():
             add(arm, phase, "step_time", "s", None, note=f"non-finite loss: {invalid(m, arm)}")
@@ -183,10 +226,12 @@ def records(m, machine, run, commit=None, dirty=None):
         for cache in ("cold", "warm"):
             for phase in ("train", "infer"):
                 if (s := first_call(m, arm, cache, phase)) is not None:
-                    add(arm, phase, "first_call", "s", s, case=cache)
+                    add(arm, phase, "first_call", "s", s, case=cache,
+                        cache_check=cache_check(m, arm, cache))
         add(arm, "train", "memory_peak", "bytes", peak_bytes(m, arm), case="cold")
         add(arm, "retrace", "retrace_total", "s", retrace(m, arm)["total_s"], case="cold",
-            note=retrace(m, arm)["cut"] or None, **retrace_fields(m, arm))
+            note=retrace(m, arm)["cut"] or None, shapes_cost=shapes_cost(m, arm),
+            **retrace_fields(m, arm))
     if (up := median([c.get("startup_s") for c in m["cold"].get("eager", [])])) is not None:
         add("eager", "construction", "startup_time", "s", up, case="cold")
     for arm in ran(m):

@@ -2,7 +2,7 @@
 import os
 
 from report.views.determinism import determinism_text
-from report.build.lengths import HOW as LENGTHS_HOW, lengths_table
+from report.views.lengths import HOW as LENGTHS_HOW, lengths_table
 from report.views.memory import memory_section
 from report.views.micro import micro_section
 from report.views.page import page_pointer
@@ -12,7 +12,6 @@ from report.views.precision import precision_section
 from report.views.provenance import known_wrong_notes, runs_block
 from report.views.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.views.scale import scale_reading, scale_table
-from report.build.select import SECTIONS, retrace_rules
 from report.views.tables import summary_table
 from report.views.text import from_runs
 
@@ -30,12 +29,12 @@ def per_machine(machines, body):
     return parts
 
 
-def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
-    """The README's results block: runs, a link to the tables (on the results `page` where there
-    is one), and each machine's charts."""
-    if not results:
+def render(runs, machines, charts=(), relative_to=".", details=None, page=None):
+    """The README's results block: runs (report.build.runs.provenance), a link to the tables (on
+    the results `page` where there is one), and each machine's charts."""
+    if not runs["runs"]:
         return "_No results yet: run the main job._"
-    parts = runs_block(results, wanted, brief=True)
+    parts = runs_block(runs, brief=True)
     if details and page:
         link, to = os.path.relpath(details, relative_to), os.path.relpath(page, relative_to)
         parts += [f"Every figure, table and chart: [{to}]({to}); the runs: [{link}]({link}).", ""]
@@ -59,38 +58,40 @@ def chart_body(charts, relative_to):
     return body
 
 
-def details_text(results, machines, wanted=(), charts=(), relative_to=".", answer=None,
-                 page=None):
-    """RESULTS.md: the answer in full, the charts the README leaves out, then every table of
-    every machine, each section from its own run; with the results `page` (its path from here),
-    the answer, the runs and links into the page, which has the tables and charts."""
-    if not results:
+def details_text(runs, machines, charts=(), relative_to=".", answer=None, page=None):
+    """RESULTS.md: the answer in full, the runs (report.build.runs.provenance), the charts the
+    README leaves out, then every table of every machine, each section from its own run; with the
+    results `page` (its path from here), the answer, the runs and links into the page, which has
+    the tables and charts."""
+    if not runs["runs"]:
         return "_No results yet: run the main job._"
     parts = [f"# graphbench: {'the runs' if page else 'every table'}", "", "The answer in short, the main charts and how each "
              "figure is measured are in the [README](README.md).", ""]
     if answer:
         parts += ["## The answer in full", "", answer, ""]
-    parts += ["## Runs", "", *runs_block(results, wanted)]
+    parts += ["## Runs", "", *runs_block(runs)]
     if page:
         return "\n".join(parts + page_pointer(page, [m for m, _, _ in machines]))
     if charts:
         parts += ["## More charts", "", *per_machine(
             [m for m in machines if any(c[0] == m[0] for c in charts)],
             chart_body(charts, relative_to)), "## Tables", ""]
-    return "\n".join(parts + [every_table(machines)] if machines else parts)
+    return "\n".join(parts + [every_table(machines, runs["tables"])] if machines else parts)
 
 
-def every_table(machines):
-    """Every table of every machine, under a heading per machine where there are several."""
+def every_table(machines, notes):
+    """Every table of every machine (`notes`: each one's report.build.runs.table_notes), under a
+    heading per machine where there are several."""
     return "\n".join(per_machine(machines, lambda m, view, records, h: tables(
-        view, records, h, [(o, recs) for o, _, recs in machines if o != m])))
+        view, records, h, notes[m], [(o, recs) for o, _, recs in machines if o != m])))
 
 
-def tables(view, records, h, others=()):
-    """One machine's tables, each section from its runs (`view(section)`) and its records."""
+def tables(view, records, h, notes, others=()):
+    """One machine's tables, each section from its runs (`view(section)`), its records and what
+    the build noted beside them (report.build.runs.table_notes)."""
     steady, retrace = view("steady"), view("retrace")
     parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
-    if text := retrace_tables(records, retrace_rules(retrace)):
+    if text := retrace_tables(records, notes["retrace_rules"]):
         parts += [f"{h} Retracing (source article 000)", "", from_runs(retrace), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end: a single sample per cell (one process; the profiles' time "
@@ -121,6 +122,6 @@ def tables(view, records, h, others=()):
             ("Input pipeline (source article 003)", lambda found: pipeline_section(records), "pipeline")):
         if text := section(view(name)):
             parts += [f"{h} {title}", "", from_runs(view(name)), "", text, ""]
-    if notes := known_wrong_notes([r for name in SECTIONS for r in view(name)]):
-        parts += ["Known-wrong results (their parity tests xfail strictly):", "", notes]
+    if wrong := known_wrong_notes(notes):
+        parts += ["Known-wrong results (their parity tests xfail strictly):", "", wrong]
     return parts

@@ -1,9 +1,12 @@
-"""The Markdown report of a user's model: the recommendation first, then one table per figure."""
+"""The Markdown report of a user's model, from its facts and records (report.build.user.measured):
+the recommendation first, then one table per figure."""
 import math
 
-from report.build import user as U
 from catalog import STEADY_AA as AA
 from catalog import call_name
+
+MIB = 2 ** 20
+CACHE_CHECKS = {"hit": " ⚠ hit the cache: not cold", "missed": " ⚠ no cache hit: not warm"}
 
 def how(framework, variant):
     """The call a variant stands for, in the user's framework (catalog.CALLS)."""
@@ -21,10 +24,6 @@ def _getter(recs):
     return lambda kind, arm, phase="train", case="steady": found.get((kind, arm, phase, case))
 
 
-def _records(m, recs):
-    return recs if recs is not None else U.records(m, None, None)
-
-
 def _buckets(shapes):
     """Dims that vary over the user's shapes and the power-of-two sizes that would cover them."""
     out = []
@@ -36,18 +35,18 @@ def _buckets(shapes):
     return out
 
 
-def recommend(m, recs=None):
+def recommend(facts, recs):
     """One paragraph: which variant to compile with (or stay eager), and what to do about shapes,
-    from the framework's records (`recs`: U.records of `m`)."""
-    fw, get = m["framework"], _getter(_records(m, recs))
-    if why := U.non_finite(m, "eager"):
+    from one framework's facts and records."""
+    fw, get = facts["framework"], _getter(recs)
+    if why := facts["non_finite"].get("eager"):
         grows = why.endswith("it diverges")
         return (f"**{fw}: no answer: the loss {'diverges' if grows else 'is not finite'}.** "
                 f"Eager's {why}: every time measured is of "
                 f"{'a model that does not train' if grows else 'NaN or inf arithmetic'}, so no "
                 "variant gets a speedup. Make the model train stably (a lower learning rate, "
                 "gradient clipping, a loss that cannot overflow) and run again.")
-    train = {v: get("speedup", v) for v in U.ran(m) if get("speedup", v)}
+    train = {v: get("speedup", v) for v in facts["ran"] if get("speedup", v)}
     good = [v for v in train if not train[v]["known_wrong"]]
     wrong = [v for v in train if train[v]["known_wrong"]]
     chosen = next((v for v in good if train[v]["best"]), None)
@@ -94,23 +93,24 @@ def recommend(m, recs=None):
     if wrong:
         lines.append(f"⚠ **{', '.join(wrong)} compute a different result from eager** (see "
                      "Accuracy): do not use them without checking why.")
-    lines += [f"✗ **{v}: the loss is not finite** ({U.invalid(m, v)}) where eager's stays finite: "
-              "do not use it without checking why." for v in U.ran(m) if U.invalid(m, v)]
-    if m["failed"]:
-        lines.append(f"Could not run: {', '.join(m['failed'])} (see Skipped).")
-    if checked := len(U.trail(m, "eager")):
+    lines += [f"✗ **{v}: the loss is not finite** ({facts['invalid'][v]}) where eager's stays "
+              "finite: do not use it without checking why." for v in facts["ran"]
+              if v in facts["invalid"]]
+    if facts["failed"]:
+        lines.append(f"Could not run: {', '.join(facts['failed'])} (see Skipped).")
+    if checked := facts["losses_checked"]:
         lines.append(f"Losses checked over {checked} train steps per variant (finite, and not "
-                     f"{U.DIVERGED:g} times the first): a model that fails later is not seen; a "
-                     "longer profile checks more.")
+                     f"{facts['diverged']:g} times the first): a model that fails later is not "
+                     "seen; a longer profile checks more.")
     return " ".join(lines)
 
 
 def _shape_advice(r, eager, best):
     """Retrace cost of the chosen variant over the user's shapes (its retrace_total record),
-    against eager's."""
+    against eager's; padding advised where the build found the shapes cost it (shapes_cost)."""
     if not r["shapes"]:
         return "No retrace run (smoke run)."
-    if r["estimate"] <= eager["estimate"] * 1.1 or r["distinct_shapes"] < 2:
+    if not r["shapes_cost"]:
         return (f"Over your {r['steps_done']} shapes ({r['distinct_shapes']} distinct) it took "
                 f"{r['estimate']:.2f} s against eager's {eager['estimate']:.2f} s, with "
                 f"{r['traces']} more trace(s).")
@@ -122,14 +122,14 @@ def _shape_advice(r, eager, best):
             f"pad or bucket {dims}; or stay eager if you cannot.")
 
 
-def tables(m, recs=None):
-    """The figures of one framework as Markdown tables, from its records."""
-    fw, arms, get = m["framework"], ["eager", *U.ran(m)], _getter(_records(m, recs))
+def tables(facts, recs):
+    """The figures of one framework as Markdown tables, from its facts and records."""
+    fw, arms, get = facts["framework"], ["eager", *facts["ran"]], _getter(recs)
     out = [f"### {fw}", "", "| variant | train ms | train speedup | infer ms | infer speedup | "
            "first call s cold | warm | break-even steps | peak MiB | accuracy |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for arm in arms:
-        if U.invalid(m, arm):  # as the suites show a non-finite loss: never as a figure
+        if arm in facts["invalid"]:  # as the suites show a non-finite loss: never as a figure
             out.append(_row(arm, ["non-finite ✗"] * 8 + [_accuracy(get, arm)]))
             continue
         row = []
@@ -137,34 +137,33 @@ def tables(m, recs=None):
             row.append(f"{get('step_time', arm, phase)['estimate'] * 1e3:.2f}")
             row.append("1" if arm == "eager" else _x(get("speedup", arm, phase)))
         cold, warm = (get("first_call", arm, case=c) for c in ("cold", "warm"))
-        row += [f"{cold['estimate']:.2f}{_hits(m, arm, 'cold')}",
-                "—" if warm is None else f"{warm['estimate']:.2f}{_hits(m, arm, 'warm')}"]
+        row += [f"{cold['estimate']:.2f}{_hits(cold)}",
+                "—" if warm is None else f"{warm['estimate']:.2f}{_hits(warm)}"]
         even = get("break_even", arm, case="cold")
         row.append("—" if even is None else even["note"] or
                    f"{even['estimate']:,} ({even['low']:,}–{even['high']:,})")
         peak = get("memory_peak", arm, case="cold")["estimate"]
-        row.append("—" if peak is None else f"{peak / U.MIB:.1f}")
+        row.append("—" if peak is None else f"{peak / MIB:.1f}")
         out.append(_row(arm, row + [_accuracy(get, arm)]))
-    aa = "non-finite ✗" if U.invalid(m, AA) else ", ".join(
+    aa = "non-finite ✗" if AA in facts["invalid"] else ", ".join(
         f"{p} {_x(get('aa_ratio', AA, p))}" for p in ("train", "infer"))
-    tol = m["steady"][0]["tolerance"]
+    tol = facts["tolerance"]
     out += ["", f"A/A control (eager ÷ a second eager runner): {aa}; "
                 f"`~` marks an interval that includes 1. Accuracy: outputs before "
-                f"training and losses over {m['steady'][0]['accuracy_steps']} train steps against "
+                f"training and losses over {facts['accuracy_steps']} train steps against "
                 f"eager, `allclose(rtol={tol['rtol']}, atol={tol['atol']})`; eager vs a second "
                 f"eager: loss Δ {get('accuracy_loss_diff', AA)['estimate']:.1e}.", ""]
-    if bad := [a for a in ["eager", AA, *U.ran(m)] if U.non_finite(m, a)]:
+    if bad := facts["non_finite"]:
         out += ["Not finite (their times are left out):", ""]
-        out += [f"- ✗ `{a}`: {U.non_finite(m, a)}" for a in bad] + [""]
-    out += _retrace_table(m, arms, get)
-    if "graph_breaks" in m["cold"]["eager"][0]:
-        g = m["cold"]["eager"][0]["graph_breaks"]
+        out += [f"- ✗ `{a}`: {why}" for a, why in bad.items()] + [""]
+    out += _retrace_table(facts, arms, get)
+    if (g := facts["graph_breaks"]) is not None:
         out += [f"`torch._dynamo.explain` of the train step: {g['graphs']} graph(s), "
                 f"{g['graph_breaks']} graph break(s)" +
                 (": " + "; ".join(g["break_reasons"]) if g["break_reasons"] else "."), ""]
-    if m["failed"]:
+    if facts["failed"]:
         out += ["Skipped (the framework's reason):", ""]
-        out += [f"- `{arm}`: {reason}" for arm, reason in m["failed"].items()] + [""]
+        out += [f"- `{arm}`: {reason}" for arm, reason in facts["failed"].items()] + [""]
     return out
 
 
@@ -181,60 +180,56 @@ def _accuracy(get, arm):
             f"{check['outputs_max_abs_diff']:.1e})")
 
 
-def _hits(m, arm, cache):
+def _hits(rec):
     """A warning when a cold first call hit the compile cache, or a warm one did not."""
-    hits = [c.get("cache_hits") for c in m[cache].get(arm, []) if c.get("cache_hits") is not None]
-    if cache == "cold" and any(hits) and m["plan"]["cold_cache"]:
-        return " ⚠ hit the cache: not cold"
-    if cache == "warm" and hits and not all(hits):
-        return " ⚠ no cache hit: not warm"
-    return ""
+    return CACHE_CHECKS.get(rec["cache_check"], "")
 
 
-def _retrace_table(m, arms, get):
+def _retrace_table(facts, arms, get):
     out = ["Retrace run: one train step per shape of yours, in order, from a fresh process after "
            "the first call.", "", "| variant | total s | mean step s, new shape | mean step s, "
            "seen shape | traces | MiB held after | warnings |", "|---|---|---|---|---|---|---|"]
     found = {arm: get("retrace_total", arm, "retrace", "cold") for arm in arms}
-    if not U.shapes(m):
+    if not facts["shapes"]:
         return ["No retrace run (smoke run).", ""]
     cell = lambda seconds: "—" if seconds is None else f"{seconds:.3f}"
     for arm in arms:
-        if U.invalid(m, arm):
+        if arm in facts["invalid"]:
             out.append(_row(arm, ["non-finite ✗"] * 6))
             continue
         r = found[arm]
         signals = ", ".join([f"{k}: {v}" for k, v in r["signals"].items()]
                             + ([r["note"]] if r["note"] else [])) or "—"
-        held = "—" if r["held_after_bytes"] is None else f"{r['held_after_bytes'] / U.MIB:.1f}"
+        held = "—" if r["held_after_bytes"] is None else f"{r['held_after_bytes'] / MIB:.1f}"
         out.append(f"| `{arm}` | {r['estimate']:.2f} | {cell(r['new_shape_s'])} | "
                    f"{cell(r['seen_shape_s'])} | {r['traces']} | {held} | {signals} |")
-    out += ["", f"Shapes: {', '.join(map(str, U.shapes(m)))}."]
+    out += ["", f"Shapes: {', '.join(map(str, facts['shapes']))}."]
     if hit := [a for a in arms if found[a] and found[a]["signals"].get("recompile_limit_hits")]:
         out.append(f"⚠ {', '.join(f'`{a}`' for a in hit)} hit torch's recompile limit "
                    "(`torch._dynamo.config.recompile_limit`): past it the frame runs eagerly, "
                    "so later shapes got eager speed, not compiled speed.")
-    if m["framework"] == "tf":
+    if facts["framework"] == "tf":
         out.append("XLA with a None-dim signature traces once but compiles once per concrete "
                    "shape: its traces undercount its compiles, its new-shape time shows them.")
     startup = get("startup_time", "eager", "construction", "cold")["estimate"]
-    return out + [f"Process start-up (interpreter, {m['framework']} import and set-up), paid "
-                  f"before any first call: {startup:.1f} s.", ""]
+    return out + [f"Process start-up (interpreter, {facts['framework']} import and set-up), "
+                  f"paid before any first call: {startup:.1f} s.", ""]
 
 
-def render(name, measurements, machine):
-    """The whole report of the file `name` over its frameworks' measurements."""
-    found = [U.records(m, machine, f"user-{name}") for m in measurements]  # each bootstrap once
+def render(name, found, machine):
+    """The whole report of the file `name` over its frameworks' [(facts, records)]
+    (report.build.user.measured)."""
     head = [f"# Should I compile `{name}`?", "",
-            *(recommend(m, recs) + "\n" for m, recs in zip(measurements, found))]
-    plan = measurements[0]["plan"]
-    head += [f"Machine `{machine}`; {', '.join(m['framework'] + ' ' + m['steady'][0]['framework_version'] for m in measurements)}; "
-             f"{measurements[0]['threads']} thread(s); {plan['steady_processes']} steady "
-             f"process(es) × {plan['rounds']} interleaved rounds; speedups are eager ÷ variant "
-             "with a 95% paired hierarchical-bootstrap interval."
+            *(recommend(facts, recs) + "\n" for facts, recs in found)]
+    first = found[0][0]
+    plan = first["plan"]
+    versions = ", ".join(f"{facts['framework']} {facts['framework_version']}" for facts, _ in found)
+    head += [f"Machine `{machine}`; {versions}; {first['threads']} thread(s); "
+             f"{plan['steady_processes']} steady process(es) × {plan['rounds']} interleaved "
+             "rounds; speedups are eager ÷ variant with a 95% paired hierarchical-bootstrap "
+             "interval."
              + ("" if plan["cold_cache"] else " Smoke run (--benchmark-disable): first calls "
                 "taken in the steady process, in the session's compile cache, so not cold; no "
                 "memory or retrace run.")
              + " Generated by `python3 run.py bench --user`; do not edit by hand.", ""]
-    return "\n".join(head + [line for m, recs in zip(measurements, found)
-                             for line in tables(m, recs)])
+    return "\n".join(head + [line for facts, recs in found for line in tables(facts, recs)])

@@ -1,0 +1,80 @@
+"""Where the figures come from, as records the views render: one per saved run (the page's run
+row and what its provenance line adds), the run numbers missing per machine, and per machine what
+its tables name beside their figures (results known to be wrong, retrace skip rules)."""
+from collections import defaultdict
+from pathlib import Path
+
+from report.build.load import WAITS, unfinished
+from report.build.merge import run_machine
+from report.build.page_data import run_table
+from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs
+
+
+def provenance(results, machines, wanted=()):
+    """{"runs": run_records, "missing": missing_runs, "tables": machine_notes} of `results` and
+    their machines ([(machine, view, records)])."""
+    return {"runs": run_records(results, wanted), "missing": missing_runs(results),
+            "tables": machine_notes(machines)}
+
+
+def run_records(results, wanted=()):
+    """One record per saved run in `results` (page_data.run_table's row) with its changed files,
+    CPU, jobs beside it, why it did not finish, and whether a section shows it (`shown`, with the
+    runs `wanted`)."""
+    shown, first = shown_runs(results, wanted), _first(results)
+    return [{**row, **_more(first[row["machine"], row["run"]]),
+             "shown": (row["machine"], row["run"]) in shown} for row in run_table(results)]
+
+
+def _first(results):
+    """{(machine, run): its first result}."""
+    found = {}
+    for r in results:
+        found.setdefault((r.machine, r.run), r)
+    return found
+
+
+def _more(r):
+    status = r.status or {}
+    return {"changed_files": r.graphbench.get("changed_files") or [],
+            "cpu": r.graphbench.get("cpu") or {}, "beside": bool(status.get("beside")),
+            "load": status.get("load") or {}, "unfinished": None if r.complete else unfinished(r)}
+
+
+def missing_runs(results):
+    """[(machine, [run numbers])] per machine whose saved run numbers skip some after its first (a
+    run deleted or never saved); runs of a profile this report leaves out are saved, so their
+    numbers are no gap. The numbers before a machine's first run are none of its own:
+    pytest-benchmark numbers a folder's runs, and a machine whose tree came with another's runs
+    (gpu/run.sh) goes on from theirs."""
+    numbers, waits = defaultdict(set), set()
+    for r in _first(results).values():
+        saved = [p.name for p in Path(r.file).parent.glob("[0-9][0-9][0-9][0-9]_*.json")]
+        numbers[r.machine] |= {int(name[:4]) for name in [r.run, *saved] if name[:4].isdigit()}
+        waits.add(Path(r.file).parent.parent / WAITS)
+    for path in (p for folder in waits for p in folder.glob("*/[0-9][0-9][0-9][0-9]_*.json")):
+        if machine := run_machine(path):  # a run timed with another --wait: saved, kept apart
+            numbers[machine].add(int(path.name[:4]))
+    found = [(machine, sorted(set(range(min(runs, default=1), max(runs, default=0) + 1)) - runs))
+             for machine, runs in sorted(numbers.items())]
+    return [(machine, missing) for machine, missing in found if missing]
+
+
+def machine_notes(machines):
+    """{machine: table_notes} of [(machine, view, records)]."""
+    return {machine: table_notes(view) for machine, view, _ in machines}
+
+
+def table_notes(view):
+    """What one machine's tables name beside their records, from its sections' runs (`view`): the
+    retrace suite's skip rules, the results known to be wrong (`known_wrong`: backend, model,
+    variant, why) and the newest whose loss was not finite (`non_finite`, with the loss)."""
+    found = [r for name in SECTIONS for r in view(name)]
+    wrong = sorted({(r.info["backend"], r.info["model"], r.info["variant"], r.info["known_wrong"])
+                    for r in latest(found) if r.info.get("known_wrong")})
+    return {"retrace_rules": retrace_rules(view("retrace")),
+            "known_wrong": [dict(zip(("backend", "model", "variant", "why"), w)) for w in wrong],
+            "non_finite": [{"backend": r.info["backend"], "model": r.info["model"],
+                            "variant": r.info["variant"], "phase": r.info["phase"],
+                            "precision": r.flags[0], "deterministic": r.flags[1],
+                            "loss": r.info.get("loss")} for r in invalid(found)]}
