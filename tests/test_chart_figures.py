@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from report.build.records import chosen
+from report.views.tables import chosen
 from report.views.scale import gflop
 
 SUMMARY = Path(__file__).resolve().parent.parent / "results" / "summary.json"

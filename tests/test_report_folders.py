@@ -13,10 +13,8 @@ VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "
 DEBT = {
     "advice": {"report.build.select": {"newest_run"}},
     "answer": {"report.build.best": {"RULE"}, "report.build.lengths": {"lengths_line"},
-               "report.build.records": {"chosen"}, "report.build.select": {"newest_run"}},
-    "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
+               "report.build.select": {"newest_run"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
-    "scale_chart": {"report.build.records": {"chosen"}},
 }
 
 

@@ -9,7 +9,8 @@ from report.views.answer import advice, answer_text
 from report.build.load import Result
 from report.build.claims import micro_claims
 from report.views.micro import Micro, control_verdicts
-from report.build.records import FIELDS, chosen, ratio_record, steady_records
+from report.build.records import FIELDS, ratio_record, steady_records
+from report.views.tables import chosen
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict

@@ -69,11 +69,6 @@ def labelled(labels, kind, unit, estimate, low=None, high=None, interval=None, s
     return {**found, **ratio_meaning}
 
 
-def chosen(records):
-    """{(backend, model): the train speedup record of the row's variant} (best.mark chose it)."""
-    return {(r["backend"], r["model"]): r for r in records if r.get("best")}
-
-
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
     """base ÷ r as record `kind` by the one ratio rule (ratios.ratio)."""
     found = {**ratio(saved, base, r, missing), **fields}  # pooled fields replace one job's

@@ -10,10 +10,10 @@ from report.views.gpu import gpu_table, timed_as_a_loop
 from report.views.headline import answer_lines, machines_line, your_case
 from report.build.lengths import lengths_line
 from report.build.ratios import NO_GAIN, NOISE, SAME, decided
-from report.build.records import chosen as best
 from report.build.select import newest_run
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
+from report.views.tables import chosen as best
 from report.views.text import (break_even_text, count, duration, label, precision_text, span,
                                speedup_text)
 
