@@ -8,7 +8,7 @@ from report.views.advice import FINDING, advice, get, steps_text
 from report.build.best import RULE
 from report.views.gpu import gpu_table, timed_as_a_loop
 from report.views.headline import answer_lines, machines_line, your_case
-from report.build.lengths import lengths_line
+from report.views.lengths import lengths_line
 from report.build.ratios import NO_GAIN, NOISE, SAME, decided
 from report.build.select import newest_run
 from report.views.scale import answer_line, compute_line, gflop, point
