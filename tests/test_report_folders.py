@@ -13,8 +13,6 @@ VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "
               "report.build.best": {"RULE"}}  # the rule that chose each row's variant
 # each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
 DEBT = {
-    "advice": {"report.build.select": {"newest_run"}},
-    "answer": {"report.build.select": {"newest_run"}},
     "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
 }
 

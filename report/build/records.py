@@ -11,7 +11,7 @@ from report.build import best, claims
 from report.build.lengths import mark_first
 from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
                            target, target_minutes)
-from report.build.select import index, invalid, latest, of_phase, profile_skip
+from report.build.select import index, invalid, latest, mark_headlines, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
@@ -473,6 +473,7 @@ def machine_records(view):
             aa = controls[group(rec)]  # decided beside the A/A pair of its own group
             rec.update(aa_low=aa["low"], aa_high=aa["high"])
             rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
+    found = mark_headlines(found)
     return found + claims.micro_claims(found) + claims.pipeline_claims(found)  # on the verdicts
 
 
