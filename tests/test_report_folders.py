@@ -12,9 +12,7 @@ VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "
                                       "half_width", "gain_limit", "gain_bound", "side"},
               "report.build.best": {"RULE"}}  # the rule that chose each row's variant
 # each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
-DEBT = {
-    "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
-}
+DEBT = {}
 
 
 def build_imports(path):

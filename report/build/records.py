@@ -9,8 +9,8 @@ from machines import gpu_model
 from report.build.load import BASELINE
 from report.build import best, claims
 from report.build.lengths import mark_first
-from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
-                           target, target_minutes)
+from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, pays, ratio,
+                                 significant, target, target_minutes)
 from report.build.select import index, invalid, latest, mark_headlines, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
@@ -261,6 +261,19 @@ def precision_records(results):
     return out
 
 
+def precision_pays(records):
+    """Sets `backend_pays` on each train precision_speedup record: whether its backend's mixed
+    precision is worth it on this machine (ratios.pays over its train steps with a figure)."""
+    steps = [r for r in records if r["kind"] == "precision_speedup" and r["phase"] == "train"]
+    verdicts = {}
+    for r in steps:
+        if r["estimate"] is not None:
+            verdicts.setdefault(r["backend"], []).append(r["verdict"])
+    for r in steps:
+        r["backend_pays"] = pays(verdicts.get(r["backend"], ()))
+    return records
+
+
 def losses(mixed, full):
     """{loss, float32_loss, loss_steps}: both precisions' loss after the same number of steps."""
     steps = mixed.info.get("steps_taken")
@@ -473,7 +486,7 @@ def machine_records(view):
             aa = controls[group(rec)]  # decided beside the A/A pair of its own group
             rec.update(aa_low=aa["low"], aa_high=aa["high"])
             rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
-    found = mark_headlines(found)
+    found = mark_headlines(precision_pays(found))
     return found + claims.micro_claims(found) + claims.pipeline_claims(found)  # on the verdicts
 
 
