@@ -369,14 +369,25 @@ def pipeline_records(results):
 
 
 def retrace_records(results):
-    """Total time of each published retrace sequence (case = step-pattern), its counts, and the
-    mean step at a new shape and at a seen one; a cut-short one says so."""
-    return [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+    """Total time of each published retrace sequence (case = step-pattern), its counts, the mean
+    step at a new shape and at a seen one, and its total over eager's; a cut-short one says so."""
+    return over_eager([record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
                    note="cut short by the profile's budget" if r.info.get("cut_short") else None,
                    **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
                    **new_and_seen(r))
             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
-            and r.info.get("step") == "train"]  # the tables show train steps only
+            and r.info.get("step") == "train"])  # the tables show train steps only
+
+
+def over_eager(records):
+    """Sets `over_eager` on each retrace_total record: its total ÷ eager's of the same network and
+    sequence, None where eager's is missing or was cut short (one cold run each: no interval)."""
+    eager = {(r["backend"], r["model"], r["case"], r["precision"]): r for r in records
+             if r["variant"] == "eager"}
+    for r in records:
+        base = eager.get((r["backend"], r["model"], r["case"], r["precision"]))
+        r["over_eager"] = r["estimate"] / base["estimate"] if base and not base["note"] else None
+    return records
 
 
 def lengths_records(results):

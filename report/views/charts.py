@@ -309,8 +309,8 @@ def throughput_chart(records, context, path):
 
 def retrace_chart(records, context, path):
     """Per backend, a network × variant grid of the varying-size training sequence: each cell its
-    total time and traces, coloured by that time over eager's on the same network; a run cut
-    short by the budget or skipped by the profile says so in its cell."""
+    total time and traces, coloured by that time over eager's on the same network (the record's
+    `over_eager`); a run cut short by the budget or skipped by the profile says so in its cell."""
     found = totals(records)
     if not found:
         return None
@@ -328,7 +328,6 @@ def retrace_chart(records, context, path):
                    if all(skip_note(context["retrace_rules"], backend, n, v, "train") for v in variants)}
         nets = sorted({n for b, n, _ in found if b == backend} | skipped, key=by_depth(found))
         for i, net in enumerate(nets):
-            eager = found.get((backend, net, "eager"))
             for j, variant in enumerate(variants):
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ccc"))
                 r = found.get((backend, net, variant))
@@ -337,7 +336,7 @@ def retrace_chart(records, context, path):
                     ax.text(j, i, "skipped\n(profile)" if why else "—", ha="center",
                             va="center", fontsize=6, color="#777")
                     continue
-                ratio = r["estimate"] / eager["estimate"] if eager and not eager["note"] else None
+                ratio = r["over_eager"]
                 cut = r.get("cut_short")
                 color = "#ddd" if cut or ratio is None else plt.cm.RdYlGn_r(norm(ratio))
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fc=color,
