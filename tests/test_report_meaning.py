@@ -16,7 +16,7 @@ REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict
 BUILDERS = {"ratios.py", "records.py", "best.py", "user.py", "comparison.py"}  # they build ratios
 EXEMPT = {("text.py", "interval_cell"),  # its `~` reads the interval it prints (issue 36: to do)
-          ("micro.py", "_vector_verdict")}  # two workloads' medians: no ratio record, no interval
+          ("claims.py", "_vectorized")}  # two workloads' medians: no ratio record, no interval
 VERDICT_CALLS = {"includes_one", "clear", "verdict", "spread_overlaps", "significant"}
 BOUNDS = ("low", "high", "estimate", "ratio", "cost")
 
