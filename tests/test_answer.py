@@ -3,6 +3,7 @@ that steers around known wrong answers and quotes no cut-short run."""
 from report.build import best as choice
 from report.views.answer import advice, answer_text, best, shapes_text, workload
 from report.build.ratios import verdict
+from report.build.select import mark_headlines
 
 
 def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, high=1.8,
@@ -70,18 +71,31 @@ def test_a_finding_elsewhere_is_a_caveat_on_the_advice():
             "(right in 2.14.1, 2.15.0): [findings/torch_inductor_conv_grad.md]") in line
 
 
+def _total(variant, seconds, traces, note=None, model="vgg", run="0001"):
+    return rec("retrace_total", variant, case="train-varying", estimate=seconds, model=model,
+               traces=traces, note=note, distinct_shapes=4, steps_done=4, run=run)
+
+
 def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():
-    def total(variant, seconds, traces, note=None, model="vgg"):
-        return rec("retrace_total", variant, case="train-varying", estimate=seconds, model=model,
-                   traces=traces, note=note, distinct_shapes=4, steps_done=4)
-    records = [total("eager", 1.0, 0), total("graph", 9.0, 4),
-               total("graph_dynamic", 0.5, 1), total("graph_static", 99.0, 2, "cut short")]
-    text = shapes_text(records, "torch")
+    records = [_total("eager", 1.0, 0), _total("graph", 9.0, 4),
+               _total("graph_dynamic", 0.5, 1), _total("graph_static", 99.0, 2, "cut short")]
+    text = shapes_text(mark_headlines(records), "torch")
     assert "eager took 1 s, `graph_dynamic` 0.5 s (1 trace), `graph` 9 s (4 traces)" in text
     assert "99" not in text and "`graph_static` did not finish within the budget" in text
     assert text.endswith("use `graph_dynamic` when sizes vary;")
-    records[2] = total("graph_dynamic", 5.0, 1)
-    assert "no graph variant beat eager here" in shapes_text(records, "torch")
+    records[2] = _total("graph_dynamic", 5.0, 1)
+    assert "no graph variant beat eager here" in shapes_text(mark_headlines(records), "torch")
+
+
+def test_shape_advice_quotes_the_backends_newest_run_only():
+    """An older run's network, with more finished graph runs, is for its table (the build marks
+    the newest run's records `headline`)."""
+    old = [_total(v, s, 1, model="resnet", run="0001")
+           for v, s in (("eager", 1.0), ("graph", 0.5), ("graph_dynamic", 0.4))]
+    new = [_total(v, s, 1, run="0002") for v, s in (("eager", 1.0), ("graph", 0.6))]
+    records = mark_headlines(old + new)
+    assert [r["headline"] for r in records] == [False] * 3 + [True] * 2
+    assert shapes_text(records, "torch").startswith("with input sizes changing every batch (vgg,")
 
 
 def _costly():

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from report.build.records import chosen
+from report.views.tables import chosen
 from report.views.scale import gflop
 
 SUMMARY = Path(__file__).resolve().parent.parent / "results" / "summary.json"
@@ -53,3 +53,25 @@ def test_the_sweep_chart_marks_the_tables_variant_of_each_row(monkeypatch, recor
               for xy in c.get_offsets()}
     rows = [r for r in chosen(records).values() if r["estimate"] is not None and r.get("flops")]
     assert hollow == {(gflop(r), r["estimate"]) for r in rows}
+
+
+def test_the_retrace_chart_labels_each_cell_with_its_records_ratio(monkeypatch, records, tmp_path):
+    """A cell's '× eager' is its record's `over_eager` (the build's), never two records divided."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    kept = []
+    monkeypatch.setattr(charts.plt, "close", kept.append)
+    charts.retrace_chart(records, CONTEXT, tmp_path / "r.png")
+    cells = {(r["backend"], r["model"], r["variant"]): r for r in records
+             if r["kind"] == "retrace_total" and r["case"] == "train-varying"}
+    checked = 0
+    for ax in kept[0].axes[:-1]:  # the last: the colour bar
+        nets = [t.get_text() for t in ax.get_yticklabels()]
+        variants = [t.get_text() for t in ax.get_xticklabels()]
+        for text in ax.texts:
+            if said := re.search(r"\n([\d.]+)× eager$", text.get_text()):
+                j, i = text.get_position()
+                ratio = cells[ax.get_title(), nets[round(i)], variants[round(j)]]["over_eager"]
+                assert said[1] == (f"{ratio:.0f}" if ratio >= 10 else f"{ratio:.2g}")
+                checked += 1
+    assert checked == sum(r["variant"] != "eager" and r["over_eager"] is not None
+                          and not r.get("cut_short") for r in cells.values())

@@ -74,7 +74,7 @@ def test_known_wrong_rule_follows_the_release():
 def test_torch_still_falls_back_to_eager_past_its_recompile_limit(env):
     """findings/torch_recompile_fallback.py exits 1 while dynamic=False, past recompile_limit,
     runs later sizes eagerly without an error; a torch that raises or keeps compiling fails
-    here (update findings/torch_recompile_fallback.md and report/build/lengths.py's wording)."""
+    here (update findings/torch_recompile_fallback.md and report/views/lengths.py's wording)."""
     if "torch" not in env["backends"]:
         pytest.skip("torch is not among this session's --backend")
     pytest.importorskip("torch", reason="torch is not importable in this environment")

@@ -165,17 +165,27 @@ def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each
     assert agreement_line(agreement_records(det, [result("train", same, run="0002")])) == ""
 
 
-def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
+def _retrace_run(variant, seconds, cut=None):
     from report.build.load import Result
-    from report.views.retrace import advice
+    info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": "retrace",
+            "step": "train", "pattern": "varying", "traces": 3, "cut_short": cut}
+    return Result("f", "m", "0001", "2026-01-01", variant, info, {"median": seconds}, {})
 
-    def run(variant, seconds, cut=None):
-        info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": "retrace",
-                "step": "train", "pattern": "varying", "traces": 3, "cut_short": cut}
-        return Result("f", "m", "0001", "2026-01-01", variant, info, {"median": seconds}, {})
-    runs = [run("eager", 5.0), run("graph", 9.0, "stopped after 2 of 4 steps"),
-            run("graph_dynamic", 4.0)]
+
+def test_retrace_advice_names_the_runs_it_left_out_as_cut_short():
+    from report.views.retrace import advice
+    runs = [_retrace_run("eager", 5.0), _retrace_run("graph", 9.0, "stopped after 2 of 4 steps"),
+            _retrace_run("graph_dynamic", 4.0)]
     text = advice(records_of(runs))
     assert "fastest is `graph_dynamic`" in text and "cut short by the budget: `graph`" in text
-    cut = [run("graph", 9.0, "stopped")]
+    cut = [_retrace_run("graph", 9.0, "stopped")]
     assert "every run was cut short" in advice(records_of(cut))
+
+
+def test_a_retrace_totals_ratio_to_eager_is_a_field_of_its_record():
+    """The retrace chart colours and labels each cell by `over_eager`; a cut-short eager gives none."""
+    found = {r["variant"]: r["over_eager"] for r in records_of(
+        [_retrace_run("eager", 5.0), _retrace_run("graph", 9.0, "stopped"), _retrace_run("xla", 4.0)])}
+    assert found == {"eager": 1.0, "graph": 9.0 / 5.0, "xla": 4.0 / 5.0}
+    found = records_of([_retrace_run("eager", 5.0, "stopped"), _retrace_run("graph", 9.0)])
+    assert [r["over_eager"] for r in found] == [None, None]

@@ -6,18 +6,13 @@ from pathlib import Path
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 # what a view may read from the build: the verdicts' words and how a record's interval reads
-# (`side`: which side of a published figure it lies on, as half_width reads its width)
+# (`side`: which side of a published figure it lies on, as half_width reads its width), and the
+# words the build states its rules in
 VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "decided",
-                                      "half_width", "gain_limit", "gain_bound", "side"}}
+                                      "half_width", "gain_limit", "gain_bound", "side"},
+              "report.build.best": {"RULE"}}  # the rule that chose each row's variant
 # each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
-DEBT = {
-    "advice": {"report.build.select": {"newest_run"}},
-    "answer": {"report.build.best": {"RULE"}, "report.build.lengths": {"lengths_line"},
-               "report.build.records": {"chosen"}, "report.build.select": {"newest_run"}},
-    "charts": {"report.build.records": {"chosen", "STEP_PHASES"}},
-    "precision": {"report.build.records": {"STEP_PHASES"}, "report.build.select": {"latest"}},
-    "scale_chart": {"report.build.records": {"chosen"}},
-}
+DEBT = {}
 
 
 def build_imports(path):

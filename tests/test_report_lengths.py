@@ -1,8 +1,8 @@
 """Issue 37 part 4: what finishes a stream of varying lengths first, decided once on the records
 (lengths.mark_first), and the answer's words for it, a silent fallback to eager included."""
 from report.views.answer import backend_lines
-from report.build.lengths import lengths_line, mark_first
-from report.views.lengths import lengths_table
+from report.build.lengths import mark_first
+from report.views.lengths import lengths_line, lengths_table
 from tests.test_answer import steady
 
 

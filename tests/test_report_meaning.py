@@ -9,13 +9,14 @@ from report.views.answer import advice, answer_text
 from report.build.load import Result
 from report.build.claims import micro_claims
 from report.views.micro import Micro, control_verdicts
-from report.build.records import FIELDS, chosen, ratio_record, steady_records
+from report.build.records import FIELDS, ratio_record, steady_records
+from report.views.tables import chosen
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict
 BUILDERS = {"ratios.py", "records.py", "best.py", "user.py", "comparison.py"}  # they build ratios
 EXEMPT = {("text.py", "interval_cell"),  # its `~` reads the interval it prints (issue 36: to do)
-          ("micro.py", "_vector_verdict")}  # two workloads' medians: no ratio record, no interval
+          ("claims.py", "_vectorized")}  # two workloads' medians: no ratio record, no interval
 VERDICT_CALLS = {"includes_one", "clear", "verdict", "spread_overlaps", "significant"}
 BOUNDS = ("low", "high", "estimate", "ratio", "cost")
 

@@ -1,8 +1,5 @@
-"""Token lengths that vary (issue 37): which strategy and variant finishes first per backend
-(decided once, here, on the records) and the answer's line; the table: report.views.lengths."""
-from catalog import PADDINGS as STRATEGIES
-
-FALLBACK = "findings/torch_recompile_fallback.md"
+"""Token lengths that vary (issue 37): which strategy and variant finishes first per backend,
+decided once, here, on the records (the table and the answer's line: report.views.lengths)."""
 
 
 def mark_first(records):
@@ -27,33 +24,3 @@ def mark_first(records):
                    vs_default=(default["estimate"] / top["estimate"]
                                if default and not default["note"] else None))
     return records
-
-
-def fallbacks(records, backend):
-    """The runs of `backend` that hit the framework's recompile limit: the rest of their steps ran
-    eagerly without an error (torch's silent fallback)."""
-    return [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend
-            and r.get("recompile_limit_hits")]
-
-
-def lengths_line(records, backend):
-    """The answer's words for `backend`: what finishes the stream first and by how much, the
-    fastest step once compiled, and any silent fallback to eager ('' without a lengths run)."""
-    mine = [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend]
-    top = next((r for r in mine if r.get("first")), None)
-    if top is None:
-        return ""
-    name = lambda r: f"`{r['variant']}` at {STRATEGIES[r['case']]}"
-    text = (f"token lengths that vary ({top['steps_planned']} batches), first to finish: "
-            f"{name(top)}, {top['estimate']:.3g} s")
-    if top.get("by"):
-        text += f" (next: {top['runner_up']}, {top['by']:.2f}× as long"
-        if top.get("vs_default") and (top["variant"], top["case"]) != ("graph", "exact"):
-            text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
-        text += ")"
-    if fast := next((r for r in mine if r.get("fastest_step")), None):
-        text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"
-    for r in fallbacks(records, backend):
-        text += (f"; {name(r)} hit the recompile limit: later lengths ran eagerly, no error "
-                 f"([finding]({FALLBACK}))")
-    return text

@@ -9,9 +9,9 @@ from machines import gpu_model
 from report.build.load import BASELINE
 from report.build import best, claims
 from report.build.lengths import mark_first
-from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, ratio, significant,
-                           target, target_minutes)
-from report.build.select import index, invalid, latest, of_phase, profile_skip
+from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, pays, ratio,
+                                 significant, target, target_minutes)
+from report.build.select import index, invalid, latest, mark_headlines, of_phase, profile_skip
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
@@ -67,11 +67,6 @@ def labelled(labels, kind, unit, estimate, low=None, high=None, interval=None, s
     ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
                      "target_minutes": target_minutes(found)} if unit == "x" else NO_MEANING
     return {**found, **ratio_meaning}
-
-
-def chosen(records):
-    """{(backend, model): the train speedup record of the row's variant} (best.mark chose it)."""
-    return {(r["backend"], r["model"]): r for r in records if r.get("best")}
 
 
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
@@ -266,6 +261,19 @@ def precision_records(results):
     return out
 
 
+def precision_pays(records):
+    """Sets `backend_pays` on each train precision_speedup record: whether its backend's mixed
+    precision is worth it on this machine (ratios.pays over its train steps with a figure)."""
+    steps = [r for r in records if r["kind"] == "precision_speedup" and r["phase"] == "train"]
+    verdicts = {}
+    for r in steps:
+        if r["estimate"] is not None:
+            verdicts.setdefault(r["backend"], []).append(r["verdict"])
+    for r in steps:
+        r["backend_pays"] = pays(verdicts.get(r["backend"], ()))
+    return records
+
+
 def losses(mixed, full):
     """{loss, float32_loss, loss_steps}: both precisions' loss after the same number of steps."""
     steps = mixed.info.get("steps_taken")
@@ -361,14 +369,25 @@ def pipeline_records(results):
 
 
 def retrace_records(results):
-    """Total time of each published retrace sequence (case = step-pattern), its counts, and the
-    mean step at a new shape and at a seen one; a cut-short one says so."""
-    return [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+    """Total time of each published retrace sequence (case = step-pattern), its counts, the mean
+    step at a new shape and at a seen one, and its total over eager's; a cut-short one says so."""
+    return over_eager([record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
                    note="cut short by the profile's budget" if r.info.get("cut_short") else None,
                    **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
                    **new_and_seen(r))
             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
-            and r.info.get("step") == "train"]  # the tables show train steps only
+            and r.info.get("step") == "train"])  # the tables show train steps only
+
+
+def over_eager(records):
+    """Sets `over_eager` on each retrace_total record: its total ÷ eager's of the same network and
+    sequence, None where eager's is missing or was cut short (one cold run each: no interval)."""
+    eager = {(r["backend"], r["model"], r["case"], r["precision"]): r for r in records
+             if r["variant"] == "eager"}
+    for r in records:
+        base = eager.get((r["backend"], r["model"], r["case"], r["precision"]))
+        r["over_eager"] = r["estimate"] / base["estimate"] if base and not base["note"] else None
+    return records
 
 
 def lengths_records(results):
@@ -478,6 +497,7 @@ def machine_records(view):
             aa = controls[group(rec)]  # decided beside the A/A pair of its own group
             rec.update(aa_low=aa["low"], aa_high=aa["high"])
             rec.update(meaning(rec, *WORDS.get(rec["kind"], ())))
+    found = mark_headlines(precision_pays(found))
     return found + claims.micro_claims(found) + claims.pipeline_claims(found)  # on the verdicts
 
 

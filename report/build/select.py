@@ -144,6 +144,25 @@ def newest_run(records, backend, kinds=None):
                 and (kinds is None or r["kind"] in kinds)), default=None)
 
 
+MEMORY = ("memory_peak", "memory_ratio")
+
+
+def mark_headlines(records):
+    """Sets `headline` on each retrace_total and memory record of one machine: True where it is of
+    the run its backend's answer quotes, the newest (newest_run): of all the backend's runs for a
+    retrace total; of those with a memory figure for a memory one (an older run may have had
+    another framework release)."""
+    measured = [r for r in records if r["kind"] in MEMORY and r["estimate"] is not None]
+    newest = {b: (newest_run(records, b), newest_run(measured, b))
+              for b in {r["backend"] for r in records}}
+    for rec in records:
+        if rec["kind"] == "retrace_total":
+            rec["headline"] = rec["run"] == newest[rec["backend"]][0]
+        elif rec["kind"] in MEMORY:
+            rec["headline"] = rec["estimate"] is not None and rec["run"] == newest[rec["backend"]][1]
+    return records
+
+
 def machines(results):
     """The machines of the results, sorted: each gets its own tables, never a shared ratio."""
     return sorted({r.machine for r in results})

@@ -4,7 +4,6 @@ import re
 from catalog import KNOWN_WRONG
 from report.build.ratios import UNDECIDED, decided, gain_bound
 from report.views.scale import stops_paying, sweep
-from report.build.select import newest_run
 from report.views.text import break_even_text, duration
 
 FINDING = re.compile(r"findings/[\w.]+\.md")
@@ -51,12 +50,11 @@ def pays_back(records, rec):
 
 
 def memory_text(records, rec):
-    """The variant's peak train-step memory against eager's, from its newest run that has it."""
-    found = [r for r in records if r["kind"] == "memory_ratio" and r["estimate"] is not None
-             and (r["backend"], r["model"], r["variant"]) == (rec["backend"], rec["model"],
-                                                              rec["variant"])]
-    newest = newest_run(found, rec["backend"])
-    mem = next((r for r in found if r["run"] == newest), None)
+    """The variant's peak train-step memory against eager's (one run per backend and network:
+    select.pick)."""
+    mem = next((r for r in records if r["kind"] == "memory_ratio" and r["estimate"] is not None
+                and (r["backend"], r["model"], r["variant"]) == (rec["backend"], rec["model"],
+                                                                 rec["variant"])), None)
     if mem is None or not decided(mem):
         return ""
     return f"{mem['estimate']:.2f}× eager's memory"

@@ -8,12 +8,11 @@ from report.views.advice import FINDING, advice, get, steps_text
 from report.build.best import RULE
 from report.views.gpu import gpu_table, timed_as_a_loop
 from report.views.headline import answer_lines, machines_line, your_case
-from report.build.lengths import lengths_line
+from report.views.lengths import lengths_line
 from report.build.ratios import NO_GAIN, NOISE, SAME, decided
-from report.build.records import chosen as best
-from report.build.select import newest_run
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
+from report.views.tables import chosen as best
 from report.views.text import (break_even_text, count, duration, label, precision_text, span,
                                speedup_text)
 
@@ -209,13 +208,12 @@ def rows(records, brief=False):
 
 
 def shapes_text(records, backend):
-    """With input sizes changing every batch, on the network of the backend's newest run with the
-    most finished graph runs: their times and trace counts, and which variant to use (a run cut
-    short by the budget is named, never quoted)."""
-    newest = newest_run(records, backend)
+    """With input sizes changing every batch, on the network of the backend's headline run (the
+    build's `headline`) with the most finished graph runs: their times and trace counts, and which
+    variant to use (a run cut short by the budget is named, never quoted)."""
     found = defaultdict(dict)
     for r in records:  # an older run's figure is for its table, never for the headline
-        if r["kind"] == "retrace_total" and r["backend"] == backend and r["run"] == newest \
+        if r["kind"] == "retrace_total" and r["backend"] == backend and r["headline"] \
                 and r["case"] == "train-varying":
             found[r["model"]][r["variant"]] = r
     complete = lambda n: [r for v, r in found[n].items() if v != "eager" and not r["note"]]
@@ -241,14 +239,13 @@ def shapes_text(records, backend):
 
 def memory_cost(records, backend, variants):
     """The memory_ratio record (variant peak ÷ eager peak) of a named variant on the model with
-    the largest eager peak, from the backend's newest run that measured memory (an older run may
-    have had another framework release), or None."""
+    the largest eager peak, from the backend's headline memory run (the build's `headline`: its
+    newest that measured memory), or None."""
     mine = [r for r in records if r["kind"] in ("memory_peak", "memory_ratio")
-            and r["backend"] == backend and r["estimate"] is not None]
-    newest = newest_run(mine, backend)
+            and r["backend"] == backend and r["headline"]]
     eager = {r["model"]: r["estimate"] for r in mine if r["kind"] == "memory_peak"
-             and r["variant"] == "eager" and r["run"] == newest}
-    found = [r for r in mine if r["kind"] == "memory_ratio" and r["run"] == newest
+             and r["variant"] == "eager"}
+    found = [r for r in mine if r["kind"] == "memory_ratio"
              and r["variant"] in variants.get(r["model"], ()) and r["model"] in eager]
     return max(found, key=lambda r: eager[r["model"]], default=None)
 

@@ -7,10 +7,8 @@ import matplotlib.colors  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
 from catalog import COLORS  # noqa: E402
-from report.build.records import chosen as best  # noqa: E402
 from report.views.retrace import by_depth, skip_note, totals  # noqa: E402
-from report.build.records import STEP_PHASES  # noqa: E402
-from report.views.tables import lookup  # noqa: E402
+from report.views.tables import chosen, lookup  # noqa: E402
 from report.views.text import variant_order  # noqa: E402
 
 OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
@@ -38,14 +36,14 @@ def subtitle(context):
 
 
 def _index(records, kinds=("step_time", "first_call")):
-    """{(backend, model, variant, phase, case): record} of the float32 figures of `kinds`."""
+    """{(backend, model, variant, phase, case): record} of the float32 figures of `kinds` (the
+    steady table's train, infer and construction figures unless other kinds are named)."""
     return {(r["backend"], r["model"], r["variant"], r["phase"], r["case"]): r for r in records
             if r["kind"] in kinds and r["precision"] == "float32" and r["estimate"] is not None}
 
 
 def _rows(idx, model, with_eager=False):
-    pairs = {(b, v) for (b, m, v, p, _) in idx
-             if m == model and p in STEP_PHASES and (with_eager or v != "eager")}
+    pairs = {(b, v) for (b, m, v, _, _) in idx if m == model and (with_eager or v != "eager")}
     return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
 
 
@@ -68,7 +66,7 @@ def _finish(fig, path, bottom=0.07):
 
 
 def _models(idx):
-    return by_model({m for (_, m, _, p, _) in idx if p in STEP_PHASES})
+    return by_model({m for (_, m, *_) in idx})
 
 
 def speedup_chart(records, context, phase, path):
@@ -140,7 +138,7 @@ def step_time_chart(records, context, path):
     """Absolute train step times per model: one dumbbell per backend from its eager step (open
     circle) to its best graph variant's (filled), on one shared log axis, labelled with the
     table's paired speedup (a large speedup can mean a slow eager mode)."""
-    cells, top = lookup(records), best(records)
+    cells, top = lookup(records), chosen(records)
     models = by_model({m for _, m in top})
     if not models:
         return None
@@ -311,8 +309,8 @@ def throughput_chart(records, context, path):
 
 def retrace_chart(records, context, path):
     """Per backend, a network × variant grid of the varying-size training sequence: each cell its
-    total time and traces, coloured by that time over eager's on the same network; a run cut
-    short by the budget or skipped by the profile says so in its cell."""
+    total time and traces, coloured by that time over eager's on the same network (the record's
+    `over_eager`); a run cut short by the budget or skipped by the profile says so in its cell."""
     found = totals(records)
     if not found:
         return None
@@ -330,7 +328,6 @@ def retrace_chart(records, context, path):
                    if all(skip_note(context["retrace_rules"], backend, n, v, "train") for v in variants)}
         nets = sorted({n for b, n, _ in found if b == backend} | skipped, key=by_depth(found))
         for i, net in enumerate(nets):
-            eager = found.get((backend, net, "eager"))
             for j, variant in enumerate(variants):
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="#ccc"))
                 r = found.get((backend, net, variant))
@@ -339,7 +336,7 @@ def retrace_chart(records, context, path):
                     ax.text(j, i, "skipped\n(profile)" if why else "—", ha="center",
                             va="center", fontsize=6, color="#777")
                     continue
-                ratio = r["estimate"] / eager["estimate"] if eager and not eager["note"] else None
+                ratio = r["over_eager"]
                 cut = r.get("cut_short")
                 color = "#ddd" if cut or ratio is None else plt.cm.RdYlGn_r(norm(ratio))
                 ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fc=color,

@@ -1,7 +1,9 @@
-"""The token-lengths table (issue 37): each run's total with its counts, the first to finish
-marked as report.build.lengths decided it."""
+"""Token lengths that vary (issue 37): the table, each run's total with its counts, and the
+answer's line, the first to finish marked as report.build.lengths decided it."""
 from catalog import PADDINGS as STRATEGIES
 from report.views.text import label
+
+FALLBACK = "findings/torch_recompile_fallback.md"
 
 SINGLE = "one cold run each, no interval: read only large differences"
 HOW = ("A seeded stream of train batches whose longest sequence follows a long tail, each batch "
@@ -34,3 +36,33 @@ def lengths_table(records):
             f"{pct(r.get('padding_waste'))} | {r.get('recompile_limit_hits', '—')} | "
             f"{label(r)} |")
     return "\n".join(lines)
+
+
+def fallbacks(records, backend):
+    """The runs of `backend` that hit the framework's recompile limit: the rest of their steps ran
+    eagerly without an error (torch's silent fallback)."""
+    return [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend
+            and r.get("recompile_limit_hits")]
+
+
+def lengths_line(records, backend):
+    """The answer's words for `backend`: what finishes the stream first and by how much, the
+    fastest step once compiled, and any silent fallback to eager ('' without a lengths run)."""
+    mine = [r for r in records if r["kind"] == "lengths_total" and r["backend"] == backend]
+    top = next((r for r in mine if r.get("first")), None)
+    if top is None:
+        return ""
+    name = lambda r: f"`{r['variant']}` at {STRATEGIES[r['case']]}"
+    text = (f"token lengths that vary ({top['steps_planned']} batches), first to finish: "
+            f"{name(top)}, {top['estimate']:.3g} s")
+    if top.get("by"):
+        text += f" (next: {top['runner_up']}, {top['by']:.2f}× as long"
+        if top.get("vs_default") and (top["variant"], top["case"]) != ("graph", "exact"):
+            text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
+        text += ")"
+    if fast := next((r for r in mine if r.get("fastest_step")), None):
+        text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"
+    for r in fallbacks(records, backend):
+        text += (f"; {name(r)} hit the recompile limit: later lengths ran eagerly, no error "
+                 f"([finding]({FALLBACK}))")
+    return text

@@ -1,7 +1,6 @@
 """Mixed precision beside float32: step time, first call and the loss after the same steps."""
 from catalog import PRECISIONS, precision_skip
-from report.build.records import STEP_PHASES
-from report.build.select import latest
+from machines import gpu_model
 from report.views.text import s as _s
 from report.views.text import speedup_text, step_text, variant_order
 
@@ -14,15 +13,16 @@ def _loss_cell(rec):
     return f"{a:.4f} vs {b:.4f} ({diff:.1%}) after {rec['loss_steps']}", diff
 
 
-def precision_section(results, records):
-    """Tables per model and precision, the precisions skipped with their reasons, and advice."""
+def precision_section(_results, records):
+    """Tables per model and precision, the precisions skipped with their reasons, and advice, from
+    one machine's records (`_results`, the section's runs, is not read)."""
     cells = {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"],
               r["precision"]): r for r in records if r["precision"] != "float32"
              and r["kind"] in ("step_time", "first_call", "precision_speedup")}
     mixed = [p for p in PRECISIONS if p != "float32" and any(k[6] == p for k in cells)]
     if not mixed:
         return ""
-    lines, found = [], {}
+    lines, found, pays = [], {}, {}
     for precision in mixed:
         for model in sorted({k[1] for k in cells if k[6] == precision}):
             lines += [f"**{model}, {precision}** (speedups over the same variant in float32; loss: "
@@ -38,6 +38,7 @@ def precision_section(results, records):
                 if rec and rec["estimate"] is not None:
                     found.setdefault(backend, []).append(
                         (rec["estimate"], rec["verdict"], f"{model}/{variant}", diff))
+                    pays[backend] = rec["backend_pays"]
                 cold = get("first_call", "construction", "cold")
                 lines.append(f"| {backend} | {variant} | {step_text(get('step_time', 'train'))} | "
                              f"{speedup_text(rec)} | "
@@ -50,20 +51,22 @@ def precision_section(results, records):
               "one repeated batch (the steady suite's warm-up and timed steps): per-step rounding "
               "differences compound along the trajectory, so it shows drift, not held-out "
               "accuracy.", ""]
-    lines += _skips(results) + ["", "What to do, from these runs: " + _advice(found)]
+    lines += _skips(records) + ["", "What to do, from these runs: " + _advice(found, pays)]
     return "\n".join(lines)
 
 
-def _skips(results):
-    """Precisions a backend could not run on the runs' devices, with the reason."""
-    seen = sorted({(r.info["backend"], r.graphbench.get("device", "cpu")) for r in latest(results)
-                   if r.info["phase"] in STEP_PHASES})
+def _skips(records):
+    """Precisions a backend could not run on the device of its steady records (a machine's name
+    carries the GPU it ran on), with the reason."""
+    seen = sorted({(r["backend"], "cuda" if gpu_model(r["machine"]) else "cpu") for r in records
+                   if r["kind"] in ("step_time", "first_call")})
     return [f"- {backend} {p} on {device}: skipped: {why}" for backend, device in seen
             for p in PRECISIONS if (why := precision_skip(backend, p, device))]
 
 
-def _advice(found):
-    """Per backend: how many variants the mixed precision sped up beyond the spread, and the loss."""
+def _advice(found, pays):
+    """Per backend: how many variants the mixed precision sped up beyond the spread, the loss, and
+    whether it is worth it (`pays`: the build's `backend_pays`)."""
     if not found:
         return "no backend has both precisions measured."
     parts = []
@@ -77,6 +80,6 @@ def _advice(found):
                   + (f" (best {faster[0][0]:.2f}×, {faster[0][2]})" if faster else "")
                   + f", slower in {len(slower)}{loss}")
         verdict = (f"{counts}: worth it where the loss difference is acceptable"
-                   if len(faster) > len(slower) else f"{counts}: keep float32")
+                   if pays[backend] else f"{counts}: keep float32")
         parts.append(f"{backend}: {verdict}")
     return "; ".join(parts) + "."

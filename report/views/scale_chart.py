@@ -2,7 +2,7 @@
 import matplotlib.ticker
 
 from report.views.charts import COLORS, OTHER, _finish, plt, subtitle
-from report.build.records import chosen
+from report.views.tables import chosen
 from report.views.scale import gflop, sweep
 
 

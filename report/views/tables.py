@@ -15,6 +15,12 @@ def lookup(records):
             for r in records if r["precision"] == "float32"}
 
 
+def chosen(records):
+    """{(backend, model): the train speedup record of the row's variant}: the records the build's
+    best.mark set `best` on."""
+    return {(r["backend"], r["model"]): r for r in records if r.get("best")}
+
+
 def summary_table(records):
     """One markdown table per model: every backend and variant against its own eager."""
     steady = [r for r in records if r["kind"] in ("step_time", "speedup", "first_call",
