@@ -22,7 +22,7 @@ from report.build.page_data import PINS, page_links, release_sets, run_table
 from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
 from report.build.records import FIELDS, load_studies, machine_records, wait_records
-from report.build.runs import machine_notes, provenance
+from report.build.runs import for_views, machine_notes, made_by, provenance, section_runs
 from report.views import render as views_render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
@@ -82,14 +82,14 @@ def per_machine(results, wanted=(), studies=None):
 
 def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):
     """The README's results block (report.views.render.render) of `results` and their runs."""
-    return views_render.render(provenance(results, machines, wanted), machines, charts,
-                               relative_to, details, page)
+    return views_render.render(provenance(results, machines, wanted), for_views(machines),
+                               charts, relative_to, details, page)
 
 
 def details_text(results, machines, wanted=(), *rest, **named):
     """RESULTS.md (report.views.render.details_text) of `results` and their runs."""
-    return views_render.details_text(provenance(results, machines, wanted), machines, *rest,
-                                     **named)
+    return views_render.details_text(provenance(results, machines, wanted), for_views(machines),
+                                     *rest, **named)
 
 
 def summary_json(machines):
@@ -100,25 +100,25 @@ def summary_json(machines):
     return f'{head}, "records": [\n{lines}\n]}}\n'
 
 
-CHARTS = (  # (file stem, title, section, reading of the machine's records and section results)
+CHARTS = (  # (file stem, title, section, reading of the machine's records)
     ("speedup_train", "Steady-state speedup, train step", "steady",
-     lambda rec, res: speedup_reading(rec, "train")),
+     lambda rec: speedup_reading(rec, "train")),
     ("speedup_infer", "Steady-state speedup, inference step", "steady",
-     lambda rec, res: speedup_reading(rec, "infer")),
+     lambda rec: speedup_reading(rec, "infer")),
     ("step_times", "Train step time, eager beside the best graph variant", "steady",
-     lambda rec, res: step_time_reading(rec)),
+     lambda rec: step_time_reading(rec)),
     ("construction_overhead", "Construction overhead", "steady",
-     lambda rec, res: overhead_reading(rec)),
-    ("break_even", "Break-even", "steady", lambda rec, res: break_even_reading(rec)),
+     lambda rec: overhead_reading(rec)),
+    ("break_even", "Break-even", "steady", lambda rec: break_even_reading(rec)),
     ("throughput", "Throughput against the matmul peak", "peak",
-     lambda rec, res: throughput_reading(rec)),
+     lambda rec: throughput_reading(rec)),
     ("retrace", "Retracing with changing input sizes", "retrace",
-     lambda rec, res: retrace_reading(rec)),
+     lambda rec: retrace_reading(rec)),
     ("retrace_steps", "Retracing: a step at a new input size beside a seen one", "retrace",
-     lambda rec, res: retrace_step_reading(rec)),
+     lambda rec: retrace_step_reading(rec)),
     ("memory", "Memory per variant", "memory",
-     lambda rec, res: memory_advice(memory_peaks(rec)) or "No memory results."),
-    ("scale", "Where graph mode stops paying", "scale", lambda rec, res: scale_reading(rec)),
+     lambda rec: memory_advice(memory_peaks(rec)) or "No memory results."),
+    ("scale", "Where graph mode stops paying", "scale", lambda rec: scale_reading(rec)),
 )
 
 
@@ -143,7 +143,7 @@ def _charts(machines, outdir):
             context = chart_context(view(section), section)
             if path := draw[stem](records, context, outdir / f"{stem}{suffix}.png"):
                 drawn.append((machine, title, path,
-                              f"{reading(records, view(section))} {from_runs(view(section))}",
+                              f"{reading(records)} {from_runs(section_runs(view(section)))}",
                               stem in README_CHARTS))
     return drawn
 
@@ -275,8 +275,8 @@ def _report(args, published=None):
         section = render([r for r in results if r.machine == lead], shown,
                          [c[:4] for c in placed if c[4] or not details], base, args.run, details,
                          paths.get("--page"))
-        answer = answer_text(machines, lead)
-        short = answer_text(machines, lead, more=details and os.path.relpath(
+        answer = answer_text(for_views(machines), lead)
+        short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full")
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
@@ -298,7 +298,7 @@ def _report(args, published=None):
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:
-        print(answer_for(machines, results, args.answer_for))
+        print(answer_for(for_views(machines), made_by(results, args.answer_for)))
         print(f"report: the full report: {args.report or details}")
     elif not (text or args.report):
         print("\n\n".join([answer, section, tables]))
@@ -314,7 +314,7 @@ def results_page(args, path, results, machines, charts, answer, base):
             *release_sets(args.results, base, args.skip_damaged)]
     return page_html(page_data(
         sets, [(m, t, os.path.relpath(p, folder), r) for m, t, p, r, _ in charts], answer,
-        views_render.every_table(machines, machine_notes(machines)),
+        views_render.every_table(for_views(machines), machine_notes(machines)),
         page_links(base), prefix))
 
 

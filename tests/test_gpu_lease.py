@@ -192,7 +192,7 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
                dict(_rec("step_time", "chainer", "graph", model="resnet"), estimate=None,
                     known_wrong="BatchNorm replayed", note="non-finite loss")]
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
-    text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", cpu))
+    text = "\n".join(gpu_table(gpu, {"versions": {}}, records, "cpu", cpu))
     assert text.startswith("**On the H100** (NVIDIA H100 80GB HBM3, 16 threads;")
     rows = [line for line in text.splitlines() if line.startswith("| mnist_cnn")]
     assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
@@ -204,7 +204,7 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert "lengths that vary (jax, chainer" not in text
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on
-    assert gpu_table(gpu, lambda section: [], step_timed, "cpu", cpu) == []
+    assert gpu_table(gpu, {"versions": {}}, step_timed, "cpu", cpu) == []
 
 
 def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():
@@ -214,11 +214,11 @@ def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():
                 estimate=1.8, flops=7.9e11)
     records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
                _rec("speedup", "torch", "graph", estimate=0.77), busy]
-    text = "\n".join(gpu_table(gpu, lambda section: [], records, "cpu", []))
+    text = "\n".join(gpu_table(gpu, {"versions": {}}, records, "cpu", []))
     assert ("Where the GPU is busy (train step, eager ÷ `graph`): resnet-d50-s224-w1-b32 torch "
             "1.80× [1.62, 1.98]") in text and "790 GFLOP a step" in text
     assert "the decoder's compute point at batch 8 (jax)" in text  # jax's busy steps not run
-    assert "busy (" not in "\n".join(gpu_table(gpu, lambda section: [], records[:2], "cpu", []))
+    assert "busy (" not in "\n".join(gpu_table(gpu, {"versions": {}}, records[:2], "cpu", []))
 
 
 def test_the_busy_points_run_on_a_gpu_only_or_in_its_dry_run():

@@ -31,14 +31,14 @@ def test_main_tables_keep_float32_without_determinism():
 def test_precision_speedup_and_loss_are_against_float32():
     runs = _by_name()
     full, low = (runs[f"test_steady[tf-mnist_cnn-graph{p}-train]"] for p in ("", "-bfloat16"))
-    row = _row(precision_section(None, records_of(load_file(FIXTURE))), "| tf | graph |")
+    row = _row(precision_section(records_of(load_file(FIXTURE))), "| tf | graph |")
     assert row[3].startswith(f"{full.stats['median'] / low.stats['median']:.2f}×")
     assert row[6].startswith(f"{low.info['loss']:.4f} vs {full.info['loss']:.4f}")
 
 
 def test_float16_on_cpu_is_listed_as_skipped_with_its_reason():
     assert "tf float16 on cpu: skipped: float16 mixed precision is measured on a GPU only" in \
-        precision_section(None, records_of(load_file(FIXTURE)))
+        precision_section(records_of(load_file(FIXTURE)))
 
 
 def test_the_skips_follow_the_device_a_machine_name_carries():
@@ -46,7 +46,7 @@ def test_the_skips_follow_the_device_a_machine_name_carries():
     gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
     records = [{**r, "machine": gpu} for r in records_of(load_file(FIXTURE))]
     records += [{**records[0], "backend": "chainer", "kind": "first_call", "precision": "float32"}]
-    text = precision_section(None, records)
+    text = precision_section(records)
     assert "- chainer bfloat16 on cuda: skipped: NumPy and CuPy have no bfloat16" in text
     assert "on cpu" not in text and "tf float16" not in text
 
@@ -59,7 +59,7 @@ def test_whether_mixed_precision_pays_is_the_builds_verdict():
     for said, flag in (("keep float32", False), ("worth it where", True)):
         for r in steps:
             r["backend_pays"] = flag
-        assert said in precision_section(None, records).splitlines()[-1]
+        assert said in precision_section(records).splitlines()[-1]
     assert pays(["faster", "faster", "slower", "undecided"]) and not pays(["faster", "slower"])
 
 
@@ -85,7 +85,7 @@ def test_a_paired_precision_speedup_shows_its_interval_and_is_a_record(tmp_path)
                              precision_ci_high=1.7, precision_significant=False)
     (tmp_path / "run.json").write_text(json.dumps(data))
     results = load_dir(tmp_path)
-    assert _row(precision_section(None, records_of(results)), "| tf | graph |")[3] == "1.30× [0.90, 1.70] ~"
+    assert _row(precision_section(records_of(results)), "| tf | graph |")[3] == "1.30× [0.90, 1.70] ~"
     records = machine_records(lambda name: pick(results, name))
     rec = next(r for r in records if r["kind"] == "precision_speedup" and r["variant"] == "graph"
                and r["phase"] == "train" and r["model"] == "mnist_cnn")

@@ -55,3 +55,22 @@ def test_the_build_and_publish_never_import_a_view():
             bad = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                    and (n.module or "").startswith("report.views")]
             assert not bad, f"{layer}/{path.name} imports views: {bad}"
+
+
+# what only a saved run (report.build.load.Result) has: a view that reads one reads raw results
+RUN_ONLY = {"info", "stats", "graphbench", "profile", "status", "saved", "flags", "median",
+            "profile_name", "complete", "valid", "label", "datetime"}
+
+
+def raw_reads(path):
+    """Lines of a module that read an attribute only a saved run has (`r.info`, `r.graphbench`)."""
+    return sorted({node.lineno for node in ast.walk(ast.parse(path.read_text()))
+                   if isinstance(node, ast.Attribute) and node.attr in RUN_ONLY
+                   and not (isinstance(node.value, ast.Name) and node.value.id == "statistics")})
+
+
+def test_no_view_reads_a_saved_run():
+    found = {p.name: lines for p in sorted((REPORT / "views").glob("*.py"))
+             if (lines := raw_reads(p))}
+    assert not found, f"a view reads raw runs (file: lines), not records: {found}"
+    assert raw_reads(REPORT / "build" / "runs.py")  # the scan sees what the build reads

@@ -178,7 +178,7 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     from tests.test_report_pipeline import _results
     flags = load_file(FLAGS)
-    det, prec = determinism_section(records_of(flags)), precision_section(None, records_of(flags))
+    det, prec = determinism_section(records_of(flags)), precision_section(records_of(flags))
     for rec in [r for r in determinism_records(flags) if r["kind"] == "determinism_ratio"]:
         row = _row(det, f"| tf | {rec['model']} | {rec['variant']} |")
         assert row[5] == f"{rec['estimate']:.2f}× (unpaired)"

@@ -78,3 +78,32 @@ def table_notes(view):
                             "variant": r.info["variant"], "phase": r.info["phase"],
                             "precision": r.flags[0], "deterministic": r.flags[1],
                             "loss": r.info.get("loss")} for r in invalid(found)]}
+
+
+def shown(view):
+    """What a machine's views name beside its records, from its sections' runs (`view`): per
+    section, {backend: {run: [models or phases]}} (text.from_runs words it), and the framework
+    versions its steady runs installed."""
+    versions = {}
+    for r in view("steady"):
+        versions.update(r.graphbench.get("versions") or {})
+    return {"runs": {name: section_runs(view(name)) for name in SECTIONS}, "versions": versions}
+
+
+def section_runs(picked):
+    """{backend: {run label: sorted models (or phases)}} of one section's chosen results."""
+    found = defaultdict(lambda: defaultdict(set))
+    for r in picked:
+        found[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
+    return {b: {run: sorted(models) for run, models in runs.items()} for b, runs in found.items()}
+
+
+def for_views(machines):
+    """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get."""
+    return [(machine, shown(view), records) for machine, view, records in machines]
+
+
+def made_by(results, files):
+    """The machines whose saved runs `files` are (the job that just ran)."""
+    made = {Path(f).resolve() for f in files}
+    return {r.machine for r in results if Path(r.file).resolve() in made}

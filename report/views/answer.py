@@ -76,8 +76,8 @@ def answer_text(machines, front=None, more=None):
                   *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
-        for gpu, view, found in machines:
-            parts += gpu_table(gpu, view, found, machine, records) if gpu in others else []
+        for gpu, shown, found in machines:
+            parts += gpu_table(gpu, shown, found, machine, records) if gpu in others else []
     return "\n".join(parts)
 
 

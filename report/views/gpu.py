@@ -65,11 +65,10 @@ def known_wrong(records):
     return [f"{model} ({backend} `{variant}`)" for model, backend, variant in wrong]
 
 
-def setting(view):
-    """The GPU machine's framework versions, as its steady runs recorded them."""
-    versions = {}
-    for r in view("steady"):
-        versions.update(r.graphbench.get("versions") or {})
+def setting(shown):
+    """The GPU machine's framework versions, as its steady runs recorded them (report.build.runs.
+    shown)."""
+    versions = shown["versions"]
     keep = ("torch", "jax", "chainer", "cupy-cuda13x")
     return ", ".join(f"{k} {versions[k]}" for k in keep if k in versions)
 
@@ -102,7 +101,7 @@ def busy_line(records):
         f"({gflop(r):.3g} GFLOP a step, `{r['run']}`)" for r in found) + ".")
 
 
-def gpu_table(machine, view, records, cpu_machine, cpu):
+def gpu_table(machine, shown, records, cpu_machine, cpu):
     """The markdown lines of one GPU machine's table, or [] where it has no loop-timed rows."""
     if not timed_as_a_loop(records):
         return []
@@ -112,7 +111,7 @@ def gpu_table(machine, view, records, cpu_machine, cpu):
                                  r["backend"], list(VARIANTS).index(r["variant"])))
     threads = next((r["threads"] for r in rows if r.get("threads")), "?")
     missing = not_measured(records)
-    versions = setting(view)
+    versions = setting(shown)
     return [f"**On the {short_name(machine)}** ({gpu_model(machine)}, {threads} threads; "
             f"{versions + '; ' if versions else ''}"
             "float32, TF32 convolutions as by default; [one wait per timed block]"

@@ -13,9 +13,9 @@ def _loss_cell(rec):
     return f"{a:.4f} vs {b:.4f} ({diff:.1%}) after {rec['loss_steps']}", diff
 
 
-def precision_section(_results, records):
+def precision_section(records):
     """Tables per model and precision, the precisions skipped with their reasons, and advice, from
-    one machine's records (`_results`, the section's runs, is not read)."""
+    one machine's records."""
     cells = {(r["backend"], r["model"], r["variant"], r["kind"], r["phase"], r["case"],
               r["precision"]): r for r in records if r["precision"] != "float32"
              and r["kind"] in ("step_time", "first_call", "precision_speedup")}

@@ -17,11 +17,11 @@ from report.views.text import from_runs
 
 
 def per_machine(machines, body):
-    """`body(machine, view, records, heading)` per machine ([(machine, view, records)]), under a
+    """`body(machine, shown, records, heading)` per machine ([(machine, shown, records)]), under a
     heading of its own when there are several."""
     parts, several = [], len(machines) > 1
-    for machine, view, records in machines:
-        text = body(machine, view, records, "####" if several else "###")
+    for machine, shown, records in machines:
+        text = body(machine, shown, records, "####" if several else "###")
         if several and text:
             parts += [f"### Machine `{machine}`", "", "Its own figures: no ratio here divides one "
                       "machine's time by another's.", ""]
@@ -48,7 +48,7 @@ def render(runs, machines, charts=(), relative_to=".", details=None, page=None):
 def chart_body(charts, relative_to):
     """A per_machine body: one machine's charts ([(machine, title, path, reading)]) with their
     readings, linked from `relative_to`."""
-    def body(machine, view, records, h):
+    def body(machine, _shown, records, h):
         out = []
         for m, title, path, reading in charts:
             if m == machine:
@@ -82,17 +82,17 @@ def details_text(runs, machines, charts=(), relative_to=".", answer=None, page=N
 def every_table(machines, notes):
     """Every table of every machine (`notes`: each one's report.build.runs.table_notes), under a
     heading per machine where there are several."""
-    return "\n".join(per_machine(machines, lambda m, view, records, h: tables(
-        view, records, h, notes[m], [(o, recs) for o, _, recs in machines if o != m])))
+    return "\n".join(per_machine(machines, lambda m, shown, records, h: tables(
+        shown, records, h, notes[m], [(o, recs) for o, _, recs in machines if o != m])))
 
 
-def tables(view, records, h, notes, others=()):
-    """One machine's tables, each section from its runs (`view(section)`), its records and what
-    the build noted beside them (report.build.runs.table_notes)."""
-    steady, retrace = view("steady"), view("retrace")
-    parts = [f"{h} All figures", "", from_runs(steady), "", summary_table(records)]
+def tables(shown, records, h, notes, others=()):
+    """One machine's tables from its records, each section naming its runs (`shown`:
+    report.build.runs.shown) and what the build noted beside them (runs.table_notes)."""
+    runs = lambda name: from_runs(shown["runs"][name])
+    parts = [f"{h} All figures", "", runs("steady"), "", summary_table(records)]
     if text := retrace_tables(records, notes["retrace_rules"]):
-        parts += [f"{h} Retracing (source article 000)", "", from_runs(retrace), "",
+        parts += [f"{h} Retracing (source article 000)", "", runs("retrace"), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
                   "(tr) at its end: a single sample per cell (one process; the profiles' time "
                   "budgets allow no repeats), so no interval — read only large differences.", "", text,
@@ -100,28 +100,27 @@ def tables(view, records, h, notes, others=()):
                   "What to do, from these runs:", "", advice(records), ""]
     if text := lengths_table(records):
         parts += [f"{h} Token lengths that vary (the decoder: compile, pad or bucket?)", "",
-                  from_runs(view("lengths")), "", LENGTHS_HOW, "", text, ""]
+                  runs("lengths"), "", LENGTHS_HOW, "", text, ""]
     if text := noise_table(records):
         parts += [f"{h} Where the noise is (the A/A pairs)", "", noise_reading(records), "", text, ""]
     if text := scale_table(records):
         parts += [f"{h} Where graph mode stops paying (the VGG sweep)", "",
-                  from_runs(view("scale")), "", scale_reading(records), "", text, ""]
+                  runs("scale"), "", scale_reading(records), "", text, ""]
     if text := micro_section(records, others):
         parts += [f"{h} Micro workloads (source article 001, the tf.function / AutoGraph guide)", "",
-                  from_runs(view("micro")), "",
+                  runs("micro"), "",
                   "Steady medians; `~` marks a ratio whose 95% interval includes 1 (results "
                   "saved before pairing: overlapping interquartile spreads).", "",
                   text]
     if text := memory_section(records):
         parts += [f"{h} Memory: peak per train step and what cached graphs hold", "",
-                  from_runs(view("memory")), "", text, ""]
+                  runs("memory"), "", text, ""]
     for title, section, name in (
-            ("Mixed precision (source article 002)", lambda found: precision_section(found, records),
-             "steady"),
-            ("Deterministic ops (source article 002)", lambda found: determinism_text(records), "determinism"),
-            ("Input pipeline (source article 003)", lambda found: pipeline_section(records), "pipeline")):
-        if text := section(view(name)):
-            parts += [f"{h} {title}", "", from_runs(view(name)), "", text, ""]
+            ("Mixed precision (source article 002)", precision_section, "steady"),
+            ("Deterministic ops (source article 002)", determinism_text, "determinism"),
+            ("Input pipeline (source article 003)", pipeline_section, "pipeline")):
+        if text := section(records):
+            parts += [f"{h} {title}", "", runs(name), "", text, ""]
     if wrong := known_wrong_notes(notes):
         parts += ["Known-wrong results (their parity tests xfail strictly):", "", wrong]
     return parts

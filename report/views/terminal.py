@@ -1,15 +1,12 @@
 """What a main job shows its user when it ends: the answer for the runs it just made, and a report
 of its own for a profile other than the README's."""
-from pathlib import Path
-
 from report.views.answer import answer_text
 
 
-def answer_for(machines, results, files):
-    """The answer ([(machine, view, records)]) of the machines that made the saved runs `files`."""
-    made = {Path(f).resolve() for f in files}
-    mine = {r.machine for r in results if Path(r.file).resolve() in made}
-    return answer_text([found for found in machines if found[0] in mine])
+def answer_for(machines, made):
+    """The answer ([(machine, shown, records)]) of the machines that made the job's runs (`made`:
+    report.build.runs.made_by)."""
+    return answer_text([found for found in machines if found[0] in made])
 
 
 def standalone(profile, answer, section, tables):

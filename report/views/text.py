@@ -102,11 +102,9 @@ def break_even_text(rec):
     return f"{rec['estimate']:,}"
 
 
-def from_runs(picked):
-    """One line naming the run every backend's figures of this section come from."""
-    per_backend = defaultdict(lambda: defaultdict(set))
-    for r in picked:
-        per_backend[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
+def from_runs(per_backend):
+    """One line naming the run every backend's figures of this section come from (`per_backend`:
+    report.build.runs.section_runs)."""
     parts = []
     for backend, runs in sorted(per_backend.items()):
         if len(runs) == 1:
