@@ -100,9 +100,8 @@ def speedup_chart(records, context, phase, path):
             note = (" ~" if rec["mark"] else "") if rec["interval"] else " (unpaired)"
             ax.text(max(ratio, high) * 1.04, row, f"{ratio:.2f}×{note}", va="center", fontsize=7)
         ax.axvline(1.0, color="black", lw=0.8)
-        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        rows_axis(ax, labels)  # a first row with no bar stays inside the panel
         ax.set_title(model)
-        ax.invert_yaxis()
     _ratio_axis(axes[0], min(spans) / 1.3, max(spans) * 2.2)  # one axis: 15× longer than 4×
     return _finish(fig, path)
 
@@ -303,7 +302,9 @@ def throughput_chart(records, context, path):
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(model)
-    axes[-1].legend(loc="lower right", fontsize=6)
+    # above the panels, as the dots' legends: inside one it covered that panel's bars
+    fig.legend(*axes[-1].get_legend_handles_labels(), fontsize=7, ncol=len(peaks),
+               loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
     return _finish(fig, path)
 
 

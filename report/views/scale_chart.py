@@ -1,4 +1,6 @@
 """The chart of where graph mode stops paying: speedup against work per train step."""
+import math
+
 import matplotlib.ticker
 
 from report.views.charts import COLORS, OTHER, _finish, plt, subtitle
@@ -24,6 +26,7 @@ def scale_chart(records, context, path):
     fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
     ax.axhline(1, color="black", lw=1)
     ax.text(1.02, 1, " eager", transform=ax.get_yaxis_transform(), va="center", fontsize=8)
+    marks = []  # (GFLOP, speedup, colour, label) of the answer's rows
     for backend, rows in found.items():
         color, variant = COLORS.get(backend, OTHER), rows[0]["variant"]
         done = [r for r in rows if r["estimate"] is not None]
@@ -35,10 +38,8 @@ def scale_chart(records, context, path):
         own = _rows_of(records, backend)
         ax.scatter([gflop(r) for r in own], [r["estimate"] for r in own], facecolors="none",
                    edgecolors=color, s=60, zorder=3)
-        for r in own:
-            ax.annotate(r["model"] + (f" `{r['variant']}`" if r["variant"] != variant else ""),
-                        (gflop(r), r["estimate"]), fontsize=6, color=color,
-                        xytext=(4, 3), textcoords="offset points")
+        marks += [(gflop(r), r["estimate"], color, r["model"] + (
+            f" `{r['variant']}`" if r["variant"] != variant else "")) for r in own]
     ax.scatter([], [], facecolors="none", edgecolors="grey", s=60,
                label="the answer table's rows (their network and variant)")
     ax.set_xscale("log")
@@ -50,4 +51,21 @@ def scale_chart(records, context, path):
     ax.set_ylabel("eager time ÷ graph time (log; above 1: graph faster)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="best")
+    _label(ax, marks)
     return _finish(fig, path, bottom=0.09)
+
+
+def _label(ax, marks, gap_px=9):
+    """Each mark's label above and right of it; labels of one network (one x) are pushed up until
+    `gap_px` apart, so that none covers another."""
+    ax.autoscale_view()
+    dpi, groups = ax.figure.dpi, {}
+    for mark in marks:
+        groups.setdefault(round(math.log10(mark[0]), 2), []).append(mark)
+    for group in groups.values():
+        placed = -math.inf
+        for x, y, color, text in sorted(group, key=lambda m: m[1]):
+            at = ax.transData.transform((x, y))[1]
+            placed = max(at + 3 * dpi / 72, placed + gap_px)
+            ax.annotate(text, (x, y), fontsize=6, color=color, textcoords="offset points",
+                        xytext=(4, (placed - at) * 72 / dpi))
