@@ -189,3 +189,19 @@ def test_a_retrace_totals_ratio_to_eager_is_a_field_of_its_record():
     assert found == {"eager": 1.0, "graph": 9.0 / 5.0, "xla": 4.0 / 5.0}
     found = records_of([_retrace_run("eager", 5.0, "stopped"), _retrace_run("graph", 9.0)])
     assert [r["over_eager"] for r in found] == [None, None]
+
+
+def test_article_000s_ratio_is_a_field_of_each_retrace_record():
+    """seed_comparison reads `over_signature` (÷ graph_dynamic's total), never divides itself."""
+    from report.views.retrace import seed_comparison
+    runs = [_retrace_run("eager", 5.0), _retrace_run("graph", 9.0),
+            _retrace_run("graph_dynamic", 2.0)]
+    for run in runs:
+        run.info.update(model="resnet152", steps_done=4, distinct_shapes=4)
+    found = records_of(runs)
+    assert {r["variant"]: r["over_signature"] for r in found} == {
+        "eager": 2.5, "graph": 4.5, "graph_dynamic": 1.0}
+    for r in found:
+        r["over_signature"] *= 10  # the view words the field as it is
+    text = seed_comparison(found)
+    assert "= 45.00" in text and "Eager ÷ signature here is 25.00" in text

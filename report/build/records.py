@@ -371,22 +371,35 @@ def pipeline_records(results):
 def retrace_records(results):
     """Total time of each published retrace sequence (case = step-pattern), its counts, the mean
     step at a new shape and at a seen one, and its total over eager's; a cut-short one says so."""
-    return over_eager([record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+    return over_signature(over_eager([record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
                    note="cut short by the profile's budget" if r.info.get("cut_short") else None,
                    **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
                    **new_and_seen(r))
             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
-            and r.info.get("step") == "train"])  # the tables show train steps only
+            and r.info.get("step") == "train"]))  # the tables show train steps only
 
 
 def over_eager(records):
     """Sets `over_eager` on each retrace_total record: its total ÷ eager's of the same network and
     sequence, None where eager's is missing or was cut short (one cold run each: no interval)."""
-    eager = {(r["backend"], r["model"], r["case"], r["precision"]): r for r in records
-             if r["variant"] == "eager"}
+    return _over(records, "eager", "over_eager", lambda base: not base["note"])
+
+
+def over_signature(records):
+    """Sets `over_signature` on each retrace_total record: its total ÷ the shape-polymorphic
+    `graph_dynamic`'s (tf: input_signature) of the same network and sequence, as source article
+    000 divides them (36:10 ÷ 4:37); None without one."""
+    return _over(records, "graph_dynamic", "over_signature", lambda base: True)
+
+
+def _over(records, variant, field, usable):
+    """Sets `field` on each record: its estimate ÷ `variant`'s of the same backend, network,
+    sequence and precision, where that one is `usable`."""
+    bases = {(r["backend"], r["model"], r["case"], r["precision"]): r for r in records
+             if r["variant"] == variant}
     for r in records:
-        base = eager.get((r["backend"], r["model"], r["case"], r["precision"]))
-        r["over_eager"] = r["estimate"] / base["estimate"] if base and not base["note"] else None
+        base = bases.get((r["backend"], r["model"], r["case"], r["precision"]))
+        r[field] = r["estimate"] / base["estimate"] if base and usable(base) else None
     return records
 
 
@@ -430,8 +443,9 @@ def scale_records(results):
 
 
 def new_and_seen(r):
-    """{new_shape_s, seen_shape_s}: the mean step at a shape not seen before and at a seen one,
-    after the first step (which also traces); {} without both kinds of step."""
+    """{new_shape_s, seen_shape_s, new_over_seen}: the mean step at a shape not seen before and at
+    a seen one, after the first step (which also traces), and the first ÷ the second; {} without
+    both kinds of step."""
     seen, new, old = set(), [], []
     for i, (side, t) in enumerate(zip(r.info.get("sides") or (), r.info.get("step_times") or ())):
         if i:
@@ -439,7 +453,8 @@ def new_and_seen(r):
         seen.add(tuple(side))
     if not (new and old):
         return {}
-    return {"new_shape_s": sum(new) / len(new), "seen_shape_s": sum(old) / len(old)}
+    new_s, seen_s = sum(new) / len(new), sum(old) / len(old)
+    return {"new_shape_s": new_s, "seen_shape_s": seen_s, "new_over_seen": new_s / seen_s}
 
 
 def memory_records(results):

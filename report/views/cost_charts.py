@@ -61,12 +61,12 @@ def retrace_step_chart(records, context, path):
         keys = sorted((k for k in found if k[0] == backend), key=lambda k: (
             order(k[1]), variant_order(k[2])))
         for row, key in enumerate(keys):
-            new, seen = found[key]
+            new, seen, over = found[key]
             color = COLORS.get(backend, OTHER)
             ax.plot([seen, new], [row, row], color=color, lw=1, alpha=0.5)
             ax.plot(new, row, "o", ms=5, color=color)
             ax.plot(seen, row, "o", ms=5, color=color, mfc="white")
-            ax.text(max(new, seen) * 1.15, row, f" {new / seen:.1f}×", va="center", fontsize=6)
+            ax.text(max(new, seen) * 1.15, row, f" {over:.1f}×", va="center", fontsize=6)
         ax.set_xscale("log")
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())

@@ -115,12 +115,12 @@ def seed_comparison(records):
     plain, sig, eager = (found.get(("tf", net, v)) for v in ("graph", "graph_dynamic", "eager"))
     if not plain or not sig:
         return f"No plain/signature pair for {net}."
-    ratio = plain["estimate"] / sig["estimate"]
+    ratio = plain["over_signature"]
     text = (f"On {net} (TF, {plain['steps_done']} training steps, {plain['distinct_shapes']} "
             f"distinct sides), plain `tf.function` ÷ `input_signature` = {ratio:.2f}, against the "
             f"article's {seed_ratio:.2f} (36:10 ÷ 4:37, ResNet152 at full width on a GPU, 64–256 px).")
     if eager:
-        text += (f" Eager ÷ signature here is {eager['estimate'] / sig['estimate']:.2f} "
+        text += (f" Eager ÷ signature here is {eager['over_signature']:.2f} "
                  f"(article: {SEED_000['eager'] / SEED_000['graph_dynamic']:.2f}).")
     if plain.get("cut_short"):
         text += " The plain run was cut short by the budget, so its ratio is a lower bound."
@@ -128,16 +128,17 @@ def seed_comparison(records):
 
 
 def new_vs_seen_steps(records):
-    """{(backend, network, variant): (new-shape step s, seen-shape step s)}, repeating sizes."""
-    return {k: (r["new_shape_s"], r["seen_shape_s"]) for k, r in totals(records, "repeating").items()
-            if "new_shape_s" in r}
+    """{(backend, network, variant): (new-shape step s, seen-shape step s, new ÷ seen)}, repeating
+    sizes."""
+    return {k: (r["new_shape_s"], r["seen_shape_s"], r["new_over_seen"])
+            for k, r in totals(records, "repeating").items() if "new_shape_s" in r}
 
 
 def retrace_step_reading(records):
     """Per backend: the largest cost of a new input size over a seen one, eager as control."""
     found, parts = new_vs_seen_steps(records), []
     for backend in sorted({b for b, _, _ in found}):
-        mine = {k: new / seen for k, (new, seen) in found.items() if k[0] == backend}
+        mine = {k: over for k, (_, _, over) in found.items() if k[0] == backend}
         worst = max((k for k in mine if k[2] != "eager"), key=mine.get, default=None)
         eager = [v for k, v in mine.items() if k[2] == "eager"]
         if worst:
@@ -152,7 +153,7 @@ def retrace_step_reading(records):
 def compile_per_shape(records):
     """Evidence from per-step times that a variant tracing once still compiles per shape (XLA)."""
     lines = []
-    for (backend, net, variant), (new, seen) in sorted(new_vs_seen_steps(records).items()):
+    for (backend, net, variant), (new, seen, _) in sorted(new_vs_seen_steps(records).items()):
         if totals(records, "repeating")[backend, net, variant]["traces"] == 1 and variant != "eager":
             lines.append(f"{backend}/{variant} on {net}: new shape {new:.3f} s, "
                          f"seen shape {seen:.3f} s")

@@ -1,6 +1,6 @@
 """The source articles' own claims beside this run's figures (article 000's: report.views.retrace)."""
 from machines import short_name
-from report.build.ratios import decided, gain_limit, side
+from report.build.ratios import decided, gain_limit, half_width, side
 from report.views.text import interval_cell
 
 ARTICLE = "the article's"
@@ -17,7 +17,7 @@ def against(rec, figure, name):
     if where == "below" and rec["verdict"] == "faster":
         return f"a smaller gain than {name} {figure:.2f}×: the interval lies below it"
     if where == "below":
-        half = (rec["high"] - rec["low"]) / 2 / rec["estimate"]
+        half = half_width(rec)
         return (f"no faster here (±{half:.0%}): the interval lies below {name} {figure:.2f}×")
     if not decided(rec):
         return (f"this run cannot tell {name} {figure:.2f}× from no gain: its interval allows "
@@ -54,7 +54,7 @@ def _seed_004_record(records):
 def _figure(rec, seed):
     """'on the CPU (or GPU) of `machine` the train step is ...: what it says of the article's'."""
     low, high = rec["low"], rec["high"]
-    half = (high - low) / 2 / rec["estimate"]
+    half = half_width(rec)
     kind = "CPU" if rec.get("device") in (None, "cpu") else "GPU"
     machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
     return (f"on{machine} the train step is "
