@@ -51,6 +51,15 @@ def test_compile_recommended_with_break_even_range():
     assert "Could not run: graph_static" in text
 
 
+def test_the_build_decides_the_recommendation_and_the_report_words_it():
+    """report.build.user.recommendation decides (issue 50); user_md.recommend only words it."""
+    facts, recs = U.measured(synthetic())
+    assert facts["recommendation"] == {"answer": "compile", "use": "graph", "per_step": "graph",
+                                       "wrong": []}
+    facts["recommendation"] = {"answer": "stay eager", "top": "graph", "infer": None, "wrong": []}
+    assert user_md.recommend(facts, recs).startswith("**torch: stay eager.**")
+
+
 def test_no_significant_gain_means_stay_eager():
     m = synthetic(graph_speedup=1.0)
     assert user_md.recommend(*U.measured(m)).startswith("**torch: stay eager.**")

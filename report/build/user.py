@@ -187,8 +187,47 @@ def facts(m):
 
 
 def measured(m, machine=None, run=None, commit=None, dirty=None):
-    """(facts, records) of measurement `m`: what its report is drawn from."""
-    return facts(m), records(m, machine, run, commit, dirty)
+    """(facts, records) of measurement `m`: what its report is drawn from; the facts carry the
+    recommendation decided from the records."""
+    found, recs = facts(m), records(m, machine, run, commit, dirty)
+    return {**found, "recommendation": recommendation(found, recs)}, recs
+
+
+def getter(recs):
+    """get(kind, arm, phase, case) over one framework's records (None where there is none)."""
+    found = {(r["kind"], r["variant"], r["phase"], r["case"]): r for r in recs}
+    return lambda kind, arm, phase="train", case="steady": found.get((kind, arm, phase, case))
+
+
+def recommendation(facts, recs):
+    """What the user report answers, from the records' verdicts: `answer` ("no answer" where
+    eager's loss is not finite, "undecided", "stay eager" or "compile"); `top`, the variant it
+    names (undecided, stay eager); `infer`, a variant faster for inference alone; `use`, the
+    variant to compile with (over the user's shapes as they vary, the one that ran them fastest)
+    and `per_step`, the one faster per step; `wrong`, the variants whose result differs."""
+    get = getter(recs)
+    if facts["non_finite"].get("eager"):
+        return {"answer": "no answer"}
+    train = {v: get("speedup", v) for v in facts["ran"] if get("speedup", v)}
+    good = [v for v in train if not train[v]["known_wrong"]]
+    out = {"wrong": [v for v in train if train[v]["known_wrong"]]}
+    chosen = next((v for v in good if train[v]["best"]), None)
+    undecided = [v for v in good if train[v]["verdict"] == "undecided"]
+    if (chosen is None or train[chosen]["verdict"] != "faster") and undecided:
+        return {**out, "answer": "undecided",
+                "top": max(undecided, key=lambda v: train[v]["estimate"])}
+    if chosen is None or train[chosen]["verdict"] != "faster":
+        infer = [r for v in good if (r := get("speedup", v, "infer"))["verdict"] == "faster"]
+        return {**out, "answer": "stay eager",
+                "top": max(train, key=lambda v: train[v]["estimate"], default=None),
+                "infer": max(infer, key=lambda r: r["estimate"])["variant"] if infer else None}
+    retraced = lambda v: get("retrace_total", v, "retrace", "cold")
+    # over varying shapes, the variant that ran the user's sequence fastest (complete runs)
+    complete = [v for v in good if train[v]["verdict"] == "faster"
+                and not retraced(v)["cut_short"]]
+    varying = retraced("eager")["distinct_shapes"] > 1 and complete
+    use = min(complete, key=lambda v: retraced(v)["estimate"]) if varying else chosen
+    return {**out, "answer": "compile", "use": use, "per_step": chosen}
 
 
 def records(m, machine, run, commit=None, dirty=None):

@@ -38,49 +38,39 @@ def _buckets(shapes):
 def recommend(facts, recs):
     """One paragraph: which variant to compile with (or stay eager), and what to do about shapes,
     from one framework's facts and records."""
-    fw, get = facts["framework"], _getter(recs)
-    if why := facts["non_finite"].get("eager"):
+    fw, get, said = facts["framework"], _getter(recs), facts["recommendation"]
+    if said["answer"] == "no answer":
+        why = facts["non_finite"]["eager"]
         grows = why.endswith("it diverges")
         return (f"**{fw}: no answer: the loss {'diverges' if grows else 'is not finite'}.** "
                 f"Eager's {why}: every time measured is of "
                 f"{'a model that does not train' if grows else 'NaN or inf arithmetic'}, so no "
                 "variant gets a speedup. Make the model train stably (a lower learning rate, "
                 "gradient clipping, a loss that cannot overflow) and run again.")
-    train = {v: get("speedup", v) for v in facts["ran"] if get("speedup", v)}
-    good = [v for v in train if not train[v]["known_wrong"]]
-    wrong = [v for v in train if train[v]["known_wrong"]]
-    chosen = next((v for v in good if train[v]["best"]), None)
-    lines = []
-    undecided = [v for v in good if train[v]["verdict"] == "undecided"]
-    if (chosen is None or train[chosen]["verdict"] != "faster") and undecided:
-        top = max(undecided, key=lambda v: train[v]["estimate"])
+    train = lambda v: get("speedup", v)
+    lines, top, wrong = [], said.get("top"), said["wrong"]
+    if said["answer"] == "undecided":
         lines.append(f"**{fw}: undecided.** This run cannot tell whether a graph variant "
-                     f"makes a train step faster: `{top}` {_x(train[top])}, "
-                     f"{train[top]['verdict_note']} (a longer profile, `--profile default`, on "
+                     f"makes a train step faster: `{top}` {_x(train(top))}, "
+                     f"{train(top)['verdict_note']} (a longer profile, `--profile default`, on "
                      "an otherwise idle machine).")
-    elif chosen is None or train[chosen]["verdict"] != "faster":
-        top = max(train, key=lambda v: train[v]["estimate"], default=None)
+    elif said["answer"] == "stay eager":
         lines.append(f"**{fw}: stay eager.** No graph variant makes a train step faster past "
                      "±3% with a matching result" + (
-                         f" (best: `{top}` {_x(train[top])})." if top else "."))
-        infer = [get("speedup", v, "infer") for v in good]
-        if infer := [r for r in infer if r["verdict"] == "faster"]:  # inference-only users
-            top = max(infer, key=lambda r: r["estimate"])
-            lines.append(f"For inference alone, `{top['variant']}` is faster: {_x(top)}.")
+                         f" (best: `{top}` {_x(train(top))})." if top else "."))
+        if said["infer"]:  # inference-only users
+            faster = get("speedup", said["infer"], "infer")
+            lines.append(f"For inference alone, `{said['infer']}` is faster: {_x(faster)}.")
     else:
         retraced = lambda v: get("retrace_total", v, "retrace", "cold")
-        # over varying shapes, the variant that ran the user's sequence fastest (complete runs)
-        complete = [v for v in good if train[v]["verdict"] == "faster"
-                    and not retraced(v)["cut_short"]]
-        varying = retraced("eager")["distinct_shapes"] > 1 and complete
-        best = min(complete, key=lambda v: retraced(v)["estimate"]) if varying else chosen
+        best, chosen = said["use"], said["per_step"]
         even = get("break_even", best, case="cold")
         n, low, high = even["estimate"], even["low"], even["high"]
         pays = even["note"] or (f"after {n:,} steps ({low:,}–{high:,})" if low != high
                                 else f"after {n:,} steps")
         lines.append(
             f"**{fw}: compile with {how(fw, best)}** (`{best}`): train step "
-            f"{_x(train[best])}, inference {_x(get('speedup', best, 'infer'))} faster than "
+            f"{_x(train(best))}, inference {_x(get('speedup', best, 'infer'))} faster than "
             f"eager; its first call costs {get('first_call', best, case='cold')['estimate']:.2f} "
             f"s cold (eager {get('first_call', 'eager', case='cold')['estimate']:.2f} s) and pays "
             f"off {pays}.")
@@ -88,7 +78,7 @@ def recommend(facts, recs):
         if best != chosen:
             lines.append(
                 f"If you pad or bucket your shapes to a few sizes, `{chosen}` is faster per step "
-                f"({_x(train[chosen])}), but over your shapes as they are it took "
+                f"({_x(train(chosen))}), but over your shapes as they are it took "
                 f"{retraced(chosen)['estimate']:.2f} s.")
     if wrong:
         lines.append(f"⚠ **{', '.join(wrong)} compute a different result from eager** (see "
