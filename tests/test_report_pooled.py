@@ -58,3 +58,31 @@ def test_the_run_lists_name_every_job_a_pooled_ratio_draws_from(tmp_path):
     assert shown == {"0001_default", "0002_default"}
     _speedups(tmp_path / "other", _job("c2"))  # other code: nothing pooled, the newest alone
     assert {run for _, run in shown_runs(load_dir(tmp_path / "other" / "results"))} == {"0002_default"}
+
+
+def test_a_job_of_other_code_for_one_model_pools_with_none(tmp_path):
+    """A newer job of another code that timed one network (`run.py bench -- -k vgg`) gives that
+    network's rows alone; its ratio never pools with the older jobs of another code."""
+    folder = tmp_path / "results" / "m"
+    save(folder, _job("c1"), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _job("c1"), "0002_default", "2026-01-02T00:00:00")
+    vgg = _job("c2")
+    vgg["benchmarks"] = [b for b in vgg["benchmarks"] if b["extra_info"]["model"] == "vgg"]
+    save(folder, vgg, "0003_default", "2026-01-03T00:00:00")
+    found = [r for r in records_of(load_dir(tmp_path / "results"))
+             if r["kind"] == "speedup" and r["interval"]]
+    assert {r["run"] for r in found if r["model"] == "vgg"} == {"0003_default"}
+    assert not any(r.get("pooled_runs") for r in found if r["model"] == "vgg")
+    assert all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in found
+               if r["model"] != "vgg")
+
+
+def test_a_break_even_says_never_only_where_the_verdict_says_slower():
+    """The break-even reads the verdict's band: an interval below 1 but not past 1/1.03 is no
+    gain, not 'never (slower)' (the Zen 5's torch vgg: 0.959× [0.944, 0.978], undecided)."""
+    from report.build.ratios import break_even_range
+    assert break_even_range(19.8, 0.02, 6.7e-3, 0.959, 0.944, 0.978)[3] == (
+        "no gain past ±3%: its interval lies below 1")
+    assert break_even_range(19.8, 0.02, 6.7e-3, 0.93, 0.90, 0.95)[3] == "never (slower)"
+    assert break_even_range(19.8, 0.02, 6.7e-3, 1.02, 0.99, 1.05)[3] == (
+        "no gain past ±3%: at most 5%")

@@ -158,3 +158,20 @@ def test_each_chart_reading_names_its_run(tmp_path):
     step_times = readme.read_text().split("### Train step time, eager beside")[1].split("###")[0]
     assert step_times.strip().endswith("From run chainer `0002_default`.")
     assert "### Throughput against" not in readme.read_text()
+
+
+def test_a_number_another_machines_run_holds_is_no_gap(tmp_path):
+    """pytest-benchmark numbers every machine folder's runs in one sequence: a run of the GPU
+    machine numbered between two of this CPU's is no missing run of this CPU's."""
+    from report.build.runs import missing_runs
+    from tests.test_report_machines import on_machine
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "results" / "a", on_machine(base, "ci-a", 1), "0001_default",
+         "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "b", on_machine(base, "ci-b", 1), "0002_default",
+         "2026-01-02T00:00:00")
+    save(tmp_path / "results" / "a", on_machine(base, "ci-a", 1), "0003_default",
+         "2026-01-03T00:00:00")
+    assert missing_runs(load_dir(tmp_path / "results")) == []
+    (tmp_path / "results" / "b" / "0002_default.json").unlink()  # now a gap of ci-a's
+    assert [m.split(" (")[0] for m, _ in missing_runs(load_dir(tmp_path / "results"))] == ["ci-a"]

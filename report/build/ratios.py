@@ -144,15 +144,16 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None)
     """(steps, fewest, most, note) until a first call of `cold` s is paid back by a train step
     `speedup`× eager's; the range from the speedup's 95% interval (low, high) where there is one.
     No steps where the interval does not lie past 1 + NOISE ('no gain past ±3%', the verdict's
-    threshold) or lies below 1 ('never')."""
+    threshold) or lies below 1 / (1 + NOISE) ('never (slower)', the verdict "slower")."""
     steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
     if low is None:
         n = steps(speedup)
         return n, None, None, "never (graph step not faster)" if n is None else "unpaired"
-    if cold > eager_cold and high < 1:
+    if cold > eager_cold and beyond(low, high) == "below":  # the verdict "slower"
         return None, None, None, "never (slower)"
     if cold > eager_cold and beyond(low, high) != "above":
-        return None, None, None, f"{NO_GAIN}: at most {gain_limit(high)}"
+        return None, None, None, f"{NO_GAIN}: " + (f"at most {gain_limit(high)}" if high > 1
+                                                   else "its interval lies below 1")
     return steps(speedup), steps(high), steps(low), None
 
 

@@ -11,7 +11,8 @@ from report.build import best, claims
 from report.build.lengths import mark_first
 from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, pays, ratio,
                                  significant, target, target_minutes)
-from report.build.select import index, invalid, latest, mark_headlines, of_phase, profile_skip
+from report.build.select import (index, invalid, job_kind, latest, mark_headlines, of_phase,
+                                  profile_skip)
 
 FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
@@ -162,9 +163,9 @@ def pooled(r, eager, kind, repeats):
 def _repeated(r, repeats):
     """[(the same case, its eager result)] in each repeating job's run."""
     eager_key = (*r.key[:2], "eager", *r.key[3:])
-    by_file = {}
-    for other in repeats:
-        if other.flags == r.flags and other.key in (r.key, eager_key):
+    by_file, kind = {}, job_kind(r)
+    for other in repeats:  # a job of another code, release, profile or job never pools with r's
+        if other.flags == r.flags and other.key in (r.key, eager_key) and job_kind(other) == kind:
             by_file.setdefault(other.file, {})[other.key] = other
     return [(found[r.key], found.get(eager_key)) for found in by_file.values() if r.key in found]
 

@@ -5,7 +5,6 @@ from collections import defaultdict
 from pathlib import Path
 
 from report.build.load import WAITS, unfinished
-from report.build.merge import run_machine
 from report.build.page_data import run_table
 from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs
 
@@ -43,20 +42,21 @@ def _more(r):
 
 def missing_runs(results):
     """[(machine, [run numbers])] per machine whose saved run numbers skip some after its first (a
-    run deleted or never saved); runs of a profile this report leaves out are saved, so their
-    numbers are no gap. The numbers before a machine's first run are none of its own:
-    pytest-benchmark numbers a folder's runs, and a machine whose tree came with another's runs
-    (gpu/run.sh) goes on from theirs."""
-    numbers, waits = defaultdict(set), set()
+    run deleted or never saved). pytest-benchmark numbers the runs of every machine folder under
+    results/ in one sequence, so a number another folder holds (another machine's run, a run timed
+    with another --wait, a profile this report leaves out) is no gap; the numbers before a
+    machine's first run are none of its own (gpu/run.sh brings other machines' runs along)."""
+    own, taken = defaultdict(set), set()
     for r in _first(results).values():
-        saved = [p.name for p in Path(r.file).parent.glob("[0-9][0-9][0-9][0-9]_*.json")]
-        numbers[r.machine] |= {int(name[:4]) for name in [r.run, *saved] if name[:4].isdigit()}
-        waits.add(Path(r.file).parent.parent / WAITS)
-    for path in (p for folder in waits for p in folder.glob("*/[0-9][0-9][0-9][0-9]_*.json")):
-        if machine := run_machine(path):  # a run timed with another --wait: saved, kept apart
-            numbers[machine].add(int(path.name[:4]))
-    found = [(machine, sorted(set(range(min(runs, default=1), max(runs, default=0) + 1)) - runs))
-             for machine, runs in sorted(numbers.items())]
+        if r.run[:4].isdigit():
+            own[r.machine].add(int(r.run[:4]))
+            taken.add(int(r.run[:4]))
+        folder = Path(r.file).parent
+        for path in [*folder.glob("[0-9][0-9][0-9][0-9]_*.json"),
+                     *(folder.parent / WAITS).glob("*/[0-9][0-9][0-9][0-9]_*.json")]:
+            taken.add(int(path.name[:4]))  # saved, if not shown: another profile, another wait
+    found = [(machine, sorted(set(range(min(runs), max(runs) + 1)) - runs - taken))
+             for machine, runs in sorted(own.items())]
     return [(machine, missing) for machine, missing in found if missing]
 
 

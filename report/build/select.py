@@ -108,13 +108,20 @@ def code(r):
     return None if r.dirty else (r.graphbench.get("code") or (r.commit or {}).get("id"))
 
 
+def job_kind(r):
+    """What two jobs must share for one to repeat the other: framework release, profile, job and
+    timing code (None for a dirty tree: never pooled)."""
+    return tuple(release(r)), r.profile_name, r.job, code(r)
+
+
 def repeats(results, picked):
     """The steady results of the other jobs that repeat the picked ones: the same machine, code,
-    framework release, profile and job, a file of their own. A pooled interval draws from them."""
-    runs = {(tuple(release(r)), r.profile_name, r.job, code(r)) for r in picked if code(r)}
+    framework release, profile and job, a file of their own. A pooled interval draws from them,
+    each from those of its own result's job kind (records._repeated)."""
+    runs = {job_kind(r) for r in picked if code(r)}
     chosen_files = {r.file for r in picked}
     return [r for r in results if section(r) == "steady" and r.file not in chosen_files
-            and (tuple(release(r)), r.profile_name, r.job, code(r)) in runs]
+            and job_kind(r) in runs]
 
 
 def front(results, made=()):
