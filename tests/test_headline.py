@@ -59,3 +59,17 @@ def test_another_cpu_that_reads_another_verdict_is_named_once():
     chainer = framework_line("chainer", CPU, mine, [], [(other, zen5)])
     assert "within 3% of eager on vgg (the Zen 5 reads 1.16×, faster, on vgg)" in chainer
     assert "Zen 5" not in framework_line("torch", CPU, mine, [], [(other, zen5)])
+
+
+def test_a_break_even_this_cpu_left_out_names_another_cpus():
+    """torch vgg's first calls were left out of the Zen 4's answer jobs: the short-run line says
+    so and quotes the Zen 5's break-even of the same row (issue 50: the worst break-even)."""
+    zen5 = "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)"
+    left = {**break_even("torch", "vgg", None), "machine": CPU,
+            "note": "first calls left out by profile `default` in this run"}
+    theirs = {**break_even("torch", "vgg", None), "machine": zen5, "run": "0100_default",
+              "note": "no gain past ±3%: its interval lies below 1"}
+    found = "\n".join(your_case(CPU_RECORDS + [left], [], {}, [(zen5, [theirs])]))
+    assert ("PyTorch's break-even on vgg: its first calls were not timed on the Zen 4; the "
+            "Zen 5's: no gain past ±3%: its interval lies below 1 (`0100_default`).") in found
+    assert "not timed" not in "\n".join(your_case(CPU_RECORDS, [], {}, [(zen5, [theirs])]))

@@ -37,7 +37,7 @@ def answer_text(machines, front=None, more=None):
         gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
-        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG),
+        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
                  "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "
                  f"the jobs the run cell names); ±: the half-width, ✓ within the {goal}target. "

@@ -131,8 +131,35 @@ CASES = {"exact": "at exact lengths", "mult32": "padded to multiples of 32",
          "pow2": "padded to powers of two", "max": "padded to the longest"}
 
 
-def short_run(records):
-    """Where a first compile takes thousands of steps to pay back, per backend: cold and warm."""
+def not_timed_here(records, others):
+    """The answer's rows whose first calls this CPU's profile left out, each with another CPU's
+    break-even of the same row where one timed it ('torch vgg: on the Zen 5 ...')."""
+    chosen = {(r["backend"], r["model"], r["variant"]) for r in chosen_rows(records)}
+    out = []
+    for r in records:
+        key = (r["backend"], r["model"], r["variant"])
+        if r["kind"] != "break_even" or r["case"] != "cold" or key not in chosen or \
+                not (r.get("note") or "").startswith("first calls left out by profile"):
+            continue
+        theirs = [(m, o) for m, found in others for o in found if o["kind"] == "break_even"
+                  and o["case"] == "cold" and (o["backend"], o["model"], o["variant"]) == key
+                  and not (o.get("note") or "").endswith("in this run")]
+        said = "; ".join(f"the {short_name(m)}'s: {steps_said(o)} (`{o['run']}`)"
+                         for m, o in theirs)
+        out.append(f"{NAMES.get(r['backend'], r['backend'])}'s break-even on {r['model']}: its "
+                   f"first calls were not timed on the {short_name(r['machine'])}"
+                   + (f"; {said}" if said else ""))
+    return out
+
+
+def steps_said(rec):
+    """A break-even record in a few words: 'after 1,234 steps', or its note."""
+    return f"after {rec['estimate']:,} steps" if rec["estimate"] else rec["note"]
+
+
+def short_run(records, others=()):
+    """Where a first compile takes thousands of steps to pay back, per backend: cold and warm;
+    a row this CPU did not time, with another CPU's figure."""
     chosen = {(r["backend"], r["model"], r["variant"]) for r in chosen_rows(records)}
     found = {}
     for r in records:
@@ -140,6 +167,7 @@ def short_run(records):
                 r["backend"], r["model"], r["variant"]) in chosen:
             found.setdefault(r["backend"], {}).setdefault(r["case"], []).append(r["estimate"])
     slow = {b: c for b, c in found.items() if max(c.get("cold", [0])) >= 100}
+    untimed = not_timed_here(records, others)
     if not slow:
         return ""
     quick = max((max(c.get("cold", [0])) for b, c in found.items() if b not in slow), default=0)
@@ -148,7 +176,8 @@ def short_run(records):
              + (f" ({min(c['warm']):,}–{max(c['warm']):,} with a warm compile cache)"
                 if c.get("warm") else "") for b, c in sorted(slow.items())]
     return ("- **A short run**: " + "; ".join(parts) + ": below that, stay eager"
-            + (f"; the others pay back within {quick} steps." if quick else "."))
+            + (f"; the others pay back within {quick} steps." if quick else ".")
+            + "".join(f" {line[0].upper()}{line[1:]}." for line in untimed))
 
 
 def varying_shapes(records):
@@ -196,8 +225,9 @@ def small_gpu_model(gpus):
     return ""
 
 
-def your_case(cpu_records, gpus, known):
-    """'What to do in your case': a line per situation the records speak for."""
-    found = [short_run(cpu_records), varying_shapes(cpu_records), *known_wrong_lines(known),
+def your_case(cpu_records, gpus, known, others=()):
+    """'What to do in your case': a line per situation the records speak for (`others`: the other
+    CPUs' [(machine, records)])."""
+    found = [short_run(cpu_records, others), varying_shapes(cpu_records), *known_wrong_lines(known),
              small_gpu_model(gpus)]
     return ["**What to do in your case**:", "", *filter(None, found)]
