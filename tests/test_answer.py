@@ -13,7 +13,8 @@ def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, 
              "significant": not low <= 1 <= high, "precision": "float32", "note": None,
              "known_wrong": None, "run": "0001", "dirty": False, "machine": "m", "best": None}
     found = {**found, **fields}
-    return {**found, "verdict": verdict(found) if kind == "speedup" else None}
+    mark = "~" if found["low"] is not None and found["low"] <= 1 <= found["high"] else ""
+    return {**found, "verdict": verdict(found) if kind == "speedup" else None, "mark": mark}
 
 
 SETTING = {"batch": 8, "vector_isa": "avx512", "threads": 2, "device": "cpu", "params": 1.5e6,

@@ -57,7 +57,8 @@ def test_table_shows_the_interval_and_marks_it_when_it_includes_one(results):
         i = r.info
         if i["variant"] == "eager":
             continue
-        cell = interval_cell(i["speedup"], i["ci_low"], i["ci_high"])
+        cell = interval_cell({"estimate": i["speedup"], "low": i["ci_low"], "high": i["ci_high"],
+                              "mark": "" if i["significant"] else "~"})
         assert cell in table and cell.endswith(" ~") == (not i["significant"])
 
 

@@ -16,6 +16,7 @@ def _speedup(gflop, estimate, low, high, backend, width, side, batch):
             "variant": "graph", "phase": "scale", "precision": "float32", "run": "0001_default",
             "dirty": False, "estimate": estimate, "low": low, "high": high,
             "interval": "95% paired bootstrap", "significant": not low <= 1 <= high,
+            "mark": "~" if low <= 1 <= high else "",
             "note": None, "flops": gflop * 1e9, "batch": batch,
             "model_config": {"width": width, "side": side}}
 

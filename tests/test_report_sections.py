@@ -31,7 +31,7 @@ def test_every_section_ratio_with_an_interval_is_printed_as_its_record_says(tmp_
     # (steady and micro A/A pairs: their lines name the widest only)
     assert {r["kind"] for r in shown} >= set(KINDS) - {"aa_ratio"}, "the fixture lost a section"
     for r in shown:
-        assert interval_cell(r["estimate"], r["low"], r["high"]) in details, r
+        assert interval_cell(r) in details, r
 
 
 def test_significant_means_the_interval_excludes_one_in_every_section_record(tmp_path):

@@ -172,8 +172,8 @@ def _slower_part(idx, backend, pairs, name):
     found = [loader_against_baseline(other) for _, other in both]
     wait, rest = ([1e3 * (per_step(o)[i] - per_step(b)[i]) for b, o in both] for i in (0, 1))
     return {"loader": name, "counts": Counter(kind for kind, _ in found),
-            "pairs": [(m, v, *(other["loader_ratio"][k] for k in ("estimate", "low", "high")),
-                       bool(other["loader_ratio"]["interval"]))
+            "pairs": [(m, v, {k: other["loader_ratio"][k]
+                             for k in ("estimate", "low", "high", "interval", "mark")})
                       for (m, v), (_, other) in zip(keys, both)],
             "wait_ms": median(wait), "rest_ms": median(rest)}
 

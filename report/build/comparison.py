@@ -1,7 +1,7 @@
 """Two saved runs side by side (`python -m report --compare`): each shared benchmark's medians,
 each run's speedups over eager with the ratio between them, and what makes the two unlike."""
 from report.build.load import load_file, unfinished
-from report.build.ratios import UNPAIRED, ratio, spread_overlaps
+from report.build.ratios import UNPAIRED, includes_one, ratio, spread_overlaps
 
 
 def comparison(path_a, path_b):
@@ -52,8 +52,9 @@ def speedups(a, b):
             continue
         ea, eb = _eager_of(a, ra), _eager_of(b, rb)
         if ea and eb:
-            sa, sb = ({"low": None, "high": None, "interval": None, "note": UNPAIRED,
-                       **ratio(r.saved("speedup"), e, r, None)} for e, r in ((ea, ra), (eb, rb)))
+            sa, sb = (_marked({"low": None, "high": None, "interval": None, "note": UNPAIRED,
+                               **ratio(r.saved("speedup"), e, r, None)})
+                      for e, r in ((ea, ra), (eb, rb)))
             both = sa["interval"] and sb["interval"]
             rows.append({"name": name, "a": sa, "b": sb,
                          "ratio": ratio_of_ratios(sa, sb, ea, ra, eb, rb),
@@ -62,13 +63,20 @@ def speedups(a, b):
     return rows
 
 
+def _marked(rec):
+    """A ratio with its `~` mark, as records.record marks one: its interval includes 1."""
+    return {**rec, "mark": "~" if rec["interval"] and includes_one(rec["low"], rec["high"])
+            else ""}
+
+
 def ratio_of_ratios(sa, sb, eager_a, graph_a, eager_b, graph_b):
     """B's speedup over A's: {estimate, low, high}, the interval (None without) when both runs
     carry paired rounds."""
     point = sb["estimate"] / sa["estimate"]
     rounds = [r.info.get("paired_rounds_s") for r in (eager_a, graph_a, eager_b, graph_b)]
     if not all(rounds):
-        return {"estimate": point, "low": None, "high": None}
+        return {"estimate": point, "low": None, "high": None, "mark": None}
     import stats  # NumPy: only paired runs need it
     found = stats.ratio_of_ratios(*rounds)
-    return {"estimate": point, "low": found.low, "high": found.high}
+    return {"estimate": point, "low": found.low, "high": found.high,
+            "mark": "~" if includes_one(found.low, found.high) else ""}

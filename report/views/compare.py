@@ -60,4 +60,4 @@ def speedup_table(rows):
 def _ratio_cell(found):
     if found["low"] is None:
         return f"{found['estimate']:.2f}× (unpaired)"
-    return interval_cell(found["estimate"], found["low"], found["high"])
+    return interval_cell(found)

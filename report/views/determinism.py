@@ -18,7 +18,7 @@ def agreement_line(records):
             f"step of the same run (separate processes; interval over their processes' medians) "
             f"agree in {agree} of {len(pairs)} cases; the largest gap: "
             f"{worst['backend']}/{worst['model']}/{worst['variant']} "
-            f"{interval_cell(worst['estimate'], worst['low'], worst['high'])}.")
+            f"{interval_cell(worst)}.")
 
 
 def _yes(flag):

@@ -41,7 +41,7 @@ def ratio_text(rec):
         return "—"
     if rec["interval"] is None:
         return f"{rec['estimate']:.2f}× (no interval)"
-    return interval_cell(rec["estimate"], rec["low"], rec["high"])
+    return interval_cell(rec)
 
 
 def memory_ratios(records):

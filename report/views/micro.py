@@ -27,8 +27,7 @@ def _speedup(idx, backend, workload):
     if rec is None or rec["estimate"] is None:
         return None, "—", None
     if rec["interval"]:
-        found = (rec["estimate"], rec["low"], rec["high"])
-        return found[0], interval_cell(*found), found[1:]
+        return rec["estimate"], interval_cell(rec), (rec["low"], rec["high"])
     mark = " ~" if rec["mark"] else ""
     return rec["estimate"], f"{rec['estimate']:.2f}×{mark}", None
 
@@ -197,7 +196,7 @@ def control_verdicts(idx):
             why = c["reason"]
         else:
             rec = c["speedup"]
-            why = (interval_cell(rec["estimate"], rec["low"], rec["high"]) if rec["interval"]
+            why = (interval_cell(rec) if rec["interval"]
                    else f"{rec['estimate']:.2f}×")
         out.append(f"{c['backend']}/{c['case'].split(':', 1)[1]}: {c['claim']} ({why})")
     return out

@@ -30,9 +30,9 @@ def _cell(found):
             f"{ms(found['input_wait_per_step']['estimate'])} · "
             f"epoch {ms(epoch['estimate'])} ({ms(epoch['low'])}–{ms(epoch['high'])})")
     if (rec := found.get("loader_ratio")) and rec["interval"]:
-        return f"{cell} · {interval_cell(rec['estimate'], rec['low'], rec['high'])}"
+        return f"{cell} · {interval_cell(rec)}"
     if rec := found.get("aa_ratio"):
-        return f"{cell} · A/A {interval_cell(rec['estimate'], rec['low'], rec['high'])}"
+        return f"{cell} · A/A {interval_cell(rec)}"
     return cell
 
 
@@ -54,15 +54,15 @@ def _tables(idx):
     return lines
 
 
-def _ratio_text(estimate, low, high, paired):
+def _ratio_text(rec):
     """Baseline ÷ loader, with its interval, else marked unpaired."""
-    return interval_cell(estimate, low, high) if paired else f"{estimate:.2f}× (unpaired)"
+    return interval_cell(rec) if rec["interval"] else f"{rec['estimate']:.2f}× (unpaired)"
 
 
 def _part_text(part):
     """One loader against the baseline over every model × variant pair (a claim's part)."""
     counts = part["counts"]
-    each = ", ".join(f"{m} {v} {_ratio_text(*ratio)}" for m, v, *ratio in part["pairs"])
+    each = ", ".join(f"{m} {v} {_ratio_text(rec)}" for m, v, rec in part["pairs"])
     return (f"`{part['loader']}` slower in {counts['slower']} of {len(part['pairs'])}, faster in "
             f"{counts['faster']}, n.s. in {counts['n.s.']} (throughput × `{BASELINE}`'s: {each}; "
             f"per step: input wait {part['wait_ms']:+.2f} ms, train step {part['rest_ms']:+.2f} "

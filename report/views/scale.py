@@ -30,7 +30,7 @@ def stops_paying(rows):
     every point where it is slower than eager."""
     slower = [r for r in rows if r["verdict"] == "slower"]
     said = "; slower than eager at " + ", ".join(
-        f"{point(r)} ({interval_cell(r['estimate'], r['low'], r['high'])}, {gflop(r):.3g} GFLOP)"
+        f"{point(r)} ({interval_cell(r)}, {gflop(r):.3g} GFLOP)"
         for r in slower) if slower else ""
     return _gain_ends(rows) + said
 
@@ -54,7 +54,7 @@ def _gain_ends(rows):
 
 def curve_text(rows):
     """Each point's speedup with its work per step, smallest first."""
-    return ", ".join(f"{interval_cell(r['estimate'], r['low'], r['high'])} at {gflop(r):.3g}"
+    return ", ".join(f"{interval_cell(r)} at {gflop(r):.3g}"
                      if r["interval"] else f"{speedup_text(r)} at {gflop(r):.3g}" for r in rows)
 
 

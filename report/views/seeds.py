@@ -53,12 +53,11 @@ def _seed_004_record(records):
 
 def _figure(rec, seed):
     """'on the CPU (or GPU) of `machine` the train step is ...: what it says of the article's'."""
-    low, high = rec["low"], rec["high"]
     half = half_width(rec)
     kind = "CPU" if rec.get("device") in (None, "cpu") else "GPU"
     machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
     return (f"on{machine} the train step is "
-            f"{interval_cell(rec['estimate'], low, high)} (±{half:.1%}, {rec['processes']} "
+            f"{interval_cell(rec)} (±{half:.1%}, {rec['processes']} "
             f"processes × {rec['rounds']} rounds, `{rec['run']}`): {against(rec, seed, ARTICLE)}")
 
 

@@ -30,9 +30,11 @@ def end(x):
     return f"{x:.3f}" if f"{x:.2f}" == "1.00" and x != 1 else f"{x:.2f}"
 
 
-def interval_cell(ratio, low, high):
-    """A ratio with its 95% interval; '~' marks an interval that includes 1 (not significant)."""
-    return f"{ratio:.2f}× [{end(low)}, {end(high)}]" + (" ~" if low <= 1 <= high else "")
+def interval_cell(rec):
+    """A ratio record with its 95% interval and its `mark` ('~': the interval includes 1, as the
+    build marked it)."""
+    return f"{rec['estimate']:.2f}× [{end(rec['low'])}, {end(rec['high'])}]" + (
+        f" {rec['mark']}" if rec["mark"] else "")
 
 
 def count(n, one, many):
@@ -71,7 +73,7 @@ def speedup_text(rec):
     if rec["estimate"] is None:
         return f"— ({rec['note']})"
     if rec["interval"]:
-        return interval_cell(rec["estimate"], rec["low"], rec["high"])
+        return interval_cell(rec)
     return f"{rec['estimate']:.2f}× (unpaired)"
 
 
@@ -121,5 +123,5 @@ def aa_control(pairs, control, where, floor):
     widest = max(pairs, key=lambda r: r["high"] / r["low"])
     return (f"A/A control ({control}): {sum(r['mark'] == '~' for r in pairs)} of {len(pairs)} "
             f"intervals contain 1; the widest, "
-            f"{interval_cell(widest['estimate'], widest['low'], widest['high'])} "
+            f"{interval_cell(widest)} "
             f"({where(widest)}), is {floor}.")
