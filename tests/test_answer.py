@@ -77,15 +77,22 @@ def _total(variant, seconds, traces, note=None, model="vgg", run="0001"):
                traces=traces, note=note, distinct_shapes=4, steps_done=4, run=run)
 
 
+def _built(records):
+    """Retrace totals with the fields the build sets beside them (records.retrace_records)."""
+    from report.build.records import beats_eager, over_eager
+    return beats_eager(over_eager(records))
+
+
 def test_shape_advice_quotes_complete_runs_only_and_names_what_worked():
     records = [_total("eager", 1.0, 0), _total("graph", 9.0, 4),
                _total("graph_dynamic", 0.5, 1), _total("graph_static", 99.0, 2, "cut short")]
-    text = shapes_text(mark_headlines(records), "torch")
+    text = shapes_text(mark_headlines(_built(records)), "torch")
     assert "eager took 1 s, `graph_dynamic` 0.5 s (1 trace), `graph` 9 s (4 traces)" in text
     assert "99" not in text and "`graph_static` did not finish within the budget" in text
     assert text.endswith("use `graph_dynamic` when sizes vary;")
     records[2] = _total("graph_dynamic", 5.0, 1)
-    assert "no graph variant beat eager here" in shapes_text(mark_headlines(records), "torch")
+    assert "no graph variant beat eager here" in shapes_text(mark_headlines(_built(records)),
+                                                             "torch")
 
 
 def test_shape_advice_quotes_the_backends_newest_run_only():
@@ -94,7 +101,7 @@ def test_shape_advice_quotes_the_backends_newest_run_only():
     old = [_total(v, s, 1, model="resnet", run="0001")
            for v, s in (("eager", 1.0), ("graph", 0.5), ("graph_dynamic", 0.4))]
     new = [_total(v, s, 1, run="0002") for v, s in (("eager", 1.0), ("graph", 0.6))]
-    records = mark_headlines(old + new)
+    records = mark_headlines(_built(old + new))
     assert [r["headline"] for r in records] == [False] * 3 + [True] * 2
     assert shapes_text(records, "torch").startswith("with input sizes changing every batch (vgg,")
 

@@ -206,3 +206,11 @@ def test_article_000s_ratio_is_a_field_of_each_retrace_record():
         r["over_signature"] *= 10  # the view words the field as it is
     text = seed_comparison(found)
     assert "= 45.00" in text and "Eager ÷ signature here is 25.00" in text
+
+
+def test_whether_a_sequence_beat_eager_is_the_builds():
+    """The answer's 'use X when sizes vary' reads `beats_eager`, set beside each retrace total."""
+    found = {r["variant"]: r["beats_eager"] for r in records_of(
+        [_retrace_run("eager", 5.0), _retrace_run("graph", 9.0, "stopped"), _retrace_run("xla", 4.0),
+         _retrace_run("graph_dynamic", 6.0)])}
+    assert found == {"eager": False, "graph": None, "xla": True, "graph_dynamic": False}

@@ -372,18 +372,28 @@ def pipeline_records(results):
 def retrace_records(results):
     """Total time of each published retrace sequence (case = step-pattern), its counts, the mean
     step at a new shape and at a seen one, and its total over eager's; a cut-short one says so."""
-    return over_signature(over_eager([record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
-                   note="cut short by the profile's budget" if r.info.get("cut_short") else None,
-                   **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
-                   **new_and_seen(r))
-            for r in latest(results) if r.info["phase"] == "retrace" and r.valid
-            and r.info.get("step") == "train"]))  # the tables show train steps only
+    found = [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+                    note="cut short by the profile's budget" if r.info.get("cut_short") else None,
+                    **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
+                    **new_and_seen(r))
+             for r in latest(results) if r.info["phase"] == "retrace" and r.valid
+             and r.info.get("step") == "train"]  # the tables show train steps only
+    return beats_eager(over_signature(over_eager(found)))
 
 
 def over_eager(records):
     """Sets `over_eager` on each retrace_total record: its total ÷ eager's of the same network and
     sequence, None where eager's is missing or was cut short (one cold run each: no interval)."""
     return _over(records, "eager", "over_eager", lambda base: not base["note"])
+
+
+def beats_eager(records):
+    """Sets `beats_eager` on each retrace_total record: whether its whole sequence, run to the
+    end, took less than eager's run to the end (one cold run each: read only large differences);
+    None where either was cut short."""
+    for r in records:
+        r["beats_eager"] = None if r["note"] or r["over_eager"] is None else r["over_eager"] < 1
+    return records
 
 
 def over_signature(records):

@@ -231,7 +231,7 @@ def shapes_text(records, backend):
             f"over {eager.get('steps_done')} steps), " + ", ".join(times)
             + (f"; {', '.join(f'`{v}`' for v in cut)} did not finish within the budget"
                if cut else ""))
-    if done and done[0]["estimate"] < eager["estimate"]:
+    if done and done[0]["beats_eager"]:
         return text + f": use `{done[0]['variant']}` when sizes vary;"
     return text + ": no graph variant beat eager here, so bucket inputs to a few sizes (or stay " \
                   "eager) when they vary;"
