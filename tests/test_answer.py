@@ -172,3 +172,17 @@ def test_counts_agree_and_the_scope_is_several_sentences():
     assert "2 never pay off:" in break_even_reading([never, {**never, "model": "vgg"}])
     text = scope([("m", None, steady())])
     assert text.count(". ") >= 1 and max(len(s.split()) for s in text.split(". ")) < 40
+
+
+def test_the_default_ratio_is_a_record_of_its_own_by_the_one_builder():
+    """`graph` ÷ the chosen variant is built by figure.labelled: its own verdict, mark and
+    target, none of the chosen speedup's (its pooled runs, half-width or target)."""
+    from report.build.best import flag
+    pick = {**rec("speedup", "xla", estimate=1.3, low=1.25, high=1.35), "processes": 3,
+            "rounds": 30, "commit": "c", "half_width": 0.04, "pooled_runs": ["0002", "0001"],
+            "best_versus": {"estimate": 1.01, "low": 0.98, "high": 1.05, "interval": "95%",
+                            "significant": False}}
+    found = flag([pick], pick, "faster than `graph`")
+    assert [(r["kind"], r["verdict"], r["mark"]) for r in found] == [
+        ("default_ratio", "within 3%", "~")]
+    assert "pooled_runs" not in found[0] and "half_width" not in found[0]

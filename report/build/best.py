@@ -5,6 +5,7 @@ import functools
 from collections import defaultdict
 
 from catalog import VARIANTS
+from report.build.figure import LABELS, labelled
 from report.build.ratios import meaning, ratio
 
 ORDER = list(VARIANTS)
@@ -99,7 +100,8 @@ def flag(rows, pick, note):
     pick["best_note"] = note
     if not (f := pick.pop("best_versus", None)):
         return []
-    return [{**pick, "kind": "default_ratio", "estimate": f["estimate"], "low": f["low"],
-             "high": f["high"], "interval": f["interval"], "significant": f.get("significant"),
-             "verdict": f["verdict"], "verdict_note": f["verdict_note"], "best": None, "best_note": None,
-             "note": "`graph` ÷ this variant, paired in the same group: why it is the row's"}]
+    labels = {k: pick[k] for k in (*LABELS, "processes", "rounds", "known_wrong")}
+    return [labelled(labels, "default_ratio", "x", f["estimate"], f["low"], f["high"],
+                     f["interval"], f.get("significant"), "`graph` ÷ this variant, paired in the "
+                     "same group: why it is the row's", aa_low=pick.get("aa_low"),
+                     aa_high=pick.get("aa_high"))]

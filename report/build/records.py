@@ -8,9 +8,9 @@ from catalog import LOADER_BASELINE
 from machines import gpu_model
 from report.build.load import BASELINE
 from report.build import best, claims
+from report.build.figure import WORDS, labelled
 from report.build.lengths import mark_first
-from report.build.ratios import (CI, NO_MEANING, break_even_range, meaning, pays, ratio,
-                                 significant, target, target_minutes)
+from report.build.ratios import CI, break_even_range, meaning, pays, ratio, significant
 from report.build.select import (index, invalid, job_kind, latest, mark_headlines, of_phase,
                                   profile_skip)
 
@@ -19,7 +19,6 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
           "significant", "verdict", "verdict_note", "mark", "target", "best", "processes", "rounds",
           "aa_floor_low", "aa_floor_high", "known_wrong", "note")
 IQR = "interquartile range of rounds"
-WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
@@ -49,25 +48,6 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
               "case": r.key[4], "processes": i.get("processes", 1),
               "rounds": i.get("rounds", r.stats.get("rounds")), "known_wrong": i.get("known_wrong")}
     return labelled(labels, kind, unit, estimate, low, high, interval, significant, note, **fields)
-
-
-LABELS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase", "precision",
-          "case")  # what a figure is of, first in every record
-
-
-def labelled(labels, kind, unit, estimate, low=None, high=None, interval=None, significant=None,
-             note=None, **fields):
-    """The record of figure `kind` with `labels` (LABELS, processes, rounds, known_wrong): a saved
-    result's (record) or a user's measurement's (report.build.user), a ratio's verdict by the one
-    rule."""
-    found = {**{k: labels[k] for k in LABELS}, "kind": kind, "unit": unit, "estimate": estimate,
-             "low": low, "high": high, "interval": interval, "significant": significant,
-             "processes": labels["processes"], "rounds": labels["rounds"],
-             "aa_floor_low": None, "aa_floor_high": None,
-             "known_wrong": labels["known_wrong"], "note": note, "best": None, **fields}
-    ratio_meaning = {**meaning(found, *WORDS.get(kind, ())), "target": target(found),
-                     "target_minutes": target_minutes(found)} if unit == "x" else NO_MEANING
-    return {**found, **ratio_meaning}
 
 
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):

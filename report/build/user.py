@@ -1,5 +1,5 @@
 """Figures of a user's model from its measurement (user/measure.py): speedups with intervals, first
-call, break-even, retrace, memory, accuracy, as records built by records.labelled (summary.json's
+call, break-even, retrace, memory, accuracy, as records built by figure.labelled (summary.json's
 schema and verdicts), and the facts its report names beside them."""
 import math
 import statistics
@@ -8,7 +8,7 @@ from catalog import STEADY_AA as AA
 from report.build import best
 from report.build.ratios import CI
 from report.build.ratios import break_even_range as ratio_break_even
-from report.build.records import labelled
+from report.build.figure import labelled
 
 MIB = 2 ** 20
 
@@ -231,7 +231,7 @@ def recommendation(facts, recs):
 
 
 def records(m, machine, run, commit=None, dirty=None):
-    """One record per figure, built by records.labelled (summary.json's fields, records.py's
+    """One record per figure, built by figure.labelled (summary.json's fields, records.py's
     kinds and units); each bootstrap once."""
     base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32",
