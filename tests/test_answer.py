@@ -13,6 +13,8 @@ def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, 
              "significant": not low <= 1 <= high, "precision": "float32", "note": None,
              "known_wrong": None, "run": "0001", "dirty": False, "machine": "m", "best": None}
     found = {**found, **fields}
+    if kind == "break_even":  # as records.break_even_record sets it
+        found.setdefault("slow", found["estimate"] is not None and found["estimate"] >= 100)
     mark = "~" if found["low"] is not None and found["low"] <= 1 <= found["high"] else ""
     return {**found, "verdict": verdict(found) if kind == "speedup" else None, "mark": mark}
 

@@ -15,7 +15,8 @@ def speedup(backend, model, variant, estimate, low, high, best=True, **more):
 
 def break_even(backend, model, steps, case="cold"):
     return {"kind": "break_even", "backend": backend, "model": model, "variant": "graph",
-            "phase": "train", "precision": "float32", "case": case, "estimate": steps}
+            "phase": "train", "precision": "float32", "case": case, "estimate": steps,
+            "slow": steps is not None and steps >= 100}  # as records.break_even_record sets it
 
 
 CPU_RECORDS = [speedup("torch", "mnist_cnn", "graph", 1.29, 1.22, 1.40),
@@ -73,3 +74,11 @@ def test_a_break_even_this_cpu_left_out_names_another_cpus():
     assert ("PyTorch's break-even on vgg: its first calls were not timed on the Zen 4; the "
             "Zen 5's: no gain past ±3%: its interval lies below 1 (`0100_default`).") in found
     assert "not timed" not in "\n".join(your_case(CPU_RECORDS, [], {}, [(zen5, [theirs])]))
+
+
+def test_whether_a_break_even_is_slow_is_the_builds():
+    """The build marks a break-even past ratios.SLOW_PAYBACK steps `slow`; the lines read it."""
+    quick = [{**r, "slow": False} if r["kind"] == "break_even" else r for r in CPU_RECORDS]
+    line = framework_line("torch", CPU, quick, [])
+    assert "paid back within 9633 steps" in line and "only after" not in line
+    assert not any(line.startswith("- **A short run**") for line in your_case(quick, [], {}))

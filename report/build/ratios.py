@@ -138,6 +138,7 @@ def break_even(graph_first, graph_step, eager_first, eager_step):
 
 
 NO_GAIN = f"no gain past ±{NOISE:.0%}"
+SLOW_PAYBACK = 100  # train steps: a graph variant paid back only later is no choice for a short run
 
 
 def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None):

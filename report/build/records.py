@@ -10,7 +10,8 @@ from report.build.load import BASELINE
 from report.build import best, claims
 from report.build.figure import WORDS, labelled
 from report.build.lengths import mark_first
-from report.build.ratios import CI, break_even_range, meaning, pays, ratio, significant
+from report.build.ratios import (CI, SLOW_PAYBACK, break_even_range, meaning, pays, ratio,
+                                 significant)
 from report.build.select import (index, invalid, job_kind, latest, mark_headlines, of_phase,
                                   profile_skip)
 
@@ -112,6 +113,7 @@ def break_even_record(parts, variant, cache="cold"):
                                               speedup, *(saved[1:3] if saved else ()))
     return record(train, "break_even", "steps", steps, low, high,
                   low and "from the speedup's 95% interval", note=note, case=cache,
+                  slow=steps is not None and steps >= SLOW_PAYBACK,  # a short run stays eager
                   first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1
                   seconds=steps and steps * train.median)  # the graph steps until it pays
 

@@ -61,7 +61,7 @@ def pays_back(records, rows):
     if all(r.get("first_call_cheaper") for r in found):
         return "; its first call is already cheaper than eager's"
     most = max(found, key=lambda r: r["estimate"])
-    if most["estimate"] < 100:
+    if not any(r["slow"] for r in found):
         return f"; paid back within {most['estimate']} steps"
     fewest = min(found, key=lambda r: r["estimate"])
     return (f"; paid back only after {fewest['estimate']:,}–{most['estimate']:,} steps on a "
@@ -161,12 +161,14 @@ def short_run(records, others=()):
     """Where a first compile takes thousands of steps to pay back, per backend: cold and warm;
     a row this CPU did not time, with another CPU's figure."""
     chosen = {(r["backend"], r["model"], r["variant"]) for r in chosen_rows(records)}
-    found = {}
+    found, slow_ones = {}, set()
     for r in records:
         if r["kind"] == "break_even" and r["estimate"] and (
                 r["backend"], r["model"], r["variant"]) in chosen:
             found.setdefault(r["backend"], {}).setdefault(r["case"], []).append(r["estimate"])
-    slow = {b: c for b, c in found.items() if max(c.get("cold", [0])) >= 100}
+            if r["slow"] and r["case"] == "cold":
+                slow_ones.add(r["backend"])
+    slow = {b: c for b, c in found.items() if b in slow_ones}
     untimed = not_timed_here(records, others)
     if not slow:
         return ""
