@@ -14,7 +14,8 @@ from report.publish import stops
 from report.views.answer import answer_text, break_even_reading, step_time_reading
 from report.views.compare import compare_text, compare_warnings
 from report.build.comparison import comparison
-from report.build.load import SUMMARY, load_dir, warn
+from report import warn
+from report.build.load import SUMMARY, load_dir
 from report.views.memory import advice as memory_advice
 from report.views.memory import memory_peaks
 from report.views.page import PAGE, page_data, page_html

@@ -74,3 +74,9 @@ def test_no_view_reads_a_saved_run():
              if (lines := raw_reads(p))}
     assert not found, f"a view reads raw runs (file: lines), not records: {found}"
     assert raw_reads(REPORT / "build" / "runs.py")  # the scan sees what the build reads
+
+
+def test_publish_imports_nothing_from_the_build():
+    """publish/ writes what the views made: it reads no run (load, select) and decides nothing."""
+    for path in (REPORT / "publish").glob("*.py"):
+        assert not build_imports(path) and "report.build" not in path.read_text(), path.name

@@ -1,13 +1,13 @@
 """Read saved pytest-benchmark runs: a malformed file is a one-line warning and left out, a damaged
 one (not readable) is named to the caller; none is ever touched."""
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from isa import tier
 from catalog import SAVED_RATIOS
+from report import warn
 from report.build.conform import bench_problem, file_problem
 
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
@@ -97,10 +97,6 @@ class Result:
         if i["phase"] == "pipeline":  # one result per loader
             return (i["backend"], i["model"], i["variant"], i["phase"], i.get("loader"))
         return (i["backend"], i["model"], i["variant"], i["phase"], i.get("cache"))
-
-
-def warn(message):
-    print(f"report: {message}", file=sys.stderr)
 
 
 class Damaged(ValueError):

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from report.publish import stops
-from report.build.load import warn
+from report import warn
 
 START, END = "<!-- results:start -->", "<!-- results:end -->"
 SUMMARY_START, SUMMARY_END = "<!-- summary:start -->", "<!-- summary:end -->"
