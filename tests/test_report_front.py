@@ -14,12 +14,18 @@ def _as_tf(bench):
     return bench
 
 
+def _two_backends(base, machine):
+    """The quick run on `machine` with a tf copy of each benchmark: chainer and tf."""
+    both = on_machine(base, machine, 1)
+    both["benchmarks"] += [_as_tf(b) for b in both["benchmarks"]]
+    both["machine_info"]["graphbench"].setdefault("versions", {})["tensorflow-cpu"] = "2.21.0"
+    return both
+
+
 def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
     base = json.loads(QUICK.read_text())
-    two = on_machine(base, "ci-a", 1)
-    two["benchmarks"] += [_as_tf(b) for b in two["benchmarks"]]
-    two["machine_info"]["graphbench"].setdefault("versions", {})["tensorflow-cpu"] = "2.21.0"
-    save(tmp_path / "results" / "ci-a", two, "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "ci-a", _two_backends(base, "ci-a"), "0001_default",
+         "2026-01-01T00:00:00")
     save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 1), "0002_default",
          "2026-01-02T00:00:00")
     results = load_dir(tmp_path / "results")
@@ -33,10 +39,8 @@ def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
 def test_a_newer_job_of_one_backend_on_a_full_machine_does_not_take_the_answer(tmp_path):
     base = json.loads(QUICK.read_text())
     for machine, day, number in (("ci-a", 2, "0002"), ("ci-b", 1, "0001")):
-        both = on_machine(base, machine, 1)
-        both["benchmarks"] += [_as_tf(b) for b in both["benchmarks"]]
-        both["machine_info"]["graphbench"].setdefault("versions", {})["tensorflow-cpu"] = "2.21.0"
-        save(tmp_path / "results" / machine, both, f"{number}_default", f"2026-01-0{day}T00:00:00")
+        save(tmp_path / "results" / machine, _two_backends(base, machine), f"{number}_default",
+             f"2026-01-0{day}T00:00:00")
     # ci-b then runs one backend again (`run.py bench --envs chainer -- -k vgg`)
     save(tmp_path / "results" / "ci-b", on_machine(base, "ci-b", 1), "0003_default",
          "2026-01-03T00:00:00")
