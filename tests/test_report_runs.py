@@ -50,8 +50,37 @@ def test_a_partial_rerun_never_divides_by_the_older_runs_eager(partial):
     table = summary_table(records_of(pick(partial, "steady")))
     graph = _row(table, "| chainer | graph |")
     assert graph[3] == "— (no eager in this run)"
-    assert graph[8].startswith("— (no ") and graph[10] == "`0002_default`"
-    assert "`0001_default`" not in table  # the table is the newer run's, whole
+    assert graph[8].startswith("— (no ")
+    assert graph[10] == "`0001_default`, `0002_default`"  # 0001's first calls, named
+
+
+def _steps_then_first_calls(folder, code):
+    """Run 0001: steps only; run 0002, later: first calls only, of timing code `code` (a GPU job's
+    steps are saved so, each its own run)."""
+    base = json.loads(QUICK.read_text())
+    base["machine_info"]["graphbench"]["code"] = "c0de"
+    save(folder, base, "0001_default", "2026-01-01T00:00:00",
+         keep=lambda b: b["extra_info"]["phase"] in ("train", "infer"))
+    base["machine_info"]["graphbench"]["code"] = code
+    save(folder, base, "0002_default", "2026-01-02T00:00:00",
+         keep=lambda b: b["extra_info"]["phase"] == "construction")
+    return [r for r in records_of(load_dir(folder)) if r["model"] == "mnist_cnn"
+            and r["variant"] == "graph" and r["kind"] in ("speedup", "break_even", "first_call")]
+
+
+def test_a_first_calls_run_keeps_the_steps_and_pays_back_with_them_in_one_job(tmp_path):
+    found = {(r["kind"], r["case"]): r for r in _steps_then_first_calls(tmp_path, "c0de")}
+    assert found["speedup", None]["run"] == "0001_default"  # not hidden by the newer run
+    assert found["first_call", "cold"]["run"] == "0002_default"
+    even = found["break_even", "cold"]
+    assert even["estimate"] is not None and even["first_calls_run"] == "0002_default"
+
+
+def test_first_calls_of_another_code_never_meet_the_steps(tmp_path):
+    found = {(r["kind"], r["case"]): r for r in _steps_then_first_calls(tmp_path, "other")}
+    assert found["speedup", None]["run"] == "0001_default"
+    assert ("first_call", "cold") not in found
+    assert found["break_even", "cold"]["estimate"] is None
 
 
 def test_run_selects_the_older_run(partial):
@@ -102,7 +131,8 @@ def test_a_backends_older_release_is_never_shown_beside_its_newest(tmp_path):
 
 def test_every_section_names_its_run(partial):
     text = cli.details_text(partial, machines_of(partial))
-    assert "From run chainer `0002_default`." in text  # the steady table
+    assert ("From run chainer `0001_default` (mnist_cnn first calls, vgg first calls), "
+            "`0002_default` (mnist_cnn, vgg).") in text  # the steady table
     assert "From run chainer `0001_default`." in text  # retrace: only the older run has it
 
 

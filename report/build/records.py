@@ -91,7 +91,8 @@ def aa_floors(results):
 
 def break_even_record(parts, variant, cache="cold"):
     """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
-    this machine) is paid back, from one run's four figures."""
+    this machine) is paid back, from four figures of one job: one run's, or the steps' run and
+    the first calls' run of one GPU job (select.same_job), named in `first_calls_run`."""
     names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
@@ -113,6 +114,7 @@ def break_even_record(parts, variant, cache="cold"):
                                               speedup, *(saved[1:3] if saved else ()))
     return record(train, "break_even", "steps", steps, low, high,
                   low and "from the speedup's 95% interval", note=note, case=cache,
+                  first_calls_run=None if cold.file == train.file else cold.run,
                   slow=steps is not None and steps >= SLOW_PAYBACK,  # a short run stays eager
                   first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1
                   seconds=steps and steps * train.median)  # the graph steps until it pays

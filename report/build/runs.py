@@ -91,10 +91,16 @@ def shown(view):
 
 
 def section_runs(picked):
-    """{backend: {run label: sorted models (or phases)}} of one section's chosen results."""
+    """{backend: {run label: sorted models (or phases)}} of one section's chosen results; a run
+    that gives only a model's first calls there names them so ('mnist_cnn first calls')."""
     found = defaultdict(lambda: defaultdict(set))
+    steps = {(r.info["backend"], r.label, r.info.get("model")) for r in picked
+             if r.info["phase"] != "construction"}
     for r in picked:
-        found[r.info["backend"]][r.label].add(r.info.get("model") or r.info["phase"])
+        what = r.info.get("model") or r.info["phase"]
+        if r.info["phase"] == "construction" and (r.info["backend"], r.label, what) not in steps:
+            what += " first calls"
+        found[r.info["backend"]][r.label].add(what)
     return {b: {run: sorted(models) for run, models in runs.items()} for b, runs in found.items()}
 
 

@@ -48,9 +48,12 @@ def section(r):
 
 
 def unit(r):
-    """(machine, backend, section, model): every figure of a unit comes from one run."""
+    """(machine, backend, section, model, first calls or None): every figure of a unit comes from
+    one run; a model's first calls are a unit of their own, since a GPU job times them in a step of
+    their own (chosen() keeps them to the steps' job kind)."""
     name = section(r)
-    return r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"]
+    return (r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"],
+            "first calls" if r.info["phase"] == "construction" else None)
 
 
 def names(run):
@@ -76,17 +79,29 @@ def newest_releases(results):
 def chosen(results, wanted=()):
     """{unit: run file}: a run named in `wanted` where it has the unit, else the newest complete run
     that has it (an unfinished one only when no finished run has it); of a backend's runs, only
-    those on its newest run's release, so that no table mixes two releases of a framework."""
+    those on its newest run's release, so that no table mixes two releases of a framework; a
+    model's first calls only from its steps' run or a run of the same job (same_job)."""
     runs, current = defaultdict(dict), newest_releases(results)
+    kinds = {r.file: job_kind(r) for r in results}
     for r in results:  # keyed by file: two machines' copies may share a run name
         if release(r) != current[r.machine, r.info["backend"]] and not names(r.run) & set(wanted):
             continue
         runs[unit(r)][r.file] = max(runs[unit(r)].get(r.file, (False, "")), (r.complete, r.datetime))
     out = {}
-    for key, found in runs.items():
+    for key, found in sorted(runs.items(), key=lambda item: item[0][-1] is not None):
         named = [file for file in found if names(Path(file).stem) & set(wanted)]
-        out[key] = max(named or found, key=lambda file: (found[file], file))
+        steps = out.get((*key[:-1], None))  # the first calls' unit comes after the steps'
+        if key[-1] and steps and not named:
+            found = {file: when for file, when in found.items() if same_job(file, steps, kinds)}
+        if found:
+            out[key] = max(named or found, key=lambda file: (found[file], file))
     return out
+
+
+def same_job(file, other, kinds):
+    """Whether two runs' figures may meet in one figure (a break-even): one run, or two runs of
+    one job kind (release, profile, job and a known timing code), as a GPU job's steps are."""
+    return file == other or (kinds[file] == kinds[other] and kinds[file][-1] is not None)
 
 
 def pick(results, name, wanted=(), runs=None):
