@@ -27,7 +27,7 @@ from report.build.runs import for_views, machine_notes, made_by, provenance, sec
 from report.views import render as views_render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
-from report.build.select import chart_context, front, names, one_profile, views
+from report.build.select import chart_context, front, front_gpu, names, one_profile, views
 from report.views.terminal import answer_for, standalone
 from report.views.text import from_runs
 from report.views.compared import compared_table
@@ -278,7 +278,7 @@ def _report(args, published=None):
                          paths.get("--page"))
         answer = answer_text(for_views(machines), lead)
         short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
-            details, base) + "#the-answer-in-full")
+            details, base) + "#the-answer-in-full", gpu=front_gpu(results))
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
                               Path(details).parent if details else ".", answer if text else None,

@@ -188,3 +188,18 @@ def test_the_default_ratio_is_a_record_of_its_own_by_the_one_builder():
     assert [(r["kind"], r["verdict"], r["mark"]) for r in found] == [
         ("default_ratio", "within 3%", "~")]
     assert "pooled_runs" not in found[0] and "half_width" not in found[0]
+
+
+def test_step_times_rank_the_frameworks_fastest_graph_step_first():
+    from report.views.answer import step_time_reading
+    records = []
+    for backend, eager, graph, variant in (("torch", 0.018, 0.012, "graph"),
+                                           ("tf", 0.088, 0.0148, "xla")):
+        records += [rec("step_time", "eager", estimate=eager, backend=backend),
+                    rec("step_time", variant, estimate=graph, backend=backend),
+                    rec("speedup", variant, estimate=eager / graph, backend=backend)]
+    records = choice.mark(records, lambda *row: None)
+    assert step_time_reading(records) == (
+        "Train step, fastest first (absolute times rank frameworks; speedups do not): **resnet** "
+        "with graph mode torch 12.0, tf 14.8 (`xla`) ms; eager 18.0 (torch) to 88.0 ms (tf).")
+    assert step_time_reading(records[:3]).startswith("Fewer than two backends")

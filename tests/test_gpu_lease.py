@@ -207,16 +207,44 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert gpu_table(gpu, {"versions": {}}, step_timed, "cpu", cpu) == []
 
 
+def test_the_gpu_table_pays_back_with_a_first_calls_run_of_its_own():
+    from report.views.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    first = {"run": "0105_gpu-first-calls-torch-mnist_cnn", "phase": "construction"}
+    records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
+               _rec("speedup", "torch", "graph", estimate=1.3),
+               _rec("speedup", "torch", "cuda_graph", estimate=6.9),
+               _rec("break_even", "torch", "graph", estimate=7302, case="cold",
+                    first_calls_run=first["run"]),
+               _rec("break_even", "torch", "graph", estimate=533, case="warm",
+                    first_calls_run=first["run"]),
+               _rec("first_call", "torch", "graph", estimate=37.31, case="cold", **first),
+               _rec("first_call", "torch", "graph", estimate=2.77, case="warm", **first),
+               dict(_rec("break_even", "torch", "cuda_graph", case="cold"), estimate=None,
+                    note="never (slower)"),
+               _rec("first_call", "torch", "cuda_graph", estimate=9.0, case="cold", **first)]
+    cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
+    full = gpu_table(gpu, {"versions": {}}, records, "cpu", cpu)
+    brief = gpu_table(gpu, {"versions": {}}, records, "cpu", cpu, brief=True)
+    graph = next(line for line in brief if line.startswith("| mnist_cnn | torch | `graph`"))
+    assert " | 7,302 / 533 | 37.31 → 2.77 | 1.29× | `0091`, `0105` |" in graph
+    assert "| never (slower) / — | 9.00 → — |" in next(
+        line for line in brief if "`cuda_graph`" in line)
+    assert "A/A, train" in full[2] and "A/A, train" not in brief[2]
+    assert "1.29× [1.16, 1.42]" in "\n".join(full) and "1.29× [" not in "\n".join(brief)
+
+
 def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():
     from report.views.gpu import gpu_table
     gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
     busy = _rec("busy_speedup", "torch", "graph", model="busy-resnet-d50-s224-w1-b32",
-                estimate=1.8, flops=7.9e11)
+                estimate=1.8, flops=7.9e11, batch=32, run="0105_gpu-busy-torch-resnet",
+                model_config={"depth": 50, "width": 1.0, "side": 224})
     records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
                _rec("speedup", "torch", "graph", estimate=0.77), busy]
     text = "\n".join(gpu_table(gpu, {"versions": {}}, records, "cpu", []))
-    assert ("Where the GPU is busy (train step, eager ÷ `graph`): resnet-d50-s224-w1-b32 torch "
-            "1.80× [1.62, 1.98]") in text and "790 GFLOP a step" in text
+    assert ("Where the GPU is busy (train step, eager ÷ `graph`): ResNet-50 at full width, 224² "
+            "px, batch 32, 790 GFLOP a step: torch 1.80× [1.62, 1.98] (`0105`).") in text
     assert "the decoder's compute point at batch 8 (jax)" in text  # jax's busy steps not run
     assert "busy (" not in "\n".join(gpu_table(gpu, {"versions": {}}, records[:2], "cpu", []))
 
@@ -316,3 +344,81 @@ def test_a_windows_files_go_where_the_report_reads_them_or_nowhere(tmp_path, cap
     assert take_back.main([str(packed)], results) == 2 and sorted(results.rglob("*")) == before
     assert "exists with other content; nothing written" in capsys.readouterr().err
     assert take_back.main([str(tmp_path / "nowhere")], results) == 2
+
+
+def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
+    from types import SimpleNamespace
+    from report.build.select import front_gpu
+    from report.views.answer import answer_text
+    h100, h200 = ("vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)", "vm (Xeon, 16 cores, NVIDIA H200)")
+    run = lambda machine, model, when, wait="block": SimpleNamespace(
+        machine=machine, graphbench={"device": "cuda", "wait": wait}, info={"phase": "train"},
+        key=("torch", model, "graph", "train", None), datetime=when)
+    results = [run(h100, "mnist_cnn", "1"), run(h100, "vgg", "1"), run(h200, "vgg", "2"),
+               *(run(h200, m, "3", wait="step") for m in ("resnet", "decoder", "mnist_cnn"))]
+    assert front_gpu(results) == h100  # most rows timed as a loop, though older
+    assert front_gpu(results[2:]) == h200 and front_gpu(results[3:]) is None
+    cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
+    gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
+                       _rec("speedup", "torch", "graph", run=run)]
+    machines = [("cpu", {"versions": {}}, cpu), (h100, {"versions": {}}, gpu("0091_gpu")),
+                (h200, {"versions": {}}, gpu("0110_gpu"))]
+    readme = answer_text(machines, "cpu", more="RESULTS.md#full", gpu=h100)
+    assert "**On the H100**" in readme and "**On the H200**" not in readme
+    assert "The GPU table of the H200, which has fewer rows measured: [in full](RESULTS.md#full)." \
+        in readme
+    assert "**On the H200**" in answer_text(machines, "cpu")  # RESULTS.md: every GPU's table
+
+
+# what a GPU window adds above the table: the short lines name more models, and its break-even
+ABOVE_THE_TABLE = 200
+
+
+def _measured_whole(found, cpu):
+    """`found` (a GPU's records) with every row and part of the plan measured: each missing row a
+    copy of a measured one, each row's first calls and break-even the CPU's widest (torch's)."""
+    from gpu.plan import ANSWER_MODELS, PARTS, VARIANTS
+    speedup = next(r for r in found if r["kind"] == "speedup" and r["phase"] == "train")
+    step = next(r for r in found if r["kind"] == "step_time")
+    first = [r for r in cpu if r["kind"] in ("first_call", "break_even")
+             and r["backend"] == "torch" and r["model"] == "resnet" and r["variant"] == "graph"]
+    out = [r for r in found if r["kind"] not in ("first_call", "break_even")]
+    for model in ANSWER_MODELS:
+        for backend, variants in VARIANTS.items():
+            for variant in variants.split(",")[1:]:
+                row = {"backend": backend, "model": model, "variant": variant}
+                if not any(r["kind"] == "speedup" and r.items() >= row.items() for r in found):
+                    out += [dict(speedup, **row, phase=p, estimate=123.45, low=120.0,
+                                 high=130.0) for p in ("train", "infer")]
+                    out += [dict(step, **{**row, "variant": v}, estimate=1.23456)
+                            for v in ("eager", variant)]
+                out += [dict(r, **row, machine=speedup["machine"]) for r in first]
+    out += [dict(speedup, kind=kind, backend=b) for part, (_, kinds) in PARTS.items()
+            if part != "busy" for kind in kinds for b in VARIANTS]
+    out += [dict(speedup, kind="busy_speedup", model=f"busy-{m}", backend=b, flops=7.9e11,
+                 batch=32, model_config={"depth": 50, "width": 1.0, "side": 224})
+            for m in ("resnet", "decoder") for b in ("torch", "jax")]
+    return out
+
+
+def test_the_readme_leaves_room_for_the_whole_gpu_table():
+    from machines import gpu_model
+    from report.publish.write import README_LIMIT
+    from report.views.gpu import gpu_table, timed_as_a_loop
+    by = {}
+    for r in json.loads((ROOT / "results" / "summary.json").read_text())["records"]:
+        by.setdefault(r["machine"], []).append(r)
+    gpus = [m for m in by if gpu_model(m) and timed_as_a_loop(by[m])]
+    if not gpus:
+        pytest.skip("no GPU timed as a loop in results/")
+    gpu = max(gpus, key=lambda m: sum(r["kind"] == "speedup" for r in by[m]))
+    cpu = max((m for m in by if not gpu_model(m)),
+              key=lambda m: sum(r["kind"] == "speedup" for r in by[m]))
+    table = lambda found: len("\n".join(gpu_table(gpu, {"versions": {}}, found, cpu, by[cpu],
+                                                  brief=True)))
+    grows = table(_measured_whole(by[gpu], by[cpu])) - table(by[gpu])
+    readme = len((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert readme + grows + ABOVE_THE_TABLE <= README_LIMIT, (
+        f"README.md has {readme:,} characters; the whole GPU table adds {grows:,} and its lines "
+        f"{ABOVE_THE_TABLE}: trim {readme + grows + ABOVE_THE_TABLE - README_LIMIT:,} before the "
+        "next GPU window fills it")

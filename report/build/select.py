@@ -159,6 +159,18 @@ def front(results, made=()):
     return max(mine or full, key=lambda m: (min(newest[m].values()), m), default=None)
 
 
+def front_gpu(results):
+    """The GPU the README shows beside its CPU (RESULTS.md has every one): of the GPUs timed as a
+    training loop runs (one wait per block), the one with the most train rows, then the newest."""
+    rows, newest = defaultdict(set), {}
+    for r in results:
+        if r.graphbench.get("device") == "cuda" and r.graphbench.get("wait") == "block" \
+                and r.info["phase"] == "train":
+            rows[r.machine].add(r.key[:3])
+            newest[r.machine] = max(newest.get(r.machine, r.datetime), r.datetime)
+    return max(rows, key=lambda m: (len(rows[m]), newest[m], m), default=None)
+
+
 def newest_run(records, backend, kinds=None):
     """The newest run (run names are numbered in order) of `backend` among its records (of
     `kinds`), so that a headline quotes one run's figures, never a mix; None without one."""

@@ -13,7 +13,7 @@ from report.build.ratios import NO_GAIN, NOISE, SAME, decided
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
 from report.views.tables import chosen as best
-from report.views.text import (break_even_text, count, duration, label, precision_text, span,
+from report.views.text import (break_even_text, count, duration, precision_text, span,
                                speedup_text)
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
@@ -21,30 +21,34 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
           "runs | first call s, cold → warm | run |")
 
 
-def answer_text(machines, front=None, more=None):
+def answer_text(machines, front=None, more=None, gpu=None):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
     table with its workloads and one line per backend; with `front` (a machine), that machine's
     only, the others named with a link to their tables; with `more` (a link to the full answer),
-    a short how-to-read and each backend's advice alone."""
+    a short how-to-read, each backend's advice alone and of the GPUs only `gpu`'s table (the
+    build's select.front_gpu), the others named."""
     if not machines:
         return "_No results yet: run the main job._"
     others = [m for m, _, _ in machines if front is not None and m != front]
+    elsewhere_gpus = [m for m, _, found in machines if more and gpu and m in others and m != gpu
+                      and timed_as_a_loop(found)]
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
     parts = [scope(machines), ""]
     if more:
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
-        gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)]
+        gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)
+                and m not in elsewhere_gpus]
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
-                 "Rank frameworks by step time, not by speedup. Paired 95% intervals (pooled over "
-                 f"the jobs the run cell names); ±: the half-width, ✓ within the {goal}target. "
-                 "Break-even: train steps until the first call is paid back, on a first run "
-                 "(cold caches) and later (warm). Best graph variant: `graph` unless another is "
-                 f"faster than it past ±3%. [In full]({more}): each backend's start-up, shapes "
-                 "that vary, the sweep, memory and advice. Terms: [glossary](#glossary).", ""]
+                 "Paired 95% intervals (pooled over the jobs the run cell names); ±: the "
+                 f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
+                 "speedup. Break-even: on a first run (cold caches) and later (warm). Best graph "
+                 "variant: `graph` unless another is faster past ±3%. "
+                 f"[In full]({more}): start-up, shapes that vary, the sweep, memory, advice. "
+                 "Terms: [glossary](#glossary).", ""]
     else:
         parts += ["Each framework against its own eager mode (a large speedup can mean a slow "
                   "eager mode, so these rows do not rank frameworks: compare the step times). "
@@ -76,8 +80,12 @@ def answer_text(machines, front=None, more=None):
                   *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
-        for gpu, shown, found in machines:
-            parts += gpu_table(gpu, shown, found, machine, records) if gpu in others else []
+        for other, shown, found in machines:
+            parts += (gpu_table(other, shown, found, machine, records, brief=bool(more))
+                      if other in others and other not in elsewhere_gpus else [])
+    if elsewhere_gpus:
+        parts += ["The GPU table of the " + ", ".join(map(short_name, elsewhere_gpus))
+                  + f", which has fewer rows measured: [in full]({more}).", ""]
     return "\n".join(parts)
 
 
@@ -135,11 +143,13 @@ def no_cache(records):
             "compiled graph on disk between processes; every run is a first run.")
 
 
-def break_even_cell(rec, uncached=False):
+def break_even_cell(rec, uncached=False, brief=False):
     """A break-even cell with the wall time of its graph steps; a later run of a backend that
-    caches nothing is its first run again."""
+    caches nothing is its first run again (`brief`: shorter words)."""
     if rec is None and uncached:
-        return "same as first run"
+        return "same" if brief else "same as first run"
+    if brief and rec and rec.get("first_call_cheaper"):
+        return f"{rec['estimate']:,} (cheaper first call)"
     took = rec and not rec.get("first_call_cheaper") and rec.get("seconds")
     return break_even_text(rec) + (f" ≈ {duration(rec['seconds'])}" if took else "")
 
@@ -178,8 +188,18 @@ def ratio_cell(rec, brief=False):
     return speedup_text(rec) + (f" {precision}" if precision else "")
 
 
+def run_cell(rec, records, brief=False):
+    """The runs a row's figures come from: its ratio's (each pooled job's) and, where its first
+    calls are a run of their own, that run (`brief`: run numbers only)."""
+    even = get(records, rec, "break_even", case="cold")
+    first = [even["first_calls_run"]] if even and even.get("first_calls_run") else []
+    runs = (rec.get("pooled_runs") or [rec["run"]]) + first
+    return "+".join(f"`{run.split('_')[0] if brief else run}`" for run in runs) + (
+        "†" if rec["dirty"] else "")
+
+
 def rows(records, brief=False):
-    """One row per (backend, model), sorted: the best graph variant's figures, all from one run,
+    """One row per (backend, model), sorted: the best graph variant's figures, all from one job,
     or the reason there is no figure (`brief`: shorter cells)."""
     out, top, uncached = {}, best(records), no_cache_backends(records)
     for r in records:
@@ -188,7 +208,7 @@ def rows(records, brief=False):
                 and (r["estimate"] is None or r.get("known_wrong")) and key not in top \
                 and key not in out:
             out[key] = (f"| {key[0]} | {key[1]} | — (`{r['variant']}`: {why_not(r)}) |"
-                        + " — |" * 6 + f" {label(r)} |")
+                        + " — |" * 6 + f" {run_cell(r, records, brief)} |")
     for (backend, model), rec in top.items():
         steps = [get(records, rec, "step_time", "train", v) for v in ("eager", None)]
         first = [get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
@@ -199,11 +219,11 @@ def rows(records, brief=False):
             f"| {backend} | {model} | `{rec['variant']}`{why} | {ms} | {ratio_cell(rec, brief)} | "
             f"{ratio_cell(get(records, rec, 'speedup', 'infer'), brief)} | "
             + " | ".join(break_even_cell(get(records, rec, "break_even", case=c),
-                                         c == "warm" and backend in uncached)
+                                         c == "warm" and backend in uncached, brief)
                          for c in ("cold", "warm")) + " | "
             + (f"{first[0]['estimate']:.2f} (no cache)" if backend in uncached and first[0]
                else " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first))
-            + f" | {label(rec)} |")
+            + f" | {run_cell(rec, records, brief)} |")
     return [out[key] for key in sorted(out)]
 
 
@@ -316,14 +336,14 @@ def step_time_reading(records):
                 steps[backend] = (eager["estimate"] * 1e3, graph["estimate"] * 1e3, rec["variant"])
         if len(steps) > 1:
             slow, fast = max(steps, key=lambda b: steps[b][0]), min(steps, key=lambda b: steps[b][0])
-            parts.append(f"{model}: eager {steps[slow][0]:.1f} ms ({slow}) against "
-                         f"{steps[fast][0]:.1f} ms ({fast}); with graph mode "
-                         + ", ".join(f"{b} {g:.1f} ms (`{v}`)" for b, (_, g, v) in sorted(steps.items())))
+            parts.append(f"**{model}** with graph mode " + ", ".join(
+                f"{b} {g:.1f}" + ("" if v == "graph" else f" (`{v}`)")
+                for b, (_, g, v) in sorted(steps.items(), key=lambda item: item[1][1]))
+                + f" ms; eager {steps[fast][0]:.1f} ({fast}) to {steps[slow][0]:.1f} ms ({slow})")
     if not parts:
         return "Fewer than two backends with both step times on any model."
-    return ("; ".join(parts) + ". Speedups compare each framework with its own eager mode: a "
-            "large one can mean a slow eager mode, so rank frameworks by these times, not by "
-            "speedup.")
+    return ("Train step, fastest first (absolute times rank frameworks; speedups do not): "
+            + "; ".join(parts) + ".")
 
 
 def break_even_reading(records):

@@ -4,17 +4,44 @@ has not measured yet (gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, BACKENDS, NOT_ON_THE_LEASE, PARTS, PLAN
-from report.views.scale import gflop
+from report.views.scale import gflop, point
 from report.views.text import ms, speedup_text
 
-HEADER = ("| model | backend | variant | train ms, eager → graph | train speedup | infer speedup "
-          "| A/A, train | the CPU's train speedup | run |")
+COLUMNS = ("model", "backend", "variant", "train ms, eager → graph", "train speedup",
+           "infer speedup", "A/A, train", "break-even steps, first run / later",
+           "first call s, cold → warm", "the CPU's train speedup", "run")
+BRIEF = ("A/A, train",)  # the README's table leaves these to RESULTS.md's
 
 
-def _find(records, kind, backend, model, variant, phase="train"):
+def _find(records, kind, backend, model, variant, phase="train", case=None):
     return next((r for r in records if r["kind"] == kind and r["backend"] == backend
                  and r["model"] == model and r["variant"] == variant and r["phase"] == phase
-                 and r["precision"] == "float32"), None)
+                 and r["precision"] == "float32" and r.get("case") == case), None)
+
+
+def _paid_back(rec):
+    """A break-even cell's part: steps, 'never (slower)', '— (no gain …)', or '—' where a first
+    call or step is missing (the line under the table names what is not measured)."""
+    if rec is None or rec["estimate"] is None and not rec["note"].startswith(("never", "no gain")):
+        return "—"
+    if rec["estimate"] is None:
+        return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
+    return f"{rec['estimate']:,}"
+
+
+def _first_calls(records, backend, model, variant):
+    """The break-even and first-call cells of one row (a backend with no warm first call keeps
+    nothing on disk: every run is its first)."""
+    even = [_find(records, "break_even", backend, model, variant, case=c) for c in ("cold", "warm")]
+    first = [_find(records, "first_call", backend, model, variant, "construction", c)
+             for c in ("cold", "warm")]
+    if not first[0]:
+        return "—", "—"
+    if not any(r["kind"] == "first_call" and r["backend"] == backend and r.get("case") == "warm"
+               for r in records):
+        return f"{_paid_back(even[0])} / same", f"{first[0]['estimate']:.2f} (no cache)"
+    return " / ".join(map(_paid_back, even)), " → ".join(
+        f"{f['estimate']:.2f}" if f else "—" for f in first)
 
 
 def timed_as_a_loop(records):
@@ -22,19 +49,30 @@ def timed_as_a_loop(records):
     return any(r.get("wait") == "block" for r in records if r["kind"] == "step_time")
 
 
-def _row(records, cpu, speedup):
+def _row(records, cpu, speedup, columns, brief=False):
+    """One row's cells (`brief`: the CPU's speedup without the interval its own table gives)."""
     backend, model, variant = speedup["backend"], speedup["model"], speedup["variant"]
     eager = _find(records, "step_time", backend, model, "eager")
     graph = _find(records, "step_time", backend, model, variant)
-    steps = (f"{ms(eager['estimate'])} → {ms(graph['estimate'])}"
-             if eager and graph and graph["estimate"] else "—")
     on_cpu = _find(cpu, "speedup", backend, model, variant)
-    aa = (f"[{speedup['aa_floor_low']:.3f}, {speedup['aa_floor_high']:.3f}]"
-          if speedup.get("aa_floor_low") is not None else "—")
-    return (f"| {model} | {backend} | `{variant}` | {steps} | {speedup_text(speedup)} | "
-            f"{speedup_text(_find(records, 'speedup', backend, model, variant, 'infer'))} | "
-            f"{aa} | {speedup_text(on_cpu) if on_cpu else 'GPU only'} | "
-            f"`{speedup['run'].split('_')[0]}` |")
+    even = _find(records, "break_even", backend, model, variant, case="cold")
+    runs = [speedup["run"], *([even["first_calls_run"]] if even and even.get("first_calls_run")
+                              else [])]
+    paid, first = _first_calls(records, backend, model, variant)
+    cells = {"model": model, "backend": backend, "variant": f"`{variant}`",
+             "train ms, eager → graph": f"{ms(eager['estimate'])} → {ms(graph['estimate'])}"
+             if eager and graph and graph["estimate"] else "—",
+             "train speedup": speedup_text(speedup),
+             "infer speedup": speedup_text(_find(records, "speedup", backend, model, variant,
+                                                 "infer")),
+             "A/A, train": f"[{speedup['aa_floor_low']:.3f}, {speedup['aa_floor_high']:.3f}]"
+             if speedup.get("aa_floor_low") is not None else "—",
+             "break-even steps, first run / later": paid, "first call s, cold → warm": first,
+             "the CPU's train speedup": "GPU only" if not on_cpu else (
+                 f"{on_cpu['estimate']:.2f}×" if brief and on_cpu["estimate"] is not None
+                 else speedup_text(on_cpu)),
+             "run": ", ".join(f"`{run.split('_')[0]}`" for run in runs)}
+    return "| " + " | ".join(cells[c] for c in columns) + " |"
 
 
 def not_measured(records):
@@ -90,19 +128,32 @@ def wait_line(records):
 
 
 def busy_line(records):
-    """The sizes that keep the GPU busy (the sweep's busy points): each backend's eager ÷
-    `graph` at ResNet-50, 224² px, batch 32 and the decoder's compute point, or ''."""
-    found = sorted((r for r in records if r["kind"] == "busy_speedup"),
-                   key=lambda r: (r["model"], r["backend"]))
-    if not found:
+    """The sizes that keep the GPU busy (the sweep's busy points): per point, each backend's eager
+    ÷ `graph` with its run, or ''."""
+    points = {}
+    for r in sorted((r for r in records if r["kind"] == "busy_speedup"),
+                    key=lambda r: (r["model"], r["backend"])):
+        points.setdefault(r["model"], []).append(r)
+    if not points:
         return ""
     return ("Where the GPU is busy (train step, eager ÷ `graph`): " + "; ".join(
-        f"{r['model'].removeprefix('busy-')} {r['backend']} {speedup_text(r)} "
-        f"({gflop(r):.3g} GFLOP a step, `{r['run']}`)" for r in found) + ".")
+        f"{_busy_point(found[0])}, {gflop(found[0]):.3g} GFLOP a step: " + ", ".join(
+            f"{r['backend']} {speedup_text(r)} (`{r['run'].split('_')[0]}`)" for r in found)
+        for found in points.values()) + ".")
 
 
-def gpu_table(machine, shown, records, cpu_machine, cpu):
-    """The markdown lines of one GPU machine's table, or [] where it has no loop-timed rows."""
+def _busy_point(rec):
+    """'ResNet-50 at full width, 224² px, batch 32' or 'decoder d_model 512, batch 8'."""
+    config = rec.get("model_config") or {}
+    if rec["model"].startswith("busy-decoder"):
+        return f"decoder d_model {config.get('width')}, batch {rec.get('batch')}"
+    return f"ResNet-{config.get('depth')} at {point(rec)}"
+
+
+def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
+    """The markdown lines of one GPU machine's table, or [] where it has no loop-timed rows
+    (`brief`: the README's, without the BRIEF columns and the CPU's intervals, which the CPU's
+    table above it gives)."""
     if not timed_as_a_loop(records):
         return []
     rows = sorted((r for r in records if r["kind"] == "speedup" and r["phase"] == "train"
@@ -110,13 +161,15 @@ def gpu_table(machine, shown, records, cpu_machine, cpu):
                   key=lambda r: (MODELS.index(r["model"]) if r["model"] in MODELS else 9,
                                  r["backend"], list(VARIANTS).index(r["variant"])))
     threads = next((r["threads"] for r in rows if r.get("threads")), "?")
+    columns = [c for c in COLUMNS if not (brief and c in BRIEF)]
     missing = not_measured(records)
     versions = setting(shown)
     return [f"**On the {short_name(machine)}** ({gpu_model(machine)}, {threads} threads; "
             f"{versions + '; ' if versions else ''}"
             "float32, TF32 convolutions as by default; [one wait per timed block]"
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
-            "", HEADER, "|---" * 9 + "|", *(_row(records, cpu, r) for r in rows), "",
+            "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|",
+            *(_row(records, cpu, r, columns, brief) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
             *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
                "(#findings-wrong-answers-this-suite-found))."] if (wrong := known_wrong(records))

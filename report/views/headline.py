@@ -95,7 +95,7 @@ def disagree(rows, others):
 
 def framework_line(backend, cpu, cpu_records, gpus, others=()):
     """One framework's line: its gains on the CPU (and where another CPU disagrees), when they
-    pay back, and on each GPU."""
+    pay back, and the same on each GPU."""
     rows = [r for r in chosen_rows(cpu_records) if r["backend"] == backend]
     text = f"- **{NAMES.get(backend, backend)}** on the {short_name(cpu)}: " + (
         gains(rows) + disagree(rows, others) + pays_back(cpu_records, rows) if rows
@@ -104,7 +104,8 @@ def framework_line(backend, cpu, cpu_records, gpus, others=()):
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
         why = next((v for k, v in NOT_ON_THE_LEASE.items() if NAMES.get(backend) == k), None)
-        text += f" {short_name(gpu)}: " + (gains(mine) + wrong(found, backend) if mine else
+        text += f" {short_name(gpu)}: " + (gains(mine) + pays_back(found, mine)
+                                            + wrong(found, backend) if mine else
                                             f"not measured: {why}" if why else "not yet") + "."
     return text
 
