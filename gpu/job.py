@@ -11,6 +11,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -125,9 +126,22 @@ def run_step(step, device, env, seconds, machine):
         STUDIES.mkdir(parents=True, exist_ok=True)
         (STUDIES / f"gpu_{step.name}.json").write_text(json.dumps(
             {"machine": machine, "what": step.what, "complete": complete, "exit": code,
-             "seconds": round(took, 1), "results": lines,
+             "seconds": round(took, 1), "results": lines, "backend": step.backend,
+             **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1)}
+
+
+def pytest_outcome(output):
+    """{"counts": {outcome: tests}, "failures": [test ids]} of a pytest session's output (its
+    last summary line, and the FAILED/ERROR lines -rf prints)."""
+    lines = output.splitlines()
+    summary = next((x for x in reversed(lines) if re.search(r"\d+ (passed|failed|error)", x)), "")
+    counts = {word.rstrip("s"): int(n) for n, word in
+              re.findall(r"(\d+) (passed|failed|skipped|deselected|errors?)", summary)}
+    failures = [x.split(" ", 1)[1].split(" - ")[0] for x in lines
+                if x.startswith(("FAILED ", "ERROR "))]
+    return {"counts": counts, "failures": failures}
 
 
 def pack(out, before, costs):

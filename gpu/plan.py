@@ -10,13 +10,13 @@ VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
 # TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
 # the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
 NOT_ON_THE_LEASE = {"TensorFlow": "its 1.9 GB GPU wheel cannot reach this machine (no network)"}
-# the later parts, not yet steps of the plan (the report lists them as not measured)
-# what the report calls each part, and the record kinds that show it measured on a machine
+# the parts beyond the answer rows: what the report calls each, and the record kinds that
+# show it measured on a machine (the report lists the others as not measured yet)
 PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",)),
          "lengths": ("lengths that vary", ("lengths_total",)),
          "precision": ("mixed precision", ("precision_speedup",)),
          "determinism": ("deterministic ops", ("determinism_step",)),
-         "parity": ("parity with the TF32 tolerance", ()),
+         "parity": ("parity with the TF32 tolerance", ("parity_check",)),
          "busy": ("ResNet-50 at 224² px, batch 32, and the decoder's compute point at batch 8",
                   ("busy_speedup",)),
          "sweep": ("the work-per-step sweep", ("scale_speedup", "compute_speedup"))}

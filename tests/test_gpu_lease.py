@@ -393,7 +393,8 @@ def _measured_whole(found, cpu):
                     out += [dict(step, **{**row, "variant": v}, estimate=1.23456)
                             for v in ("eager", variant)]
                 out += [dict(r, **row, machine=speedup["machine"]) for r in first]
-    out += [dict(speedup, kind=kind, backend=b) for part, (_, kinds) in PARTS.items()
+    out += [dict(speedup, kind=kind, backend=b, estimate=12, failed=0, failures=[])
+            for part, (_, kinds) in PARTS.items()
             if part != "busy" for kind in kinds for b in VARIANTS]
     out += [dict(speedup, kind="busy_speedup", model=f"busy-{m}", backend=b, flops=7.9e11,
                  batch=32, model_config={"depth": 50, "width": 1.0, "side": 224})
@@ -422,3 +423,25 @@ def test_the_readme_leaves_room_for_the_whole_gpu_table():
         f"README.md has {readme:,} characters; the whole GPU table adds {grows:,} and its lines "
         f"{ABOVE_THE_TABLE}: trim {readme + grows + ABOVE_THE_TABLE - README_LIMIT:,} before the "
         "next GPU window fills it")
+
+
+def test_a_parity_check_on_the_gpu_is_a_record_and_a_line(tmp_path):
+    from gpu.job import pytest_outcome
+    from report.build.records import load_studies, parity_records
+    from report.views.gpu import not_measured, parity_line
+    gpu, machine = "NVIDIA H100 80GB HBM3", "vm (x, 16 cores, NVIDIA H100 80GB HBM3)"
+    output = ("FAILED tests/test_parity.py::test_logits_match_reference[torch-mnist_cnn-graph] - "
+              "AssertionError: off by 3e-2\n1 failed, 11 passed, 11 skipped in 80.1s\n")
+    folder = tmp_path / "findings" / gpu.replace(" ", "-")
+    folder.mkdir(parents=True)
+    for backend, out in (("torch", output), ("jax", "4 passed, 17 skipped in 9.0s\n")):
+        (folder / f"gpu_parity-{backend}.json").write_text(json.dumps(
+            {"machine": {"gpu": gpu, "commit": "c" * 40}, "complete": True, "exit": 1,
+             "backend": backend, "results": [], **pytest_outcome(out)}))
+    found = parity_records(machine, load_studies(tmp_path))
+    assert [(r["backend"], r["estimate"], r["failed"]) for r in found] == [("jax", 4, 0),
+                                                                          ("torch", 11, 1)]
+    assert parity_line(found).endswith("tests passed: jax 4 of 4; torch 11 of 12 (failing: "
+                                       "test_logits_match_reference[torch-mnist_cnn-graph]).")
+    assert "parity with the TF32 tolerance (chainer)" in not_measured(found)
+    assert parity_records("vm (x, NVIDIA H200)", load_studies(tmp_path)) == []

@@ -512,16 +512,49 @@ def machine_records(view):
 
 
 def load_studies(results):
-    """{GPU model: [each complete gpu/step_cost.py line, with its study's machine]} from
-    results/findings/<GPU model>/gpu_step-cost-*.json."""
+    """{GPU model: [each complete gpu/step_cost.py line, and each parity check's outcome
+    (`check`: "parity"), with its study's machine]} from results/findings/<GPU model>/."""
     found = {}
-    for path in sorted(Path(results, "findings").glob("*/gpu_step-cost-*.json")):
+    for path in sorted(Path(results, "findings").glob("*/gpu_*.json")):
         study = json.loads(path.read_text())
-        if study.get("complete"):
-            found.setdefault(study["machine"]["gpu"], []).extend(
-                {**r, "study": path.stem, "machine": study["machine"]}
-                for r in study["results"] if "step_over" in r)
+        if not study.get("complete"):
+            continue
+        mine = found.setdefault(study["machine"]["gpu"], [])
+        if path.stem.startswith("gpu_step-cost-"):
+            mine += [{**r, "study": path.stem, "machine": study["machine"]}
+                     for r in study["results"] if "step_over" in r]
+        elif path.stem.startswith("gpu_parity-") and "counts" in study:
+            mine.append({"check": "parity", "backend": study["backend"], "study": path.stem,
+                         "machine": study["machine"], "counts": study["counts"],
+                         "failures": study["failures"]})
     return found
+
+
+def _study_record(machine, line, kind, unit, estimate, **fields):
+    """A record of one GPU study's or check's line (no run of the suite's: the study names it)."""
+    return {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
+            "dirty": False, "backend": line["backend"], "model": "mnist_cnn", "variant": None,
+            "phase": "train", "precision": "float32", "case": None, "kind": kind, "unit": unit,
+            "estimate": estimate, "low": None, "high": None, "interval": None,
+            "significant": None, "processes": 1, "rounds": None, "aa_floor_low": None,
+            "aa_floor_high": None, "known_wrong": None, "note": None, "best": None,
+            "device": "cuda", **fields}
+
+
+def parity_records(machine, studies):
+    """Per backend, how many of the parity tests (the MNIST CNN's logits and first loss against
+    the float64 reference, every variant, at the TF32 tolerance) passed on `machine`'s GPU, with
+    the failing ones."""
+    out = []
+    for line in studies.get(gpu_model(machine), ()):
+        if line.get("check") == "parity":
+            counts = line["counts"]
+            out.append(_study_record(
+                machine, line, "parity_check", "tests", counts.get("passed", 0),
+                failed=counts.get("failed", 0) + counts.get("error", 0),
+                failures=line["failures"], verdict=None, verdict_note=None, mark="",
+                target=None))
+    return out
 
 
 def wait_records(machine, studies):
@@ -529,16 +562,13 @@ def wait_records(machine, studies):
     backend and variant's step ÷ block time, paired over interleaved rounds of one process."""
     out = []
     for line in studies.get(gpu_model(machine), ()):
+        if "step_over" not in line:
+            continue
         ratio = line["step_over"]["block"]
-        rec = {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
-               "dirty": False, "backend": line["backend"], "model": "mnist_cnn",
-               "variant": line["variant"], "phase": "train", "precision": "float32",
-               "case": None, "kind": "wait_cost", "unit": "x", "estimate": ratio["ratio"],
-               "low": ratio["low"], "high": ratio["high"],
-               "interval": "95% bootstrap over interleaved rounds of one process",
-               "significant": ratio["significant"], "processes": 1, "rounds": line["rounds"],
-               "aa_floor_low": None, "aa_floor_high": None, "known_wrong": None, "note": None,
-               "best": None, "step_ms": line["ms"]["step"], "block_ms": line["ms"]["block"],
-               "device": "cuda"}
+        rec = _study_record(machine, line, "wait_cost", "x", ratio["ratio"],
+                            variant=line["variant"], low=ratio["low"], high=ratio["high"],
+                            interval="95% bootstrap over interleaved rounds of one process",
+                            significant=ratio["significant"], rounds=line["rounds"],
+                            step_ms=line["ms"]["step"], block_ms=line["ms"]["block"])
         out.append({**rec, **meaning(rec, "slower", "faster"), "target": None})
     return out

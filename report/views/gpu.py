@@ -122,9 +122,22 @@ def wait_line(records):
     parts = [f"{names.get((r['backend'], r['variant']), r['variant'])} {speedup_text(r)}"
              + (f" ({r['step_ms']:.2f} ms against {r['block_ms']:.2f})" if r is most else "")
              for r in costs]
-    return ("A wait after every step (on every output, as the suite timed GPU steps before) "
+    return ("A wait on every output after each step (as the suite timed GPU steps before) "
             "slows the MNIST CNN train step: " + "; ".join(parts)
             + " (gpu/step_cost.py); the table times one wait per block.")
+
+
+def parity_line(records):
+    """Per backend, the parity tests that passed on the GPU and the ones that failed, or ''."""
+    found = sorted((r for r in records if r["kind"] == "parity_check"),
+                   key=lambda r: r["backend"])
+    if not found:
+        return ""
+    said = "; ".join(f"{r['backend']} {r['estimate']} of {r['estimate'] + r['failed']}" + (
+        f" (failing: {', '.join(f.split('::')[-1] for f in r['failures'])})" if r["failed"]
+        else "") for r in found)
+    return ("Parity with the float64 reference (TF32 tolerance; MNIST CNN, every variant), tests "
+            f"passed: {said}.")
 
 
 def busy_line(records):
@@ -175,6 +188,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
                "(#findings-wrong-answers-this-suite-found))."] if (wrong := known_wrong(records))
               else []),
             *([line, ""] if (line := busy_line(records)) else []),
+            *([line, ""] if (line := parity_line(records)) else []),
             (f"Not yet on this GPU: {'; '.join(missing)} (gpu/plan.py's next steps). "
              if missing else "") + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()),
             ""]
