@@ -147,14 +147,23 @@ VARIANT_PRECISION_UNSUPPORTED = {  # (variant, precision) -> why it is a skip
 _XLA_DETERMINISM = ("TF 2.21: with op determinism on, XLA refuses MaxPool's gradient ('GPU MaxPool "
                     "gradient ops do not yet have a deterministic XLA implementation'), on CPU "
                     "too; every model here max-pools")
-_JAX_DETERMINISM = ("JAX has no deterministic-ops switch on CPU (xla_gpu_deterministic_ops is GPU "
-                    "only): the 'off' runs report whether same-seed runs repeat anyway")
+_JAX_DETERMINISM = ("JAX's deterministic-ops switch, xla_gpu_deterministic_ops, acts on a GPU only, "
+                    "through jax.jit's compiler_options (op-by-op JAX compiles each primitive "
+                    "without them): the 'off' runs report whether same-seed runs repeat anyway")
 DETERMINISM_UNSUPPORTED = {  # (backend, variant) -> why deterministic ops cannot train it
     ("tf", "xla"): _XLA_DETERMINISM,
     ("tf", "xla_dynamic"): _XLA_DETERMINISM,
     ("jax", "eager"): _JAX_DETERMINISM,
     ("jax", "graph"): _JAX_DETERMINISM,
 }
+DETERMINISM_ON_A_GPU = {("jax", "graph")}  # of those, the ones a GPU's switch does reach
+
+
+def determinism_skip(backend, variant, device):
+    """Why deterministic ops cannot train `variant` of `backend` on `device`, or None."""
+    if device != "cpu" and (backend, variant) in DETERMINISM_ON_A_GPU:
+        return None
+    return DETERMINISM_UNSUPPORTED.get((backend, variant))
 CPU_FLOAT16 = ("float16 mixed precision is measured on a GPU only (--device cuda): on CPU the "
                "frameworks' mixed-precision path is bfloat16")
 

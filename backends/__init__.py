@@ -4,7 +4,7 @@ import importlib
 
 from catalog import (BACKENDS, CPU_FLOAT16, DETERMINISM_UNSUPPORTED,  # noqa: F401
                      PRECISION_UNSUPPORTED, PRECISIONS, UNSUPPORTED, VARIANTS, check_choice,
-                     precision_skip, unsupported_reason)
+                     determinism_skip, precision_skip, unsupported_reason)
 
 PARTS = {  # the modules in every framework's folder, backends/<name>/, and what each holds
     "steady": "the model runners: train and infer steps per variant, the framework's settings",

@@ -37,8 +37,8 @@ def parse(argv):
 
 def check(args):
     """Raise a one-line error for a backend, model, arm, precision or device not runnable here."""
-    from backends import (BACKENDS, DETERMINISM_UNSUPPORTED, PRECISIONS, VARIANTS, check_choice,
-                          load, precision_skip, unsupported_reason)
+    from backends import (BACKENDS, PRECISIONS, VARIANTS, check_choice, determinism_skip, load,
+                          precision_skip, unsupported_reason)
     import models  # NumPy loads here: after the thread variables are set
     check_choice("backend", args.backend, BACKENDS)
     check_choice("model", args.model, models.MODELS)
@@ -49,7 +49,7 @@ def check(args):
         check_choice("precision", precision, PRECISIONS)
         if reason := (unsupported_reason(args.backend, variant, args.device)
                       or precision_skip(args.backend, precision, args.device, variant)
-                      or deterministic and DETERMINISM_UNSUPPORTED.get((args.backend, variant))):
+                      or deterministic and determinism_skip(args.backend, variant, args.device)):
             raise ValueError(f"{args.backend}/{arm} is not supported: {reason}")
     load(args.backend)  # a missing framework: BackendUnavailable, naming the tox env
 

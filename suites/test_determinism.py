@@ -10,7 +10,7 @@ import pytest
 
 import stats
 from catalog import SAVED_RATIOS
-from backends import DETERMINISM_UNSUPPORTED, VARIANTS
+from backends import VARIANTS, determinism_skip
 from suites.cases import extra_info
 from suites.paired import (arm_block, arm_name, measure_group, measured_once, paired_info, record,
                            steady_plan)
@@ -31,8 +31,8 @@ def _arms(request, key):
         if getattr(item, "obj", None) is not test_determinism or item.get_closest_marker("skip"):
             continue
         backend, label, variant, _, _ = params["case_id"]
-        if (backend, label) == key and not (
-                params["flag"] == "on" and DETERMINISM_UNSUPPORTED.get((backend, variant))):
+        if (backend, label) == key and not (params["flag"] == "on" and determinism_skip(
+                backend, variant, request.config.getoption("device"))):
             found.setdefault(variant, set()).add(params["flag"] == "on")
     return [arm_name(v, deterministic=d) for v in VARIANTS if v in found
             for d in (False, True) if not d or d in found[v]]
@@ -55,7 +55,7 @@ def test_determinism(benchmark, case, env, flag, request):
     if case.model not in profile.determinism_models:
         pytest.skip(f"profile {profile.name!r} measures determinism on "
                     f"{', '.join(profile.determinism_models)} only")
-    if flag == "on" and (why := DETERMINISM_UNSUPPORTED.get((case.backend.NAME, case.variant))):
+    if flag == "on" and (why := determinism_skip(case.backend.NAME, case.variant, env["device"])):
         pytest.skip(f"{case.backend.NAME}/{case.variant}: {why}")
     case = dataclasses.replace(case, deterministic=flag == "on")
     steps = profile.determinism_steps

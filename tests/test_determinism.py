@@ -1,14 +1,14 @@
 """With deterministic ops on, two same-seed runs of every variant repeat bit for bit on CPU."""
 import pytest
 
-from backends import DETERMINISM_UNSUPPORTED
+from backends import determinism_skip
 
 STEPS = 4
 
 
 @pytest.mark.models("mnist_cnn")
 def test_same_seed_runs_are_identical_with_determinism_on(case, env):
-    if why := DETERMINISM_UNSUPPORTED.get((case.backend.NAME, case.variant)):
+    if why := determinism_skip(case.backend.NAME, case.variant, env["device"]):
         pytest.skip(why)
     if env["device"] != "cpu":
         pytest.skip("asserted on CPU only; on a GPU the suite reports it")
@@ -18,9 +18,9 @@ def test_same_seed_runs_are_identical_with_determinism_on(case, env):
 
 
 @pytest.mark.models("mnist_cnn")
-def test_determinism_unsupported_entries_still_fail(case):
-    """Each DETERMINISM_UNSUPPORTED entry still raises: when the framework fixes it, this fails."""
-    if (case.backend.NAME, case.variant) not in DETERMINISM_UNSUPPORTED:
+def test_determinism_unsupported_entries_still_fail(case, env):
+    """Each refused (backend, variant) still raises here: when the framework fixes it, this fails."""
+    if not determinism_skip(case.backend.NAME, case.variant, env["device"]):
         pytest.skip("deterministic ops are supported here")
     with pytest.raises(Exception, match="deterministic"), case.backend.deterministic(True):
         case.train_losses(STEPS)

@@ -71,3 +71,27 @@ def test_first_call_splits_into_trace_lower_and_compile(jaxb):
     assert all(v > 0 for v in phases.values()) and sum(phases.values()) < first_s
     runner.train_step(*batch)
     assert jaxb.compile_phases(runner) == phases
+
+
+def test_a_gpu_runner_compiles_with_deterministic_ops_and_cpu_refuses(jaxb, monkeypatch):
+    """Inside deterministic(True), `graph` jits with xla_gpu_deterministic_ops where the runner's
+    device is a GPU (its platform faked here: the option also compiles on CPU, where it does
+    nothing); op-by-op JAX and a CPU runner refuse at their first call."""
+    from types import SimpleNamespace
+    import jax
+    spec = models.build("mnist_cnn")
+    batch = models.synthetic_batch(spec, 4)
+    options, jit = [], jax.jit
+    monkeypatch.setattr(jax, "jit", lambda *a, **k: options.append(
+        k.get("compiler_options")) or jit(*a, **k))
+    plain = jaxb.Runner(spec, models.init_params(spec), "graph")
+    loss = plain.train_step(*plain.to_device(*batch))
+    runner = jaxb.Runner(spec, models.init_params(spec), "graph")
+    runner.device = SimpleNamespace(platform="gpu")  # what _first_call reads
+    with jaxb.deterministic(True):
+        assert runner.train_step(*plain.to_device(*batch)) == loss
+    assert options == [None, {"xla_gpu_deterministic_ops": True}]
+    for variant in ("graph", "eager"):
+        cpu = jaxb.Runner(spec, models.init_params(spec), variant)
+        with pytest.raises(NotImplementedError, match="deterministic"), jaxb.deterministic(True):
+            cpu.train_step(*cpu.to_device(*batch))

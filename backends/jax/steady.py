@@ -116,14 +116,20 @@ def cache_hits():
     return _event_count(_CACHE_HIT_EVENT)
 
 
+_DETERMINISTIC = [False]  # whether runners first called now compile with deterministic ops
+
+
 @contextlib.contextmanager
 def deterministic(on):
-    """Off: the block as it is. On: JAX has no deterministic-ops switch on CPU
-    (xla_gpu_deterministic_ops is GPU only), so it refuses (catalog.DETERMINISM_UNSUPPORTED)."""
-    if on:
-        raise NotImplementedError("JAX has no deterministic-ops switch on CPU "
-                                  "(xla_gpu_deterministic_ops is GPU only)")
-    yield
+    """Off: the block as it is. On: a `graph` runner first called inside it compiles with XLA's
+    xla_gpu_deterministic_ops (jax.jit's compiler_options), a GPU's switch; on CPU, and for
+    op-by-op JAX, which compiles each primitive without compile options, its first call refuses
+    (catalog.determinism_skip)."""
+    before, _DETERMINISTIC[0] = _DETERMINISTIC[0], on
+    try:
+        yield
+    finally:
+        _DETERMINISTIC[0] = before
 
 
 def reset_peak_memory(device):
@@ -242,10 +248,25 @@ class Runner:
         self._traced = {"train": 0, "infer": 0}  # Python-side: the body runs once per trace
         self._compiles = {"train": 0, "infer": 0}  # backend compiles during this runner's calls
         self._phases = dict.fromkeys(_PHASES, 0.0)  # seconds of its train calls in each phase
-        self._train, self._infer = self._train_impl, self._infer_impl
-        if variant == "graph":
-            self._train = jax.jit(self._counted("train", self._train_impl), donate_argnums=(0, 1))
-            self._infer = jax.jit(self._counted("infer", self._infer_impl))
+        self.variant = variant
+        self._train = lambda *args: self._first_call("train", args)
+        self._infer = lambda *args: self._first_call("infer", args)
+
+    def _first_call(self, name, args):
+        """Settle the step's function at its first call (deterministic ops or not, so that no
+        later step pays a check), then call it."""
+        if _DETERMINISTIC[0] and (self.variant == "eager" or self.device.platform == "cpu"):
+            raise NotImplementedError(
+                "JAX has no deterministic-ops switch " + ("for op-by-op primitives" if
+                                                           self.variant == "eager" else "on CPU")
+                + " (xla_gpu_deterministic_ops reaches jax.jit's compiles on a GPU only)")
+        fn = {"train": self._train_impl, "infer": self._infer_impl}[name]
+        if self.variant == "graph":
+            fn = jax.jit(self._counted(name, fn), donate_argnums=(0, 1) if name == "train" else (),
+                         compiler_options={"xla_gpu_deterministic_ops": True}
+                         if _DETERMINISTIC[0] else None)
+        setattr(self, f"_{name}", fn)
+        return fn(*args)
 
     def _counted(self, name, fn):
         def traced(*args):
