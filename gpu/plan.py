@@ -70,12 +70,13 @@ MEASURED_S = {("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 2
               ("chainer", "resnet", "block"): 45, ("jax", "decoder", "block"): 80,
               ("chainer", "decoder", "block"): 55, ("chainer", "mnist_cnn", "step"): 25,
               ("torch", "mnist_cnn", "step"): 150}
-# guesses for the steps not yet run on a GPU, (kind, backend) -> seconds: the steady groups'
+# guesses for the steps not yet run on a GPU, (kind, backend) -> seconds (lengths: one variant's
+# step; the others: a model's or the backend's): the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
 GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
            ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
-           ("first-calls", "torch"): 300, ("lengths", "jax"): 120, ("lengths", "chainer"): 90,
-           ("lengths", "torch"): 300, ("precision", "jax"): 60, ("precision", "chainer"): 60,
+           ("first-calls", "torch"): 300, ("lengths", "jax"): 90, ("lengths", "chainer"): 45,
+           ("lengths", "torch"): 150, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
            ("sweep", "jax"): 150, ("sweep", "chainer"): 90, ("sweep", "torch"): 400,
@@ -83,6 +84,11 @@ GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch")
            # (the H100's small ResNet-50 group took 231 s), torch.compile about 60 s a process
            ("busy", "jax"): 220, ("busy", "torch"): 250}
 BACKENDS = ("jax", "chainer", "torch")
+# the variants of the lengths steps (per variant: its four strategies, at most the profile's
+# budget each): the CPU lengths suite's, and torch's CUDA-graph ones on a GPU
+LENGTHS_VARIANTS = {"jax": ("eager", "graph"), "chainer": ("eager", "graph"),
+                    "torch": ("eager", "graph", "graph_dynamic", "graph_static", "graph_cudagraphs",
+                              "cuda_graph")}
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
 _DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)
@@ -114,10 +120,14 @@ PLAN = (
            GUESS_S["busy", b] * 2, f"{b}: {m} where the GPU is busy, eager and `graph`",
            expect_s=GUESS_S["busy", b], part="busy")
       for m in ("resnet", "decoder") for b in ("torch", "jax")),
-    # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants)
-    *(Step(f"lengths-{b}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b),
-           GUESS_S["lengths", b] * 2, f"lengths that vary, {b}",
-           expect_s=GUESS_S["lengths", b], part="lengths") for b in BACKENDS),
+    # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants, and a GPU's
+    # CUDA-graph ones), one step a variant: its four strategies, each cut at the profile's
+    # budget, fit a window where a backend's whole suite would not
+    *(Step(f"lengths-{b}-{v}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b,
+                                   "--variant", v),
+           GUESS_S["lengths", b] * 3, f"lengths that vary, {b} `{v}`",
+           expect_s=GUESS_S["lengths", b], part="lengths")
+      for b in BACKENDS for v in LENGTHS_VARIANTS[b]),
     # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops
     *(Step(f"precision-{b}", b, ("suites/test_steady.py", "--job", "seeds", "--group-budget-s",
                                  str(_BUDGET[b]), "--backend", b, "--model", "mnist_cnn",

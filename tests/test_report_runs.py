@@ -205,3 +205,30 @@ def test_a_number_another_machines_run_holds_is_no_gap(tmp_path):
     assert missing_runs(load_dir(tmp_path / "results")) == []
     (tmp_path / "results" / "b" / "0002_default.json").unlink()  # now a gap of ci-a's
     assert [m.split(" (")[0] for m, _ in missing_runs(load_dir(tmp_path / "results"))] == ["ci-a"]
+
+
+def _result(run, phase, model, variant, when, code="c0de"):
+    """A saved result as select reads it (one GPU job's step is one run)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(
+        machine="m", info={"backend": "torch", "phase": phase, "model": model, "variant": variant},
+        job="answer" if phase != "lengths" else "seeds", file=f"/r/{run}.json", run=run,
+        complete=True, datetime=when, graphbench={"versions": {"torch": "2.15"}, "code": code},
+        dirty=False, commit={"id": "c"}, profile_name="default")
+
+
+def test_each_sweep_point_and_lengths_variant_shows_its_own_run_of_one_job():
+    from report.build.select import chosen
+    results = [_result("0105_gpu-busy-torch-resnet", "scale", "busy-resnet", "graph", "1"),
+               _result("0106_gpu-busy-torch-decoder", "scale", "busy-decoder", "graph", "2"),
+               *(_result("0107_gpu-sweep-torch", "scale", p, "graph", "3") for p in ("a", "b")),
+               _result("0108_gpu-lengths-torch-eager", "lengths", "decoder", "eager", "4"),
+               _result("0109_gpu-lengths-torch-graph", "lengths", "decoder", "graph", "5")]
+    shown = lambda found: {key[-1]: Path(file).stem for key, file in chosen(found).items()}
+    assert shown(results) == {"busy-resnet": "0105_gpu-busy-torch-resnet", "busy-decoder":
+                              "0106_gpu-busy-torch-decoder", "a": "0107_gpu-sweep-torch",
+                              "b": "0107_gpu-sweep-torch", "eager": "0108_gpu-lengths-torch-eager",
+                              "graph": "0109_gpu-lengths-torch-graph"}
+    newer = [*results, _result("0110_gpu-sweep-torch", "scale", "a", "graph", "6", code="new")]
+    assert {k: v for k, v in shown(newer).items() if k not in ("eager", "graph")} == {
+        "a": "0110_gpu-sweep-torch"}  # another code's sweep: the older job's points leave

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from report.build.load import WAITS, unfinished
 from report.build.page_data import run_table
-from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs
+from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs, unit
 
 
 def provenance(results, machines, wanted=()):
@@ -91,15 +91,17 @@ def shown(view):
 
 
 def section_runs(picked):
-    """{backend: {run label: sorted models (or phases)}} of one section's chosen results; a run
-    that gives only a model's first calls there names them so ('mnist_cnn first calls')."""
+    """{backend: {run label: sorted models (or phases)}} of one section's chosen results; where a
+    model's figures come from several runs, each names its part ('mnist_cnn first calls',
+    'decoder eager': select.unit)."""
     found = defaultdict(lambda: defaultdict(set))
-    steps = {(r.info["backend"], r.label, r.info.get("model")) for r in picked
-             if r.info["phase"] != "construction"}
+    runs = defaultdict(set)
     for r in picked:
-        what = r.info.get("model") or r.info["phase"]
-        if r.info["phase"] == "construction" and (r.info["backend"], r.label, what) not in steps:
-            what += " first calls"
+        runs[r.info["backend"], r.info.get("model")].add(r.label)
+    for r in picked:
+        what, part = r.info.get("model") or r.info["phase"], unit(r)[-1]
+        if part and part != what and len(runs[r.info["backend"], r.info.get("model")]) > 1:
+            what += f" {part}"
         found[r.info["backend"]][r.label].add(what)
     return {b: {run: sorted(models) for run, models in runs.items()} for b, runs in found.items()}
 

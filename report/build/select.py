@@ -48,12 +48,14 @@ def section(r):
 
 
 def unit(r):
-    """(machine, backend, section, model, first calls or None): every figure of a unit comes from
-    one run; a model's first calls are a unit of their own, since a GPU job times them in a step of
-    their own (chosen() keeps them to the steps' job kind)."""
+    """(machine, backend, section, model, part): every figure of a unit comes from one run. A
+    part is a piece a GPU job times in a step of its own, so each may come from its own run of
+    one job (chosen()): a model's first calls, a lengths variant, a sweep point; None: whole."""
     name = section(r)
     return (r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"],
-            "first calls" if r.info["phase"] == "construction" else None)
+            "first calls" if r.info["phase"] == "construction" else
+            r.info["variant"] if name == "lengths" else r.info["model"] if name == "scale"
+            else None)
 
 
 def names(run):
@@ -80,19 +82,24 @@ def chosen(results, wanted=()):
     """{unit: run file}: a run named in `wanted` where it has the unit, else the newest complete run
     that has it (an unfinished one only when no finished run has it); of a backend's runs, only
     those on its newest run's release, so that no table mixes two releases of a framework; a
-    model's first calls only from its steps' run or a run of the same job (same_job)."""
+    unit's parts only from its whole's run (a model's steps), else from the newest run of its
+    parts, or from a run of the same job (same_job)."""
     runs, current = defaultdict(dict), newest_releases(results)
     kinds = {r.file: job_kind(r) for r in results}
     for r in results:  # keyed by file: two machines' copies may share a run name
         if release(r) != current[r.machine, r.info["backend"]] and not names(r.run) & set(wanted):
             continue
         runs[unit(r)][r.file] = max(runs[unit(r)].get(r.file, (False, "")), (r.complete, r.datetime))
+    newest = {}  # per unit without its part: the newest run of any part
+    for key, found in runs.items():
+        newest[key[:-1]] = max(newest.get(key[:-1], ()), *((when, file) for file, when
+                                                            in found.items()))
     out = {}
     for key, found in sorted(runs.items(), key=lambda item: item[0][-1] is not None):
         named = [file for file in found if names(Path(file).stem) & set(wanted)]
-        steps = out.get((*key[:-1], None))  # the first calls' unit comes after the steps'
-        if key[-1] and steps and not named:
-            found = {file: when for file, when in found.items() if same_job(file, steps, kinds)}
+        anchor = out.get((*key[:-1], None)) or newest[key[:-1]][1]  # parts come after wholes
+        if key[-1] and not named:
+            found = {file: when for file, when in found.items() if same_job(file, anchor, kinds)}
         if found:
             out[key] = max(named or found, key=lambda file: (found[file], file))
     return out
