@@ -4,6 +4,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from suites.profiles import PROFILES
+
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
 VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
@@ -71,7 +73,7 @@ MEASURED_S = {("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 2
               ("chainer", "decoder", "block"): 55, ("chainer", "mnist_cnn", "step"): 25,
               ("torch", "mnist_cnn", "step"): 150}
 # guesses for the steps not yet run on a GPU, (kind, backend) -> seconds (lengths: one variant's
-# step; the others: a model's or the backend's): the steady groups'
+# step; sweep: one point's; the others: a model's or the backend's): the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
 GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
            ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
@@ -79,11 +81,14 @@ GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch")
            ("lengths", "torch"): 150, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
-           ("sweep", "jax"): 150, ("sweep", "chainer"): 90, ("sweep", "torch"): 400,
+           ("sweep", "jax"): 40, ("sweep", "chainer"): 30, ("sweep", "torch"): 90,
            # three processes a point, each compiling once: op-by-op JAX compiles each primitive
            # (the H100's small ResNet-50 group took 231 s), torch.compile about 60 s a process
            ("busy", "jax"): 220, ("busy", "torch"): 250}
 BACKENDS = ("jax", "chainer", "torch")
+# the sweep's points on a GPU, one step each (the busy points have steps of their own)
+SWEEP_POINTS = tuple(m for m in PROFILES["default"].on_device("cuda").scale.models
+                     if not m.startswith("busy-"))
 # the variants of the lengths steps (per variant: its four strategies, at most the profile's
 # budget each): the CPU lengths suite's, and torch's CUDA-graph ones on a GPU
 LENGTHS_VARIANTS = {"jax": ("eager", "graph"), "chainer": ("eager", "graph"),
@@ -144,11 +149,12 @@ PLAN = (
            f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
            "tolerance)", expect_s=60, kind="check", part="parity") for b in ("torch", "jax", "chainer")),
     # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
-    # the full-width VGG at 224² px, batch 1, and the decoder's compute point
-    *(Step(f"sweep-{b}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
-                             "--variant", "eager,graph", "-k", "not busy"),
-           GUESS_S["sweep", b] * 2, f"{b}: where graph mode stops paying, eager and `graph`",
-           expect_s=GUESS_S["sweep", b], part="sweep") for b in BACKENDS),
+    # the full-width VGG at 224² px, batch 1, and the decoder's compute point, one step a point
+    *(Step(f"sweep-{b}-{point}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
+                                     "--variant", "eager,graph", "-k", point),
+           max(GUESS_S["sweep", b] * 2, 90), f"{b}: where graph mode stops paying, {point}, "
+           "eager and `graph`", expect_s=GUESS_S["sweep", b], part="sweep")
+      for b in BACKENDS for point in SWEEP_POINTS),
 )
 
 
