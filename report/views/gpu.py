@@ -181,7 +181,8 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             f"{versions + '; ' if versions else ''}"
             "float32, TF32 convolutions as by default; [one wait per timed block]"
             "(docs/METHOD.md#the-step-a-gpu-user-runs), as a training loop waits)",
-            "", "| " + " | ".join(columns) + " |", "|---" * len(columns) + "|",
+            "", "| " + " | ".join(c.replace("the CPU's", f"the {short_name(cpu_machine)}'s")
+                                  for c in columns) + " |", "|---" * len(columns) + "|",
             *(_row(records, cpu, r, columns, brief) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
             *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
