@@ -111,7 +111,8 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     assert [s.backend for s in sweep[::len(SWEEP_POINTS)]] == ["jax", "chainer", "torch"]
     assert all("suites/test_scale.py" in s.args and "--profile" not in s.args for s in sweep)
     points = [s.args[-1] for s in sweep]  # one step a point; busy points: steps of their own
-    assert points[:len(SWEEP_POINTS)] == list(SWEEP_POINTS) and len(SWEEP_POINTS) >= 4
+    assert points[:len(SWEEP_POINTS)] == list(SWEEP_POINTS) and SWEEP_POINTS == tuple(
+        m for m in PROFILES["default"].on_device("cuda").scale.models if not m.startswith("busy-"))
     assert not any(p.startswith("busy-") or p in q for p in points for q in points if p != q)
     busy = [s for s in PLAN if s.part == "busy"]  # issue 49's 1.3, before lengths (1.4)
     assert [s.name for s in busy] == ["busy-torch-resnet", "busy-jax-resnet",
