@@ -33,6 +33,7 @@ class Step:
     keys: tuple = field(default=())  # (backend, model, phase, wait) rows it measures
     env: tuple = ()  # (name, value) set for this step's processes only
     part: str = ""  # the part it measures beyond the answer rows (PARTS), for the report
+    label: str = ""  # of that part, the model (a prefix) or variant whose records it gives
     expect_s: int = 0  # what it takes on a GPU (0: unknown): skipped where it won't fit the time
     kind: str = "run"  # run: a saved pytest-benchmark run; check: a pytest session, study: a
     # script printing JSON lines (both saved as findings/gpu_<name>.json with their output)
@@ -115,14 +116,15 @@ PLAN = (
                                         "--backend", b, "--model", m, "--variant", VARIANTS[b],
                                         "-k", "not float16 and not bfloat16"),
            GUESS_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
-           expect_s=GUESS_S["first-calls", b], part="first calls") for m in ANSWER_MODELS for b in BACKENDS),
+           expect_s=GUESS_S["first-calls", b], part="first calls", label=m)
+      for m in ANSWER_MODELS for b in BACKENDS),
     # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:
     # Profile.on_device), one step a point: ResNet-50 at 224² px, batch 32; the decoder's compute
     # point at batch 8
     *(Step(f"busy-{b}-{m}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
                                 "--variant", "eager,graph", "-k", f"busy-{m}"),
            GUESS_S["busy", b] * 2, f"{b}: {m} where the GPU is busy, eager and `graph`",
-           expect_s=GUESS_S["busy", b], part="busy")
+           expect_s=GUESS_S["busy", b], part="busy", label=f"busy-{m}")
       for m in ("resnet", "decoder") for b in ("torch", "jax")),
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants, and a GPU's
     # CUDA-graph ones), one step a variant: its four strategies, each cut at the profile's
@@ -130,7 +132,7 @@ PLAN = (
     *(Step(f"lengths-{b}-{v}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b,
                                    "--variant", v),
            GUESS_S["lengths", b] * 3, f"lengths that vary, {b} `{v}`",
-           expect_s=GUESS_S["lengths", b], part="lengths")
+           expect_s=GUESS_S["lengths", b], part="lengths", label=v)
       for b in BACKENDS for v in LENGTHS_VARIANTS[b]),
     # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops
     *(Step(f"precision-{b}", b, ("suites/test_steady.py", "--job", "seeds", "--group-budget-s",
@@ -152,7 +154,7 @@ PLAN = (
     *(Step(f"sweep-{b}-{point}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
                                      "--variant", "eager,graph", "-k", point),
            max(GUESS_S["sweep", b] * 2, 90), f"{b}: where graph mode stops paying, {point}, "
-           "eager and `graph`", expect_s=GUESS_S["sweep", b], part="sweep")
+           "eager and `graph`", expect_s=GUESS_S["sweep", b], part="sweep", label=point)
       for b in BACKENDS for point in SWEEP_POINTS),
 )
 

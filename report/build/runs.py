@@ -4,8 +4,10 @@ its tables name beside their figures (results known to be wrong, retrace skip ru
 from collections import defaultdict
 from pathlib import Path
 
+from machines import gpu_model
 from report.build.load import WAITS, unfinished
 from report.build.page_data import run_table
+from report.build.plan_gaps import not_measured
 from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs, unit
 
 
@@ -107,8 +109,10 @@ def section_runs(picked):
 
 
 def for_views(machines):
-    """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get."""
-    return [(machine, shown(view), records) for machine, view, records in machines]
+    """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get,
+    a GPU's with what its plan still lacks (plan_gaps.not_measured)."""
+    return [(machine, {**shown(view), "not_measured": not_measured(records)} if gpu_model(machine)
+             else shown(view), records) for machine, view, records in machines]
 
 
 def made_by(results, files):

@@ -1,9 +1,9 @@
 """The answer's GPU table: per GPU machine timed as a training loop runs (--wait block), each row's
 speedups with their intervals and runs, the same row on the answer's CPU, and what the GPU job
-has not measured yet (gpu/plan.py)."""
+has not measured yet (report.build.plan_gaps, gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
-from gpu.plan import ANSWER_MODELS as MODELS, BACKENDS, NOT_ON_THE_LEASE, PARTS, PLAN
+from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
 from report.views.scale import gflop, point
 from report.views.text import ms, speedup_text
 
@@ -73,27 +73,6 @@ def _row(records, cpu, speedup, columns, brief=False):
                  else speedup_text(on_cpu)),
              "run": ", ".join(f"`{run.split('_')[0]}`" for run in runs)}
     return "| " + " | ".join(cells[c] for c in columns) + " |"
-
-
-def not_measured(records):
-    """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model or part
-    alone: none of the three backends), then its other parts with none ('lengths that vary')."""
-    done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"
-            or r["kind"] == "step_time" and r.get("known_wrong")}
-    seen = {(r["backend"], r["kind"]) for r in records}
-    left = {}
-    for step in PLAN:
-        for backend, model, _, wait in step.keys[:1]:
-            if step.kind == "run" and wait == "block" and (backend, model) not in done:
-                left.setdefault(model, []).append(backend)
-        if step.part:
-            words, kinds = PARTS[step.part]
-            if not any((step.backend, kind) in seen for kind in kinds):
-                left.setdefault(words, [])
-                if step.backend not in left[words]:
-                    left[words].append(step.backend)
-    return [what if set(backends) == set(BACKENDS) else f"{what} ({', '.join(backends)})"
-            for what, backends in left.items()]
 
 
 def known_wrong(records):
@@ -175,7 +154,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
                                  r["backend"], list(VARIANTS).index(r["variant"])))
     threads = next((r["threads"] for r in rows if r.get("threads")), "?")
     columns = [c for c in COLUMNS if not (brief and c in BRIEF)]
-    missing = not_measured(records)
+    missing = shown.get("not_measured", [])  # the build's (report.build.plan_gaps)
     versions = setting(shown)
     return [f"**On the {short_name(machine)}** ({gpu_model(machine)}, {threads} threads; "
             f"{versions + '; ' if versions else ''}"
