@@ -19,6 +19,14 @@ def get(records, rec, kind, phase=None, variant=None, case=None):
                  and (phase is None or r["phase"] == phase) and r["case"] == case), None)
 
 
+def no_cache_backends(records):
+    """The backends with a cold graph first call and no warm one: nothing kept on disk."""
+    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
+            and r["variant"] != "eager"}
+    return cold - {r["backend"] for r in records if r["kind"] == "first_call"
+                   and r["case"] == "warm"}
+
+
 def bound(rec):
     """Why eager stays: the largest gain the interval leaves open, or no interval."""
     if not rec["interval"]:

@@ -4,7 +4,7 @@ from fractions import Fraction
 
 from catalog import KNOWN_WRONG
 from machines import gpu_model, short_name
-from report.views.advice import FINDING, advice, get, steps_text
+from report.views.advice import FINDING, advice, get, no_cache_backends, steps_text
 from report.build.best import RULE
 from report.views.gpu import gpu_table, timed_as_a_loop
 from report.views.headline import answer_lines, machines_line, your_case
@@ -13,7 +13,7 @@ from report.build.ratios import NO_GAIN, NOISE, SAME, decided
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
 from report.views.tables import chosen as best
-from report.views.text import (break_even_text, count, duration, precision_text, span,
+from report.views.text import (break_even_text, count, duration, label, precision_text, span,
                                speedup_text)
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
@@ -126,14 +126,6 @@ def workloads(records):
     return "Workloads: " + "; ".join(f"**{m}** = {workload(r)}" for m, r in sorted(seen.items())) + "."
 
 
-def no_cache_backends(records):
-    """The backends with a cold graph first call and no warm one: nothing kept on disk."""
-    cold = {r["backend"] for r in records if r["kind"] == "first_call" and r["case"] == "cold"
-            and r["variant"] != "eager"}
-    return cold - {r["backend"] for r in records if r["kind"] == "first_call"
-                   and r["case"] == "warm"}
-
-
 def no_cache(records):
     """A note naming the backends with no warm first call: nothing on disk to warm, so every run
     on the machine is a first run."""
@@ -192,10 +184,8 @@ def run_cell(rec, records, brief=False):
     """The runs a row's figures come from: its ratio's (each pooled job's) and, where its first
     calls are a run of their own, that run (`brief`: run numbers only)."""
     even = get(records, rec, "break_even", case="cold")
-    first = [even["first_calls_run"]] if even and even.get("first_calls_run") else []
-    runs = (rec.get("pooled_runs") or [rec["run"]]) + first
-    return "+".join(f"`{run.split('_')[0] if brief else run}`" for run in runs) + (
-        "†" if rec["dirty"] else "")
+    return label(rec, brief, [even["first_calls_run"]] if even and even.get("first_calls_run")
+                 else [])
 
 
 def rows(records, brief=False):

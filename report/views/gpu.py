@@ -4,6 +4,7 @@ has not measured yet (report.build.plan_gaps, gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
+from report.views.advice import no_cache_backends
 from report.views.scale import gflop, point
 from report.views.text import ms, speedup_text
 
@@ -38,8 +39,7 @@ def _first_calls(records, backend, model, variant):
              for c in ("cold", "warm")]
     if not first[0]:
         return "—", "—"
-    if not any(r["kind"] == "first_call" and r["backend"] == backend and r.get("case") == "warm"
-               for r in records):
+    if backend in no_cache_backends(records):
         return f"{_paid_back(even[0])} / same", f"{first[0]['estimate']:.2f} (no cache)"
     return " / ".join(map(_paid_back, even)), " → ".join(
         f"{f['estimate']:.2f}" if f else "—" for f in first)

@@ -51,10 +51,12 @@ def duration(seconds):
     return f"{seconds / 3600:.2g} h"
 
 
-def label(rec):
-    """A record's run as the tables show it; † marks a dirty tree."""
-    runs = rec.get("pooled_runs") or [rec["run"]]  # a pooled ratio: every job it draws from
-    return "+".join(f"`{run}`" for run in runs) + ("†" if rec["dirty"] else "")
+def label(rec, brief=False, more=()):
+    """A record's run as the tables show it, with `more` runs its row draws on (`brief`: run
+    numbers only); † marks a dirty tree."""
+    runs = [*(rec.get("pooled_runs") or [rec["run"]]), *more]  # pooled: every job it draws from
+    return "+".join(f"`{run.split('_')[0] if brief else run}`" for run in runs) + (
+        "†" if rec["dirty"] else "")
 
 
 def step_text(rec):
