@@ -465,3 +465,17 @@ def test_a_part_is_not_measured_until_each_of_its_steps_is():
     assert "first calls cold and warm, break-even" in said  # chainer's other models still missing
     done = [resnet, _rec("busy_speedup", "torch", "graph", model="busy-decoder-d512-h8-x6-t256-b8")]
     assert next(x for x in not_measured(done) if x.startswith("ResNet-50")).endswith("(jax)")
+
+
+def test_a_gpu_determinism_row_is_refused_only_where_its_switch_cannot_reach():
+    from report.views.determinism import determinism_section
+    step = lambda machine, variant: {
+        "kind": "determinism_step", "machine": machine, "backend": "jax", "model": "mnist_cnn",
+        "variant": variant, "deterministic": False, "estimate": 1e-3, "low": 1e-3, "high": 1e-3,
+        "compared_steps": 4, "repeat_identical": True, "identical_to_eager": True,
+        "max_rel_diff_to_eager": 0.0}
+    gpu, cpu = "vm (x, 16 cores, NVIDIA H100 80GB HBM3)", "vm (AMD EPYC, 2 cores)"
+    row = lambda text, variant: next(x for x in text.splitlines() if f"| {variant} |" in x)
+    on_gpu = determinism_section([step(gpu, "eager"), step(gpu, "graph")])
+    assert "refused" in row(on_gpu, "eager") and "refused" not in row(on_gpu, "graph")
+    assert "refused" in row(determinism_section([step(cpu, "graph")]), "graph")

@@ -1,7 +1,8 @@
 """Deterministic ops: the step-time cost of the switch and whether same-seed runs repeat."""
 import math
 
-from catalog import DETERMINISM_UNSUPPORTED
+from catalog import determinism_skip
+from machines import gpu_model
 from report.build.ratios import SAME, decided
 from report.views.text import interval_cell, speedup_text, step_text, variant_order
 
@@ -51,7 +52,8 @@ def determinism_section(records):
     slower, faster, reasons, basis = [], [], [], set()
     for backend, model, variant in keys:
         off, on = runs.get((backend, model, variant, False)), runs.get((backend, model, variant, True))
-        why = DETERMINISM_UNSUPPORTED.get((backend, variant))
+        why = determinism_skip(backend, variant, "cuda" if gpu_model((off or on)["machine"])
+                               else "cpu")
         repeat_off = _yes(off and off["repeat_identical"])
         if on is None and why:
             reasons += [why] if why not in reasons else []
