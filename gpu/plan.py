@@ -9,7 +9,7 @@ VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
 # TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
 # the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
-NOT_ON_THE_LEASE = {"TensorFlow": "its 1.9 GB GPU wheel cannot reach this machine (no network)"}
+NOT_ON_THE_LEASE = {"TensorFlow": "no network there to fetch its 1.9 GB GPU wheel"}
 # the issue's parts beyond the answer rows: what the report calls each, and the record kinds that
 # show it measured on a machine (the report lists the others as not measured yet)
 PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",)),
@@ -48,8 +48,9 @@ GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "de
 
 def _steady(backend, model, wait="block", phases=("train", "infer")):
     keyword = f"({' or '.join(phases)}) and not float16 and not bfloat16"
-    expect = MEASURED_S.get((backend, model, wait), GUESS_S["steady", backend])
-    return Step(f"{backend}-{model}" + ("" if wait == "block" else f"-wait-{wait}"), backend,
+    name = f"{backend}-{model}" + ("" if wait == "block" else f"-wait-{wait}")
+    expect = MEASURED_S.get(name, GUESS_S["steady", backend])
+    return Step(name, backend,
                 ("suites/test_steady.py", "--job", "answer", "--group-budget-s",
                  str(_BUDGET[backend]), "--backend", backend, "--model", model, "--variant",
                  VARIANTS[backend], "--wait", wait, "-k", f"({keyword})"),
@@ -61,26 +62,28 @@ def _steady(backend, model, wait="block", phases=("train", "infer")):
 # each group's time share (three processes at least): a JAX or Chainer group took 15-30 s on the
 # H100, a torch one of four arms (two compiled by inductor, cold) 70-110 s
 _BUDGET = {"jax": 15, "chainer": 15, "torch": 25}
-# what a steady step took on the H100 (gpu/job.py's steps.json, 2026-11-26, second and third
+# what a step took on the H100 (gpu/job.py's steps.json, 2026-11-26: second, third and fourth
 # windows), seconds: the job runs a step only where its cost fits the time left (op-by-op
 # ResNet-50 in JAX compiles each primitive on its first call: 231 s)
-MEASURED_S = {("jax", "mnist_cnn", "block"): 35, ("jax", "mnist_cnn", "step"): 20,
-              ("chainer", "mnist_cnn", "block"): 40, ("torch", "mnist_cnn", "block"): 215,
-              ("jax", "vgg", "block"): 55, ("chainer", "vgg", "block"): 40,
-              ("torch", "vgg", "block"): 290, ("jax", "resnet", "block"): 235,
-              ("chainer", "resnet", "block"): 45, ("jax", "decoder", "block"): 80,
-              ("chainer", "decoder", "block"): 55, ("chainer", "mnist_cnn", "step"): 25,
-              ("torch", "mnist_cnn", "step"): 150}
+MEASURED_S = {"jax-mnist_cnn": 39, "jax-mnist_cnn-wait-step": 20, "chainer-mnist_cnn": 40,
+              "torch-mnist_cnn": 215, "jax-vgg": 63, "chainer-vgg": 40, "torch-vgg": 290,
+              "jax-resnet": 235, "chainer-resnet": 45, "torch-resnet": 265, "jax-decoder": 80,
+              "chainer-decoder": 55, "chainer-mnist_cnn-wait-step": 25,
+              "torch-mnist_cnn-wait-step": 150, "first-calls-jax-mnist_cnn": 55,
+              "first-calls-chainer-mnist_cnn": 30, "first-calls-jax-vgg": 95,
+              "first-calls-chainer-vgg": 30, "parity-jax": 10, "parity-chainer": 10}
 # guesses for the steps not yet run on a GPU, (kind, backend) -> seconds (lengths: one variant's
 # step; sweep: one point's; the others: a model's or the backend's): the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
 GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
            ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
            ("first-calls", "torch"): 300, ("lengths", "jax"): 90, ("lengths", "chainer"): 45,
-           ("lengths", "torch"): 150, ("precision", "jax"): 60, ("precision", "chainer"): 60,
+           ("lengths", "torch"): 150, ("precision", "jax"): 150, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
            ("sweep", "jax"): 40, ("sweep", "chainer"): 30, ("sweep", "torch"): 90,
+           # JAX's precision step was stopped at 70 s on the H100 before its first group ended
+           # (op-by-op JAX compiles each primitive again per dtype);
            # three processes a point, each compiling once: op-by-op JAX compiles each primitive
            # (the H100's small ResNet-50 group took 231 s), torch.compile about 60 s a process
            ("busy", "jax"): 220, ("busy", "torch"): 250}
@@ -116,7 +119,8 @@ PLAN = (
                                         "--backend", b, "--model", m, "--variant", VARIANTS[b],
                                         "-k", "not float16 and not bfloat16"),
            GUESS_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
-           expect_s=GUESS_S["first-calls", b], part="first calls", label=m)
+           expect_s=MEASURED_S.get(f"first-calls-{b}-{m}", GUESS_S["first-calls", b]),
+           part="first calls", label=m)
       for m in ANSWER_MODELS for b in BACKENDS),
     # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:
     # Profile.on_device), one step a point: ResNet-50 at 224² px, batch 32; the decoder's compute
@@ -148,7 +152,8 @@ PLAN = (
     *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
                               "-k", "not trajectory", "-rf", "--tb=line"), 100,
            f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
-           "tolerance)", expect_s=60, kind="check", part="parity") for b in ("torch", "jax", "chainer")),
+           "tolerance)", expect_s=MEASURED_S.get(f"parity-{b}", 60), kind="check", part="parity")
+      for b in ("torch", "jax", "chainer")),
     # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
     # the full-width VGG at 224² px, batch 1, and the decoder's compute point, one step a point
     *(Step(f"sweep-{b}-{point}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
@@ -191,10 +196,26 @@ def done_steps(folders, gpu_model, code):
     return found
 
 
+def whole_of(step):
+    """The steady step whose run a first-calls step's break-even needs: one job kind, one timing
+    code (report.build.select.same_job); None for the other steps."""
+    if step.part != "first calls":
+        return None
+    return next(s for s in PLAN if s.name == f"{step.backend}-{step.label}")
+
+
 def missing(folders, gpu_model, code):
     """The plan's steps still to run for this GPU model and code, in priority order: first those
     this GPU model never ran, then those it ran only at an older timing code (a window is short,
-    and a row not yet measured tells a reader more than a row measured again)."""
+    and a row not yet measured tells a reader more than a row measured again); a model's steps
+    run at an older code come right after its first calls, which the report shows only beside
+    steps of their own code."""
     done, ever = done_steps(folders, gpu_model, code), done_steps(folders, gpu_model, None)
-    return ([step for step in PLAN if step.name not in ever]
-            + [step for step in PLAN if step.name in ever and step.name not in done])
+    again = [step for step in PLAN if step.name in ever and step.name not in done]
+    order = []
+    for step in PLAN:
+        if step.name not in ever:
+            order.append(step)
+            if whole_of(step) in again:
+                order.append(again.pop(again.index(whole_of(step))))
+    return order + again

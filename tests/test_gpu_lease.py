@@ -84,16 +84,41 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
     assert [s.name for s in missing([tmp_path], h100, "abc")] == [s.name for s in PLAN]
     _gpu_run(runs, "0090_gpu-jax-mnist_cnn.json")
     _gpu_run(runs, "0091_gpu-torch-mnist_cnn.json", complete=False)  # cut at its limit
-    _gpu_run(runs, "0092_gpu-chainer-mnist_cnn.json", code="old")
+    _gpu_run(runs, "0092_gpu-chainer-mnist_cnn-wait-step.json", code="old")
     _gpu_run(runs, "0093_gpu-jax-vgg.json", gpu="NVIDIA H200, 580.159.04, 143771 MiB")
     (tmp_path / "findings").mkdir()
     (tmp_path / "findings" / "gpu_step-cost-jax.json").write_text(json.dumps(
         {"machine": {"gpu": h100, "code": "abc"}, "complete": True}))
     left = [s.name for s in missing([tmp_path], h100, "abc")]
     assert "jax-mnist_cnn" not in left and "step-cost-jax" not in left
-    assert {"torch-mnist_cnn", "chainer-mnist_cnn", "jax-vgg"} <= set(left)
-    assert left[-1] == "chainer-mnist_cnn"  # run at an older code only: after every new row
+    assert {"torch-mnist_cnn", "chainer-mnist_cnn-wait-step", "jax-vgg"} <= set(left)
+    assert left[-1] == "chainer-mnist_cnn-wait-step"  # at an older code only: after every new row
     assert left[:-1] == [s.name for s in PLAN if s.name in left[:-1]]  # the plan's order kept
+    # a model's first calls meet its steps in a break-even only at one code: an older code's
+    # steps come right after the first calls, not at the end
+    _gpu_run(runs, "0094_gpu-torch-vgg.json", code="old")
+    left = [s.name for s in missing([tmp_path], h100, "abc")]
+    after = left[left.index("first-calls-torch-vgg") + 1]
+    assert after == "torch-vgg" and left[-1] == "chainer-mnist_cnn-wait-step"
+
+
+def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, monkeypatch,
+                                                                      capsys):
+    from gpu import job
+    from gpu.plan import PLAN
+    ran, named = [], {s.name: s for s in PLAN}
+    steps = [named["first-calls-jax-resnet"], named["jax-resnet"], named["parity-jax"]]
+    monkeypatch.setattr(job, "missing", lambda *_: steps)
+    monkeypatch.setattr(job, "STORE", tmp_path)
+    monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
+                        or {"step": step.name, "exit": 0, "seconds": 1})
+    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
+                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
+        monkeypatch.setenv(name, value)
+    seconds = steps[0].expect_s + 40 + 30  # the first calls alone fit, not with their steps
+    assert job.main(["--seconds", str(seconds)]) == 0
+    assert ran == ["parity-jax"] and "with jax-resnet" in capsys.readouterr().out
 
 
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
@@ -460,9 +485,11 @@ def test_a_part_is_not_measured_until_each_of_its_steps_is():
     lengths = [_rec("lengths_total", "jax", v, model="decoder") for v in ("eager", "graph")]
     said = not_measured([resnet, *lengths, _rec("first_call", "chainer", "graph", model="vgg")])
     busy = next(x for x in said if x.startswith("ResNet-50 at 224"))
-    assert busy.endswith("(jax, torch)")  # torch's decoder point still missing, as all of jax's
+    assert busy.endswith("(jax; torch: decoder)")  # torch's decoder point still missing, all of jax's
     assert "lengths that vary (chainer, torch)" in said  # jax has both of its variants
-    assert "first calls cold and warm, break-even" in said  # chainer's other models still missing
+    # which models are missing where some are measured: not the bare part, as if none were
+    assert ("first calls cold and warm, break-even (jax, torch; chainer: mnist_cnn, resnet, "
+            "decoder)") in said
     done = [resnet, _rec("busy_speedup", "torch", "graph", model="busy-decoder-d512-h8-x6-t256-b8")]
     assert next(x for x in not_measured(done) if x.startswith("ResNet-50")).endswith("(jax)")
 

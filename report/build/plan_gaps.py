@@ -12,20 +12,36 @@ def _measured(step, records):
         for r in records)
 
 
+def _which(left, labels):
+    """'torch; jax, chainer: resnet, decoder' for {backend: its labels not measured}: a backend
+    missing all of its part's labels (or a part without labels) by its name alone."""
+    groups = {}
+    for backend, missing in left.items():
+        key = () if missing == labels[backend] else tuple(x.removeprefix("busy-") for x in missing)
+        groups.setdefault(key, []).append(backend)
+    return "; ".join(", ".join(bs) + (f": {', '.join(key)}" if key else "")
+                     for key, bs in sorted(groups.items(), key=lambda item: len(item[0])))
+
+
 def not_measured(records):
-    """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model or part
-    alone: none of the three backends), then its other parts with a step not measured ('lengths
-    that vary (torch)': some of torch's lengths variants)."""
+    """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model alone: none
+    of the three backends), then its other parts with a step not measured ('lengths that vary
+    (torch)': some of torch's lengths variants; 'first calls … (torch; jax: decoder)': the steps
+    of each backend, and where only some, which models or variants)."""
     done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"
             or r["kind"] == "step_time" and r.get("known_wrong")}
-    left = {}
+    rows, parts, labels = {}, {}, {}
     for step in PLAN:
         for backend, model, _, wait in step.keys[:1]:
             if step.kind == "run" and wait == "block" and (backend, model) not in done:
-                left.setdefault(model, []).append(backend)
-        if step.part and not _measured(step, records):
-            backends = left.setdefault(PARTS[step.part][0], [])
-            if step.backend not in backends:
-                backends.append(step.backend)
-    return [what if set(backends) == set(BACKENDS) else f"{what} ({', '.join(backends)})"
-            for what, backends in left.items()]
+                rows.setdefault(model, []).append(backend)
+        if step.part:
+            labels.setdefault(step.part, {}).setdefault(step.backend, []).append(step.label)
+            if not _measured(step, records):
+                parts.setdefault(step.part, {}).setdefault(step.backend, []).append(step.label)
+    out = [what if set(backends) == set(BACKENDS) else f"{what} ({', '.join(backends)})"
+           for what, backends in rows.items()]
+    for part, left in parts.items():
+        whole = set(left) == set(BACKENDS) and all(left[b] == labels[part][b] for b in left)
+        out.append(PARTS[part][0] if whole else f"{PARTS[part][0]} ({_which(left, labels[part])})")
+    return out

@@ -170,6 +170,6 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
               else []),
             *([line, ""] if (line := busy_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
-            (f"Not yet on this GPU: {'; '.join(missing)} (gpu/plan.py's next steps). "
+            (f"Not yet on this GPU: {'; '.join(missing)}. "
              if missing else "") + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()),
             ""]
