@@ -24,9 +24,10 @@ sys.path.insert(0, str(ROOT))
 from gpu.plan import GPU_ARGS, PLAN, missing, whole_of  # noqa: E402
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
-RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there (numbering goes on)
+RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
 STUDIES = STORE / "findings"
 GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
+CALL_S = 560  # the longest job one call fits: a command's 600 s, less the transfers
 
 
 def log(*words):
@@ -78,6 +79,16 @@ def environment(device):
         # Chainer 7.8.1 imports two names NumPy 2 and Python 3.12 dropped: gpu/chainer_py312
         env["PYTHONPATH"] = os.pathsep.join([str(target), str(ROOT / "gpu" / "chainer_py312")])
     return env
+
+
+def number_on(runs):
+    """Copy the highest-numbered run of results/ (waits/ too) into `runs`, the store's folder that
+    conftest.next_number reads: a run's number is its name in the report, and a store holding
+    only the GPU's runs numbered window 4's first run 0100 beside a CPU run and a wait run."""
+    runs.mkdir(parents=True, exist_ok=True)
+    saved = sorted(ROOT.glob("results/**/[0-9][0-9][0-9][0-9]_*.json"), key=lambda p: p.name)
+    if saved and not (runs / saved[-1].name).exists():
+        shutil.copy(saved[-1], runs)
 
 
 def python_for(backend):
@@ -181,10 +192,7 @@ def main(argv=None):
         return 2
     out = Path(os.environ.get("OUT", "/tmp/gpu-out"))
     out.mkdir(parents=True, exist_ok=True)
-    RUNS.mkdir(parents=True, exist_ok=True)
-    for saved in ROOT.glob("results/*/[0-9]*_gpu-*.json"):  # pytest-benchmark numbers on from them
-        if not (RUNS / saved.name).exists():
-            shutil.copy(saved, RUNS)
+    number_on(RUNS)
     before = {p.name for p in STORE.glob("*/*.json")}
     machine = {"gpu": model, "code": code, "commit": commit, "device": device}
     steps = missing([ROOT / "results", STORE], model, code)
@@ -201,9 +209,12 @@ def main(argv=None):
     for n, step in enumerate(steps):
         left = deadline - time.time()
         # first calls whose model's steps run again right after (plan.missing) show only if both
-        # fit: the pair's cost
+        # fit: the pair's cost, unless the pair outlasts the whole call (torch's: the steps
+        # come first in the window's next call)
         pair = steps[n + 1] if n + 1 < len(steps) and steps[n + 1] == whole_of(step) else None
         expect = sum(s.expect_s or s.limit_s for s in (step, pair) if s)
+        if pair and expect + GRACE_S > CALL_S:
+            pair, expect = None, step.expect_s or step.limit_s
         if expect + GRACE_S > left:  # a later, shorter step may fit
             log(f"{step.name}: left for the next window (expects {expect} s"
                 f"{f' with {pair.name}' if pair else ''} and {GRACE_S} s to save; "

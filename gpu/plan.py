@@ -209,10 +209,12 @@ def missing(folders, gpu_model, code):
     this GPU model never ran, then those it ran only at an older timing code (a window is short,
     and a row not yet measured tells a reader more than a row measured again); a model's steps
     run at an older code come right after its first calls, which the report shows only beside
-    steps of their own code."""
+    steps of their own code, and first of all where its first calls ran at this code (in an
+    earlier call of the window: a torch pair outlasts one call)."""
     done, ever = done_steps(folders, gpu_model, code), done_steps(folders, gpu_model, None)
     again = [step for step in PLAN if step.name in ever and step.name not in done]
-    order = []
+    order = [step for step in PLAN if step.name in done and whole_of(step) in again]
+    order = [again.pop(again.index(whole_of(step))) for step in order]
     for step in PLAN:
         if step.name not in ever:
             order.append(step)

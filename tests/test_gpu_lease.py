@@ -100,6 +100,23 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
     left = [s.name for s in missing([tmp_path], h100, "abc")]
     after = left[left.index("first-calls-torch-vgg") + 1]
     assert after == "torch-vgg" and left[-1] == "chainer-mnist_cnn-wait-step"
+    # the first calls ran in an earlier call of the window: their model's steps come first
+    _gpu_run(runs, "0095_gpu-first-calls-torch-vgg.json")
+    assert [s.name for s in missing([tmp_path], h100, "abc")][0] == "torch-vgg"
+
+
+def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, monkeypatch):
+    """Run 0100 was three runs: a CPU job's, a wait run under waits/ and a GPU window's."""
+    from gpu import job
+    for name in ("Linux-CPython-3.11-64bit/0100_default.json",
+                 "Linux-CPython-3.12-64bit-1453ffec/0099_gpu-jax-decoder.json",
+                 "waits/cuda/0098_gpu-chainer-mnist_cnn-wait-step.json"):
+        (tmp_path / "results" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "results" / name).write_text("{}")
+    monkeypatch.setattr(job, "ROOT", tmp_path)
+    store = tmp_path / "store"
+    job.number_on(store / "Linux-CPython-3.12-64bit")  # the GPU machine's store, empty
+    assert conftest.next_number(store) == "0101"
 
 
 def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, monkeypatch,
@@ -119,6 +136,12 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     seconds = steps[0].expect_s + 40 + 30  # the first calls alone fit, not with their steps
     assert job.main(["--seconds", str(seconds)]) == 0
     assert ran == ["parity-jax"] and "with jax-resnet" in capsys.readouterr().out
+    # a pair longer than the whole call: the first calls run alone (their steps in the next)
+    torch = [named["first-calls-torch-vgg"], named["torch-vgg"]]
+    monkeypatch.setattr(job, "missing", lambda *_: torch)
+    ran.clear()
+    assert job.main(["--seconds", str(torch[0].expect_s + 40 + 30)]) == 0
+    assert ran[0] == "first-calls-torch-vgg" and "with torch-vgg" not in capsys.readouterr().out
 
 
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():

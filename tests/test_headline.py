@@ -35,9 +35,21 @@ def test_a_framework_line_gives_the_range_of_its_rows_and_names_what_is_within_n
     line = framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)])
     assert line.startswith("- **PyTorch** on the Zen 4: `torch.compile()` 1.26–1.29× "
                            "(mnist_cnn, resnet); within 3% of eager on vgg; paid back only after "
-                           "6,136–9,633 steps on a first run.")
+                           "6,136–9,633 steps on a first run (mnist_cnn, resnet).")  # vgg: none
     assert ("H100: `torch.compile()` 0.77× (mnist_cnn); `mode=\"reduce-overhead\"` 1.32× "
             "(mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn).") in line
+
+
+def test_a_pay_back_names_its_models_where_a_row_has_no_first_calls_yet():
+    """A GPU window timed JAX's first calls of two of its four models: the line said 'its first
+    call is already cheaper' of all four."""
+    rows = [speedup("jax", m, "graph", 80.0, 76.0, 84.0, wait="block") for m in ("mnist_cnn", "vgg")]
+    cheap = {**break_even("jax", "mnist_cnn", 1), "first_call_cheaper": True}
+    line = framework_line("jax", CPU, rows + [cheap], [])
+    assert "its first call is already cheaper than eager's (mnist_cnn)." in line
+    no_gain = {**break_even("jax", "vgg", None), "note": "no gain past ±3%: at most 2%"}
+    assert line.replace(" (mnist_cnn)", "") == framework_line("jax", CPU, rows + [cheap, no_gain],
+                                                               [])  # vgg cannot pay back: said
 
 
 def test_the_answer_has_one_line_per_framework_and_a_reader_case_per_finding():

@@ -98,12 +98,11 @@ def scope(machines):
              if r["kind"] == "scale_speedup" and r.get("flops")]
     return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
             + ("CPU and GPU." if gpu else "CPU only; no GPU has been measured yet.")
-            + " The networks are small (the workloads under each table): per-op overhead "
-            "dominates their steps, and that is what graph mode removes, so read each speedup as "
-            "its workload's, not the full-size network's."
-            + (f" Each backend's line in full says how the gain changes as the work per step "
-               f"grows, up to the VGG at {point(max(swept, key=gflop))} ([chart: where graph mode "
-               "stops paying](docs/charts/scale.png))." if swept else ""))
+            + " The networks are small (workloads under each table), so per-op overhead, which "
+            "graph mode removes, dominates: read each speedup as its workload's, not the "
+            "full-size network's."
+            + (f" As the work per step grows, up to the VGG at {point(max(swept, key=gflop))}: "
+               "[chart](docs/charts/scale.png), each backend's line in full." if swept else ""))
 
 
 def hardware(records):

@@ -58,14 +58,20 @@ def pays_back(records, rows):
              and (r["backend"], r["model"], r["variant"]) in chosen and r["estimate"]]
     if not found:
         return ""
+    models = sorted({r["model"] for r in found})
+    settled = {r["model"] for r in records if r["kind"] == "break_even" and r["case"] == "cold"
+               and (r["backend"], r["model"], r["variant"]) in chosen
+               and (r["estimate"] or (r.get("note") or "").startswith("no gain"))}
+    # named where a row has no first calls timed yet (a GPU window's, say)
+    where = f" ({', '.join(models)})" if {r["model"] for r in rows} - settled else ""
     if all(r.get("first_call_cheaper") for r in found):
-        return "; its first call is already cheaper than eager's"
+        return f"; its first call is already cheaper than eager's{where}"
     most = max(found, key=lambda r: r["estimate"])
     if not any(r["slow"] for r in found):
-        return f"; paid back within {most['estimate']} steps"
+        return f"; paid back within {most['estimate']} steps{where}"
     fewest = min(found, key=lambda r: r["estimate"])
     return (f"; paid back only after {fewest['estimate']:,}–{most['estimate']:,} steps on a "
-            "first run")
+            f"first run{where}")
 
 
 def chosen_rows(records):
