@@ -113,7 +113,6 @@ PLAN = (
     # the suite's harness before --wait: each step waited on (runs 0086-0088 timed so)
     _steady("jax", "mnist_cnn", wait="step", phases=("train",)),
     *(_steady(b, m) for m in ANSWER_MODELS[1:] for b in ("jax", "chainer", "torch")),
-    *(_steady(b, "mnist_cnn", wait="step", phases=("train",)) for b in ("chainer", "torch")),
     # 1.2: first calls cold and warm (break-even with the steady groups), in fresh processes
     *(Step(f"first-calls-{b}-{m}", b, ("suites/test_construction.py", "--job", "answer",
                                         "--backend", b, "--model", m, "--variant", VARIANTS[b],
@@ -130,6 +129,9 @@ PLAN = (
            GUESS_S["busy", b] * 2, f"{b}: {m} where the GPU is busy, eager and `graph`",
            expect_s=GUESS_S["busy", b], part="busy", label=f"busy-{m}")
       for m in ("resnet", "decoder") for b in ("torch", "jax")),
+    # the per-step waits of Chainer's and torch's MNIST CNN groups: after the first calls and
+    # the busy points, since gpu/step_cost.py already times what a per-step wait costs torch
+    *(_steady(b, "mnist_cnn", wait="step", phases=("train",)) for b in ("chainer", "torch")),
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants, and a GPU's
     # CUDA-graph ones), one step a variant: its four strategies, each cut at the profile's
     # budget, fit a window where a backend's whole suite would not

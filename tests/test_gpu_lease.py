@@ -153,8 +153,12 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     assert [s.keys[0][1] for s in steady][:4] == ["mnist_cnn"] * 4  # block, then jax's step wait
     torch = next(s for s in steady if s.name == "torch-vgg")
     assert "graph_cudagraphs,cuda_graph" in " ".join(torch.args) and "--wait" in torch.args
-    later = [s.part for s in PLAN[PLAN.index(steady[-1]):] if s.part]  # after every answer row
+    blocks = [s for s in steady if s.keys[0][3] == "block"]
+    later = [s.part for s in PLAN[PLAN.index(blocks[-1]):] if s.part]  # after every answer row
     assert later[:1] == ["first calls"] and {"lengths", "precision", "determinism"} <= set(later)
+    waits = [s.name for s in steady if s.keys[0][3] == "step"]  # jax's first, the others later
+    assert waits[0] == "jax-mnist_cnn-wait-step" and [s.name for s in PLAN].index(waits[-1]) > max(
+        PLAN.index(s) for s in PLAN if s.part in ("first calls", "busy"))
     sweep = [s for s in PLAN if s.part == "sweep"]  # the default profile's: the report shows it
     assert [s.backend for s in sweep[::len(SWEEP_POINTS)]] == ["jax", "chainer", "torch"]
     assert all("suites/test_scale.py" in s.args and "--profile" not in s.args for s in sweep)
@@ -224,6 +228,9 @@ def test_the_job_leaves_a_step_that_cannot_fit_for_the_next_window(tmp_path, mon
     assert ran == ["small"] and "big: left for the next window (expects 330 s and 40 s to save" in out
 
 
+LOOP = {"versions": {}, "timed_as_a_loop": True}  # the build's view of a GPU timed as a loop
+
+
 def _rec(kind, backend, variant, phase="train", model="mnist_cnn", estimate=2.0, **more):
     return {"kind": kind, "backend": backend, "model": model, "variant": variant, "phase": phase,
             "precision": "float32", "estimate": estimate, "low": estimate * 0.9,
@@ -244,7 +251,7 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
                     known_wrong="BatchNorm replayed", note="non-finite loss")]
     from report.build.plan_gaps import not_measured
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
-    shown = {"versions": {}, "not_measured": not_measured(records)}
+    shown = {"versions": {}, "not_measured": not_measured(records), "timed_as_a_loop": True}
     text = "\n".join(gpu_table(gpu, shown, records, "cpu", cpu))
     assert text.startswith("**On the H100** (NVIDIA H100 80GB HBM3, 16 threads;")
     rows = [line for line in text.splitlines() if line.startswith("| mnist_cnn")]
@@ -257,7 +264,9 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert "lengths that vary; " in text  # no variant of any backend yet
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on
-    assert gpu_table(gpu, {"versions": {}}, step_timed, "cpu", cpu) == []
+    from report.build.runs import timed_as_a_loop
+    assert timed_as_a_loop(records) and not timed_as_a_loop(step_timed)
+    assert gpu_table(gpu, {"versions": {}, "timed_as_a_loop": False}, step_timed, "cpu", cpu) == []
 
 
 def test_the_gpu_table_pays_back_with_a_first_calls_run_of_its_own():
@@ -277,8 +286,8 @@ def test_the_gpu_table_pays_back_with_a_first_calls_run_of_its_own():
                     note="never (slower)"),
                _rec("first_call", "torch", "cuda_graph", estimate=9.0, case="cold", **first)]
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
-    full = gpu_table(gpu, {"versions": {}}, records, "cpu", cpu)
-    brief = gpu_table(gpu, {"versions": {}}, records, "cpu", cpu, brief=True)
+    full = gpu_table(gpu, LOOP, records, "cpu", cpu)
+    brief = gpu_table(gpu, LOOP, records, "cpu", cpu, brief=True)
     graph = next(line for line in brief if line.startswith("| mnist_cnn | torch | `graph`"))
     assert " | 7,302 / 533 | 37.31 → 2.77 | 1.29× | `0091`, `0105` |" in graph
     assert "| never (slower) / — | 9.00 → — |" in next(
@@ -295,10 +304,10 @@ def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():
                 model_config={"depth": 50, "width": 1.0, "side": 224})
     records = [_rec("step_time", "torch", "eager", estimate=1.5e-3),
                _rec("speedup", "torch", "graph", estimate=0.77), busy]
-    text = "\n".join(gpu_table(gpu, {"versions": {}}, records, "cpu", []))
+    text = "\n".join(gpu_table(gpu, LOOP, records, "cpu", []))
     assert ("Where the GPU is busy (train step, eager ÷ `graph`): ResNet-50 at full width, 224² "
             "px, batch 32, 790 GFLOP a step: torch 1.80× [1.62, 1.98] (`0105`).") in text
-    assert "busy (" not in "\n".join(gpu_table(gpu, {"versions": {}}, records[:2], "cpu", []))
+    assert "busy (" not in "\n".join(gpu_table(gpu, LOOP, records[:2], "cpu", []))
 
 
 def test_the_busy_points_run_on_a_gpu_only_or_in_its_dry_run():
@@ -413,8 +422,8 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
                        _rec("speedup", "torch", "graph", run=run)]
-    machines = [("cpu", {"versions": {}}, cpu), (h100, {"versions": {}}, gpu("0091_gpu")),
-                (h200, {"versions": {}}, gpu("0110_gpu"))]
+    machines = [("cpu", {"versions": {}}, cpu), (h100, LOOP, gpu("0091_gpu")),
+                (h200, LOOP, gpu("0110_gpu"))]
     readme = answer_text(machines, "cpu", more="RESULTS.md#full", gpu=h100)
     assert "**On the H100**" in readme and "**On the H200**" not in readme
     assert "The GPU table of the H200, which has fewer rows measured: [in full](RESULTS.md#full)." \
@@ -458,7 +467,8 @@ def test_the_readme_leaves_room_for_the_whole_gpu_table():
     from machines import gpu_model
     from report.build.plan_gaps import not_measured
     from report.publish.write import README_LIMIT
-    from report.views.gpu import gpu_table, timed_as_a_loop
+    from report.build.runs import timed_as_a_loop
+    from report.views.gpu import gpu_table
     by = {}
     for r in json.loads((ROOT / "results" / "summary.json").read_text())["records"]:
         by.setdefault(r["machine"], []).append(r)
@@ -469,7 +479,7 @@ def test_the_readme_leaves_room_for_the_whole_gpu_table():
     cpu = max((m for m in by if not gpu_model(m)),
               key=lambda m: sum(r["kind"] == "speedup" for r in by[m]))
     table = lambda found: len("\n".join(gpu_table(
-        gpu, {"versions": {}, "not_measured": not_measured(found)}, found, cpu, by[cpu],
+        gpu, {**LOOP, "not_measured": not_measured(found)}, found, cpu, by[cpu],
         brief=True)))
     grows = table(_measured_whole(by[gpu], by[cpu])) - table(by[gpu])
     readme = len((ROOT / "README.md").read_text(encoding="utf-8"))

@@ -108,11 +108,19 @@ def section_runs(picked):
     return {b: {run: sorted(models) for run, models in runs.items()} for b, runs in found.items()}
 
 
+def timed_as_a_loop(records):
+    """Whether a machine's steady records were timed with one wait per block (a GPU's default):
+    the kind of GPU table the answer shows."""
+    return any(r.get("wait") == "block" for r in records if r["kind"] == "step_time")
+
+
 def for_views(machines):
     """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get,
-    a GPU's with what its plan still lacks (plan_gaps.not_measured)."""
-    return [(machine, {**shown(view), "not_measured": not_measured(records)} if gpu_model(machine)
-             else shown(view), records) for machine, view, records in machines]
+    each with whether it was timed as a loop, a GPU's with what its plan still lacks
+    (plan_gaps.not_measured)."""
+    return [(machine, {**shown(view), "timed_as_a_loop": timed_as_a_loop(records),
+                       **({"not_measured": not_measured(records)} if gpu_model(machine) else {})},
+             records) for machine, view, records in machines]
 
 
 def made_by(results, files):

@@ -6,7 +6,7 @@ from catalog import KNOWN_WRONG
 from machines import gpu_model, short_name
 from report.views.advice import FINDING, advice, get, no_cache_backends, steps_text
 from report.build.best import RULE
-from report.views.gpu import gpu_table, timed_as_a_loop
+from report.views.gpu import gpu_table
 from report.views.headline import answer_lines, machines_line, your_case
 from report.views.lengths import lengths_line
 from report.build.ratios import NO_GAIN, NOISE, SAME, decided
@@ -30,15 +30,15 @@ def answer_text(machines, front=None, more=None, gpu=None):
     if not machines:
         return "_No results yet: run the main job._"
     others = [m for m, _, _ in machines if front is not None and m != front]
-    elsewhere_gpus = [m for m, _, found in machines if more and gpu and m in others and m != gpu
-                      and timed_as_a_loop(found)]
+    elsewhere_gpus = [m for m, view, _ in machines if more and gpu and m in others and m != gpu
+                      and view.get("timed_as_a_loop")]
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
     parts = [scope(machines), ""]
     if more:
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
-        gpus = [(m, found) for m, _, found in machines if m in others and timed_as_a_loop(found)
-                and m not in elsewhere_gpus]
+        gpus = [(m, found) for m, view, found in machines if m in others
+                and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
@@ -65,7 +65,7 @@ def answer_text(machines, front=None, more=None, gpu=None):
                   "its start-up (interpreter, framework import), which each backend's line gives. "
                   "Generated from `results/summary.json`'s records; every table is in "
                   "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
-    listed = [m for m, _, found in machines if m in others and not timed_as_a_loop(found)
+    listed = [m for m, view, _ in machines if m in others and not view.get("timed_as_a_loop")
               and not more]  # the README's machine line names them
     if listed:  # a GPU timed as a training loop has its own table below
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "

@@ -45,11 +45,6 @@ def _first_calls(records, backend, model, variant):
         f"{f['estimate']:.2f}" if f else "—" for f in first)
 
 
-def timed_as_a_loop(records):
-    """Whether a machine's steady records were timed with one wait per block (a GPU's default)."""
-    return any(r.get("wait") == "block" for r in records if r["kind"] == "step_time")
-
-
 def _row(records, cpu, speedup, columns, brief=False):
     """One row's cells (`brief`: the CPU's speedup without the interval its own table gives)."""
     backend, model, variant = speedup["backend"], speedup["model"], speedup["variant"]
@@ -147,7 +142,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
     """The markdown lines of one GPU machine's table, or [] where it has no loop-timed rows
     (`brief`: the README's, without the BRIEF columns and the CPU's intervals, which the CPU's
     table above it gives)."""
-    if not timed_as_a_loop(records):
+    if not shown.get("timed_as_a_loop"):  # the build's (report.build.runs.for_views)
         return []
     rows = sorted((r for r in records if r["kind"] == "speedup" and r["phase"] == "train"
                    and r["precision"] == "float32" and r.get("wait") == "block"),
