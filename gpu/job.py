@@ -155,8 +155,13 @@ def pytest_outcome(output):
     return {"counts": counts, "failures": failures}
 
 
-def pack(out, before, costs):
-    """Every run and study this job saved, in $OUT/runs.tar (written whole, then renamed)."""
+def pack(out, before, costs, ledger):
+    """Every run and study this job saved, and `ledger` (what each step cost, which take_back
+    puts beside the GPU's studies and gpu.plan sizes later windows' steps from), in
+    $OUT/runs.tar (written whole, then renamed)."""
+    STUDIES.mkdir(parents=True, exist_ok=True)
+    (STUDIES / ledger["file"]).write_text(json.dumps(
+        {"machine": ledger["machine"], "steps": costs}, indent=1))
     staged = out / "runs.tar.tmp"
     with tarfile.open(staged, "w") as tar:
         for path in sorted(STORE.glob("*/*.json")):  # runs and studies, not the compile caches
@@ -206,12 +211,15 @@ def main(argv=None):
                         "'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
     log(f"{model}, code {code}: {len(steps)} steps to run:", ", ".join(s.name for s in steps))
     costs, failed = [], False
+    ledger = {"file": f"costs_{time.strftime('%Y%m%dT%H%M%S')}.json", "machine": machine}
     for n, step in enumerate(steps):
         left = deadline - time.time()
         # first calls whose model's steps run again right after (plan.missing) show only if both
         # fit: the pair's cost, unless the pair outlasts the whole call (torch's: the steps
         # come first in the window's next call)
-        pair = steps[n + 1] if n + 1 < len(steps) and steps[n + 1] == whole_of(step) else None
+        whole = whole_of(step)
+        pair = steps[n + 1] if whole and n + 1 < len(steps) and steps[n + 1].name == whole.name \
+            else None
         expect = sum(s.expect_s or s.limit_s for s in (step, pair) if s)
         if pair and expect + GRACE_S > CALL_S:
             pair, expect = None, step.expect_s or step.limit_s
@@ -222,7 +230,7 @@ def main(argv=None):
             continue
         costs.append(run_step(step, device, env, min(step.limit_s, left - GRACE_S), machine))
         failed |= costs[-1]["exit"] != 0
-        pack(out, before, costs)
+        pack(out, before, costs, ledger)
     return 1 if failed else 0
 
 

@@ -1,7 +1,8 @@
 """The GPU job's steps in priority order, and which of them a GPU kind still lacks at this timing
 code (framework-free: gpu/job.py runs the missing ones, the report lists them as not measured)."""
 import json
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
@@ -62,28 +63,24 @@ def _steady(backend, model, wait="block", phases=("train", "infer")):
 # each group's time share (three processes at least): a JAX or Chainer group took 15-30 s on the
 # H100, a torch one of four arms (two compiled by inductor, cold) 70-110 s
 _BUDGET = {"jax": 15, "chainer": 15, "torch": 25}
-# what a step took on the H100 (gpu/job.py's steps.json, 2026-11-26: second, third and fourth
-# windows), seconds: the job runs a step only where its cost fits the time left (op-by-op
+# what a step took on the H100 in the second and third windows (gpu/job.py's steps.json,
+# 2026-11-26), seconds; later windows' costs are saved with their runs (step_costs), which
+# override these: the job runs a step only where its cost fits the time left (op-by-op
 # ResNet-50 in JAX compiles each primitive on its first call: 231 s)
-MEASURED_S = {"jax-mnist_cnn": 39, "jax-mnist_cnn-wait-step": 20, "chainer-mnist_cnn": 40,
-              "torch-mnist_cnn": 215, "jax-vgg": 63, "chainer-vgg": 40, "torch-vgg": 290,
-              "jax-resnet": 235, "chainer-resnet": 45, "torch-resnet": 265, "jax-decoder": 80,
-              "chainer-decoder": 55, "chainer-mnist_cnn-wait-step": 25,
-              "torch-mnist_cnn-wait-step": 150, "first-calls-jax-mnist_cnn": 55,
-              "first-calls-chainer-mnist_cnn": 30, "first-calls-jax-vgg": 95,
-              "first-calls-chainer-vgg": 30, "parity-jax": 10, "parity-chainer": 10}
+MEASURED_S = {"jax-mnist_cnn": 35, "jax-mnist_cnn-wait-step": 20, "chainer-mnist_cnn": 40,
+              "torch-mnist_cnn": 215, "jax-vgg": 55, "chainer-vgg": 40, "torch-vgg": 290,
+              "jax-resnet": 235, "chainer-resnet": 45, "jax-decoder": 80, "chainer-decoder": 55,
+              "chainer-mnist_cnn-wait-step": 25, "torch-mnist_cnn-wait-step": 150}
 # guesses for the steps not yet run on a GPU, (kind, backend) -> seconds (lengths: one variant's
 # step; sweep: one point's; the others: a model's or the backend's): the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
 GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
            ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
            ("first-calls", "torch"): 300, ("lengths", "jax"): 90, ("lengths", "chainer"): 45,
-           ("lengths", "torch"): 150, ("precision", "jax"): 150, ("precision", "chainer"): 60,
+           ("lengths", "torch"): 150, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
            ("sweep", "jax"): 40, ("sweep", "chainer"): 30, ("sweep", "torch"): 90,
-           # JAX's precision step was stopped at 70 s on the H100 before its first group ended
-           # (op-by-op JAX compiles each primitive again per dtype);
            # three processes a point, each compiling once: op-by-op JAX compiles each primitive
            # (the H100's small ResNet-50 group took 231 s), torch.compile about 60 s a process
            ("busy", "jax"): 220, ("busy", "torch"): 250}
@@ -118,8 +115,7 @@ PLAN = (
                                         "--backend", b, "--model", m, "--variant", VARIANTS[b],
                                         "-k", "not float16 and not bfloat16"),
            GUESS_S["first-calls", b] * 2, f"first calls {b} {m}, cold and warm",
-           expect_s=MEASURED_S.get(f"first-calls-{b}-{m}", GUESS_S["first-calls", b]),
-           part="first calls", label=m)
+           expect_s=GUESS_S["first-calls", b], part="first calls", label=m)
       for m in ANSWER_MODELS for b in BACKENDS),
     # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:
     # Profile.on_device), one step a point: ResNet-50 at 224² px, batch 32; the decoder's compute
@@ -154,7 +150,7 @@ PLAN = (
     *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
                               "-k", "not trajectory", "-rf", "--tb=line"), 100,
            f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
-           "tolerance)", expect_s=MEASURED_S.get(f"parity-{b}", 60), kind="check", part="parity")
+           "tolerance)", expect_s=60, kind="check", part="parity")
       for b in ("torch", "jax", "chainer")),
     # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
     # the full-width VGG at 224² px, batch 1, and the decoder's compute point, one step a point
@@ -185,17 +181,22 @@ def done_steps(folders, gpu_model, code):
     """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
     `folders`."""
     found = set()
+    for path, saved in _saved(folders, "**/*gpu[-_]*.json"):
+        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code):
+            found.add(path.stem.split("_gpu-", 1)[1])
+        elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
+            found.add(path.stem[len("gpu_"):])
+    return found
+
+
+def _saved(folders, pattern):
+    """(path, its JSON) of each readable file matching `pattern` under `folders`."""
     for folder in folders:
-        for path in Path(folder).glob("**/*gpu[-_]*.json"):
+        for path in Path(folder).glob(pattern):
             try:
-                saved = json.loads(path.read_text())
+                yield path, json.loads(path.read_text())
             except (OSError, ValueError):
                 continue
-            if "_gpu-" in path.name and run_is_for(saved, gpu_model, code):
-                found.add(path.stem.split("_gpu-", 1)[1])
-            elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
-                found.add(path.stem[len("gpu_"):])
-    return found
 
 
 def whole_of(step):
@@ -222,4 +223,26 @@ def missing(folders, gpu_model, code):
             order.append(step)
             if whole_of(step) in again:
                 order.append(again.pop(again.index(whole_of(step))))
-    return order + again
+    costs = step_costs(folders, gpu_model)
+    return [sized(step, costs) for step in order + again]
+
+
+def step_costs(folders, gpu_model):
+    """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
+    that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another's."""
+    found = []
+    for path, saved in _saved(folders, "**/costs_*.json"):
+        mine = saved.get("machine", {}).get("gpu") == gpu_model
+        found += [((mine, path.name), cost) for cost in saved.get("steps", [])]
+    return {cost["step"]: (cost["seconds"], isinstance(cost["exit"], int))
+            for _, cost in sorted(found, key=lambda item: item[0])}
+
+
+def sized(step, costs):
+    """`step` expecting what it took when it last ran (`costs`): a step stopped at its limit took
+    longer than that, so twice it, and a limit half as long again."""
+    if step.name not in costs:
+        return step
+    seconds, finished = costs[step.name]
+    expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
+    return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2))

@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,36 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
     assert [s.name for s in missing([tmp_path], h100, "abc")][0] == "torch-vgg"
 
 
+def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkeypatch):
+    """Step costs were copied by hand from steps.json into gpu/plan.py; a step cut at its limit
+    (JAX's precision step, at 70 s) was given its guess again."""
+    from gpu import job
+    from gpu.plan import PLAN, missing
+    named = {s.name: s for s in PLAN}
+    monkeypatch.setattr(job, "missing", lambda *_: [named["parity-jax"], named["parity-torch"]])
+    for name, where in (("STORE", tmp_path), ("RUNS", tmp_path / "runs"),
+                        ("STUDIES", tmp_path / "findings")):
+        monkeypatch.setattr(job, name, where)
+    cut = "stopped at its limit (90 s)"
+    monkeypatch.setattr(job, "run_step", lambda step, *_: {
+        "step": step.name, "exit": 0 if step.name == "parity-jax" else cut,
+        "seconds": 6.2 if step.name == "parity-jax" else 91.0})
+    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
+                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
+        monkeypatch.setenv(name, value)
+    assert job.main(["--seconds", "300"]) == 1  # the cut step failed
+    with tarfile.open(tmp_path / "out" / "runs.tar") as tar:
+        ledger = [n for n in tar.getnames() if n.startswith("findings/costs_")]
+    saved = json.loads((tmp_path / ledger[0]).read_text())
+    assert len(ledger) == 1 and saved["machine"]["gpu"] == "cpu" and len(saved["steps"]) == 2
+    sized = {s.name: s for s in missing([tmp_path], "cpu", "abc")}
+    assert sized["parity-jax"].expect_s == 7  # what it took
+    assert sized["parity-torch"].expect_s == 182 and sized["parity-torch"].limit_s == 273  # cut
+    assert sized["parity-chainer"] == named["parity-chainer"]  # never ran: the plan's guess
+    other = {s.name: s for s in missing([tmp_path], "NVIDIA H200", "abc")}
+    assert other["parity-jax"].expect_s == 7  # another GPU's cost beats a guess
+
+
 def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, monkeypatch):
     """Run 0100 was three runs: a CPU job's, a wait run under waits/ and a GPU window's."""
     from gpu import job
@@ -128,6 +159,7 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     monkeypatch.setattr(job, "missing", lambda *_: steps)
     monkeypatch.setattr(job, "STORE", tmp_path)
     monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
     monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
                         or {"step": step.name, "exit": 0, "seconds": 1})
     for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
@@ -217,6 +249,7 @@ def test_the_job_leaves_a_step_that_cannot_fit_for_the_next_window(tmp_path, mon
     monkeypatch.setattr(job, "missing", lambda *_: [big, small])
     monkeypatch.setattr(job, "STORE", tmp_path)
     monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
     monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
                         or {"step": step.name, "exit": 0, "seconds": 1})
     monkeypatch.setenv("DEVICE", "cpu")
@@ -347,6 +380,7 @@ def test_the_gpu_job_without_a_gpu_stops_in_one_line_and_writes_nothing(tmp_path
         monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi at all
     monkeypatch.setattr(job, "STORE", tmp_path / "store")
     monkeypatch.setattr(job, "RUNS", tmp_path / "store" / "runs")
+    monkeypatch.setattr(job, "STUDIES", tmp_path / "store" / "findings")
     monkeypatch.setenv("OUT", str(tmp_path / "out"))
     monkeypatch.setenv("GRAPHBENCH_CODE", "abc")
     monkeypatch.setenv("GRAPHBENCH_COMMIT", "f" * 40)
