@@ -138,6 +138,7 @@ def run_step(step, device, env, seconds, machine):
         (STUDIES / f"gpu_{step.name}.json").write_text(json.dumps(
             {"machine": machine, "what": step.what, "complete": complete, "exit": code,
              "seconds": round(took, 1), "results": lines, "backend": step.backend,
+             "label": step.label,
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1)}

@@ -98,6 +98,17 @@ LENGTHS_VARIANTS = {"jax": ("eager", "graph"), "chainer": ("eager", "graph"),
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
 _DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)
 
+def _parity(backend, model):
+    """The check of one model's logits and first loss against the float64 reference on the GPU,
+    every variant, at the TF32 tolerance (`parity-<backend>` for the MNIST CNN)."""
+    return Step(f"parity-{backend}" + ("" if model == "mnist_cnn" else f"-{model}"), backend,
+                ("tests/test_parity.py", "--backend", backend, "--model", model, "-k",
+                 "not trajectory", "-rf", "--tb=line"), 300 if backend == "torch" else 100,
+                f"{backend}: parity of the {model} on cuda against the float64 reference (TF32 "
+                "tolerance)", expect_s=150 if backend == "torch" else 60, kind="check",
+                part="parity", label=model)
+
+
 _STUDY_VARIANTS = {"jax": "graph,eager", "torch": "eager,cuda_graph", "chainer": "eager,graph"}
 
 PLAN = (
@@ -147,11 +158,7 @@ PLAN = (
            GUESS_S["determinism", b] * 2, f"deterministic ops {b} mnist_cnn",
            expect_s=GUESS_S["determinism", b], env=_DETERMINISTIC, part="determinism")
       for b in BACKENDS),
-    *(Step(f"parity-{b}", b, ("tests/test_parity.py", "--backend", b, "--model", "mnist_cnn",
-                              "-k", "not trajectory", "-rf", "--tb=line"), 100,
-           f"{b}: parity of the MNIST CNN on cuda against the float64 reference (TF32 "
-           "tolerance)", expect_s=60, kind="check", part="parity")
-      for b in ("torch", "jax", "chainer")),
+    *(_parity(b, "mnist_cnn") for b in ("torch", "jax", "chainer")),
     # toward 1.3: the default profile's sweep (the report shows one profile a machine), up to
     # the full-width VGG at 224² px, batch 1, and the decoder's compute point, one step a point
     *(Step(f"sweep-{b}-{point}", b, ("suites/test_scale.py", "--job", "answer", "--backend", b,
@@ -159,6 +166,9 @@ PLAN = (
            max(GUESS_S["sweep", b] * 2, 90), f"{b}: where graph mode stops paying, {point}, "
            "eager and `graph`", expect_s=GUESS_S["sweep", b], part="sweep", label=point)
       for b in BACKENDS for point in SWEEP_POINTS),
+    # the other answer models' parity last: JAX and Chainer's take seconds, torch's compile
+    # every variant of a network
+    *(_parity(b, m) for b in ("jax", "chainer", "torch") for m in ANSWER_MODELS[1:]),
 )
 
 

@@ -526,7 +526,8 @@ def load_studies(results):
         elif path.stem.startswith("gpu_parity-") and "counts" in study:
             mine.append({"check": "parity", "backend": study["backend"], "study": path.stem,
                          "machine": study["machine"], "counts": study["counts"],
-                         "failures": study["failures"]})
+                         "failures": study["failures"],
+                         "model": study.get("label") or "mnist_cnn"})  # the first ones: none
     return found
 
 
@@ -542,7 +543,7 @@ def _study_record(machine, line, kind, unit, estimate, **fields):
 
 
 def parity_records(machine, studies):
-    """Per backend, how many of the parity tests (the MNIST CNN's logits and first loss against
+    """Per backend and model, how many of the parity tests (its logits and first loss against
     the float64 reference, every variant, at the TF32 tolerance) passed on `machine`'s GPU, with
     the failing ones."""
     out = []
@@ -553,7 +554,7 @@ def parity_records(machine, studies):
                 machine, line, "parity_check", "tests", counts.get("passed", 0),
                 failed=counts.get("failed", 0) + counts.get("error", 0),
                 failures=line["failures"], verdict=None, verdict_note=None, mark="",
-                target=None))
+                target=None, model=line["model"]))
     return out
 
 

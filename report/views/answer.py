@@ -45,7 +45,7 @@ def answer_text(machines, front=None, more=None, gpu=None):
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
-                 "speedup. Break-even: on a first run (cold caches) and later (warm). Best graph "
+                 "speedup. Best graph "
                  "variant: `graph` unless another is faster past ±3%. "
                  f"[In full]({more}): start-up, shapes that vary, the sweep, memory, advice. "
                  "Terms: [glossary](#glossary).", ""]

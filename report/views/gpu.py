@@ -97,22 +97,30 @@ def wait_line(records):
     parts = [f"{names.get((r['backend'], r['variant']), r['variant'])} {speedup_text(r)}"
              + (f" ({r['step_ms']:.2f} ms against {r['block_ms']:.2f})" if r is most else "")
              for r in costs]
-    return ("A wait on every output after each step (as the suite timed GPU steps before) "
-            "slows the MNIST CNN train step: " + "; ".join(parts)
+    return ("A wait on every output after each step slows the MNIST CNN train step: "
+            + "; ".join(parts)
             + " (gpu/step_cost.py); the table times one wait per block.")
 
 
 def parity_line(records):
-    """Per backend, the parity tests that passed on the GPU and the ones that failed, or ''."""
-    found = sorted((r for r in records if r["kind"] == "parity_check"),
-                   key=lambda r: r["backend"])
-    if not found:
+    """Per backend, the parity tests that passed on the GPU (of the models checked, named until
+    every answer model is) and the ones that failed, or ''."""
+    by = {}
+    for r in sorted((r for r in records if r["kind"] == "parity_check"),
+                    key=lambda r: (r["backend"], MODELS.index(r["model"]))):
+        by.setdefault(r["backend"], []).append(r)
+    if not by:
         return ""
-    said = "; ".join(f"{r['backend']} {r['estimate']} of {r['estimate'] + r['failed']}" + (
-        f" (failing: {', '.join(f.split('::')[-1] for f in r['failures'])})" if r["failed"]
-        else "") for r in found)
-    return ("Parity with the float64 reference (TF32 tolerance; MNIST CNN, every variant), tests "
-            f"passed: {said}.")
+    said = []
+    for backend, found in by.items():
+        passed, failed = sum(r["estimate"] for r in found), sum(r["failed"] for r in found)
+        failing = [f.split("::")[-1] for r in found for f in r["failures"]]
+        notes = ([] if len(found) == len(MODELS) else [", ".join(r["model"] for r in found)]) \
+            + ([f"failing: {', '.join(failing)}"] if failed else [])
+        said.append(f"{backend} {passed} of {passed + failed}"
+                    + (f" ({'; '.join(notes)})" if notes else ""))
+    return ("Parity with the float64 reference (TF32 tolerance, every variant), tests passed: "
+            f"{'; '.join(said)}.")
 
 
 def busy_line(records):

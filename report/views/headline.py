@@ -121,9 +121,9 @@ def answer_lines(cpu, cpu_records, gpus, others=()):
     other CPUs, [(machine, records)], named where they disagree)."""
     backends = sorted({r["backend"] for r in chosen_rows(cpu_records)},
                       key=lambda b: (list(NAMES) + [b]).index(b))
-    return [f"**In short**: the train step with graph mode against the same framework's eager "
-            f"step (× faster; within ±{NOISE:.0%} counts as no difference), small networks "
-            "where per-op overhead dominates:", "",
+    return [f"**In short**: graph mode's train step against the same framework's eager one "
+            f"(× faster; within ±{NOISE:.0%}: no difference), on small networks where per-op "
+            "overhead dominates:", "",
             *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends)]
 
 
