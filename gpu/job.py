@@ -173,6 +173,11 @@ def pack(out, before, costs, ledger):
     (out / "steps.json").write_text(json.dumps(costs, indent=1))
 
 
+def _cost(step):
+    """The seconds a step is expected to take (its limit where the plan has no cost)."""
+    return step.expect_s or step.limit_s
+
+
 def main(argv=None):
     """Run the missing steps until the deadline; 0 when every step that ran exited 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -219,11 +224,10 @@ def main(argv=None):
         # fit: the pair's cost, unless the pair outlasts the whole call (torch's: the steps
         # come first in the window's next call)
         whole = whole_of(step)
-        pair = steps[n + 1] if whole and n + 1 < len(steps) and steps[n + 1].name == whole.name \
-            else None
-        expect = sum(s.expect_s or s.limit_s for s in (step, pair) if s)
-        if pair and expect + GRACE_S > CALL_S:
-            pair, expect = None, step.expect_s or step.limit_s
+        pair = next((s for s in steps[n + 1:n + 2] if whole and s.name == whole.name), None)
+        if pair and _cost(step) + _cost(pair) + GRACE_S > CALL_S:
+            pair = None
+        expect = _cost(step) + (_cost(pair) if pair else 0)
         if expect + GRACE_S > left:  # a later, shorter step may fit
             log(f"{step.name}: left for the next window (expects {expect} s"
                 f"{f' with {pair.name}' if pair else ''} and {GRACE_S} s to save; "

@@ -226,15 +226,12 @@ def missing(folders, gpu_model, code):
     earlier call of the window: a torch pair outlasts one call)."""
     done, ever = done_steps(folders, gpu_model, code), done_steps(folders, gpu_model, None)
     again = [step for step in PLAN if step.name in ever and step.name not in done]
-    order = [step for step in PLAN if step.name in done and whole_of(step) in again]
-    order = [again.pop(again.index(whole_of(step))) for step in order]
+    order = [whole_of(step) for step in PLAN if step.name in done and whole_of(step) in again]
     for step in PLAN:
         if step.name not in ever:
-            order.append(step)
-            if whole_of(step) in again:
-                order.append(again.pop(again.index(whole_of(step))))
+            order += [step] + [whole_of(step)] * (whole_of(step) in again)
     costs = step_costs(folders, gpu_model)
-    return [sized(step, costs) for step in order + again]
+    return [sized(step, costs) for step in order + [s for s in again if s not in order]]
 
 
 def step_costs(folders, gpu_model):
