@@ -11,6 +11,7 @@ import argparse
 import importlib.util
 import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -54,6 +55,18 @@ def gpu_model(device):
         raise NoGPU(f"no NVIDIA GPU here (nvidia-smi exited {out.returncode}: "
                     f"{(out.stderr or out.stdout).strip()[:120]}); DEVICE=cpu runs the dry run")
     return out.stdout.splitlines()[0].strip()
+
+
+def cpu_name():
+    """This machine's CPU as /proc/cpuinfo names it, with its family and model ('AMD EPYC family
+    26 model 2'): a dry run's costs hold for one CPU."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return platform.processor() or platform.machine()
+    field = dict(re.findall(r"^(model name|cpu family|model)\s*:\s*(.*)$", info, re.M)[:3])
+    return (f"{field.get('model name', platform.machine())} family {field.get('cpu family', '?')} "
+            f"model {field.get('model', '?')}")
 
 
 def environment(device):
@@ -205,7 +218,7 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     number_on(RUNS)
     before = {p.name for p in STORE.glob("*/*.json")}
-    machine = {"gpu": model, "code": code, "commit": commit, "device": device}
+    machine = {"gpu": model, "code": code, "commit": commit, "device": device, "cpu": cpu_name()}
     steps = missing([ROOT / "results", STORE], model, code)
     if args.only:
         steps = [s for s in steps if s.name in args.only.split(",")]
