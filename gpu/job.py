@@ -5,8 +5,10 @@ finished. Run from the repository root on the GPU machine:
   GRAPHBENCH_COMMIT=... GRAPHBENCH_CODE=... OUT=folder python3 gpu/job.py --seconds 500
 
 (both from `python3 gpu/provenance.py` here). DEVICE=cpu is the dry run of the same steps on a CPU,
-with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's). Back here:
-`python3 gpu/take_back.py FOLDER` puts the runs and studies where the report reads them."""
+with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's); its cost ledger
+(findings/costs_*.json in GPU_JOB_STORE), copied to results/findings/dry-run/, sizes the steps no
+GPU ran yet (gpu.plan.dry_estimates). Back here: `python3 gpu/take_back.py FOLDER` puts the runs
+and studies where the report reads them."""
 import argparse
 import importlib.util
 import json
@@ -228,7 +230,9 @@ def main(argv=None):
         subprocess.run([sys.executable, "-c", "import sys, torch, jax, cupy, numpy; print(sys."
                         "version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__, "
                         "'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
-    log(f"{model}, code {code}: {len(steps)} steps to run:", ", ".join(s.name for s in steps))
+    log(f"{model}, code {code}: {len(steps)} steps to run (expected seconds; `python3 "
+        "gpu/plan.py` says where each figure comes from):",
+        ", ".join(f"{s.name} ({s.expect_s})" for s in steps))
     costs, failed = [], False
     ledger = {"file": f"costs_{time.strftime('%Y%m%dT%H%M%S')}.json", "machine": machine}
     for n, step in enumerate(steps):

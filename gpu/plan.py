@@ -2,9 +2,13 @@
 code (framework-free: gpu/job.py runs the missing ones, the report lists them as not measured)."""
 import json
 import math
+import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+# the GPU whose table is furthest along (docs/METHOD.md, On a GPU): a window asks for its kind
+FRONT_GPU = "NVIDIA H100 80GB HBM3"
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
 VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
@@ -231,25 +235,108 @@ def missing(folders, gpu_model, code):
         if step.name not in ever:
             order += [step] + [whole_of(step)] * (whole_of(step) in again)
     costs = step_costs(folders, gpu_model)
-    return [sized(step, costs) for step in order + [s for s in again if s not in order]]
+    scaled = dry_estimates(folders, costs)
+    return [sized(step, costs, scaled) for step in order + [s for s in again if s not in order]]
 
 
 def step_costs(folders, gpu_model):
     """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
-    that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another's."""
+    that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another
+    GPU's; a dry run's ledger (a CPU's) counts for that CPU's own dry runs only."""
     found = []
     for path, saved in _saved(folders, "**/costs_*.json"):
-        mine = saved.get("machine", {}).get("gpu") == gpu_model
-        found += [((mine, path.name), cost) for cost in saved.get("steps", [])]
+        machine = saved.get("machine", {})
+        mine = machine.get("gpu") == gpu_model
+        if mine or machine.get("device") != "cpu":
+            found += [((mine, path.name), cost) for cost in saved.get("steps", [])]
     return {cost["step"]: (cost["seconds"], isinstance(cost["exit"], int))
             for _, cost in sorted(found, key=lambda item: item[0])}
 
 
-def sized(step, costs):
+def dry_costs(folders):
+    """(CPU, {step name: seconds}): the steps that finished in the dry runs (DEVICE=cpu) of the
+    newest dry-run ledger's CPU, the newest ledger's figure for each; (None, {}) with none."""
+    ledgers = sorted(((path.name, saved) for path, saved in _saved(folders, "**/costs_*.json")
+                      if saved.get("machine", {}).get("device") == "cpu"), key=lambda x: x[0])
+    cpu = ledgers[-1][1]["machine"].get("cpu") if ledgers else None
+    return cpu, {cost["step"]: cost["seconds"] for _, saved in ledgers
+                 if saved["machine"].get("cpu") == cpu for cost in saved.get("steps", [])
+                 if isinstance(cost["exit"], int)}
+
+
+def dry_estimates(folders, costs):
+    """{step name: seconds} for each step with a dry run on one CPU and no GPU cost yet: its dry
+    run's time times the median GPU/dry ratio of the steps that have both (the finished GPU
+    costs in `costs`, else MEASURED_S) of its backend and kind (steady, first calls, ...), else
+    of its kind, else of its backend, else of all: a compile-bound step's ratio is not a
+    steady step's (JAX's MNIST CNN on the H100 over the Zen 5: first calls 3.0, steps 1.3)."""
+    _, dry = dry_costs(folders)
+    on_gpu = {**MEASURED_S, **{name: s for name, (s, finished) in costs.items() if finished}}
+    named = {step.name: step for step in PLAN}
+    ratios = {}
+    for name in dry.keys() & on_gpu.keys() & named.keys():
+        if dry[name] > 0:
+            ratio, (backend, kind) = on_gpu[name] / dry[name], _family(named[name])
+            for key in ((backend, kind), kind, backend, None):
+                ratios.setdefault(key, []).append(ratio)
+    if not ratios:
+        return {}
+    found = {}
+    for name in dry.keys() & named.keys() - on_gpu.keys():
+        backend, kind = _family(named[name])
+        near = next(ratios[k] for k in ((backend, kind), kind, backend, None) if k in ratios)
+        found[name] = dry[name] * statistics.median(near)
+    return found
+
+
+def _family(step):
+    """(backend, kind of step) whose GPU/dry ratios size `step`: its part, else its run kind."""
+    return step.backend, step.part or step.kind
+
+
+def sized(step, costs, scaled=None):
     """`step` expecting what it took when it last ran (`costs`): a step stopped at its limit took
-    longer than that, so twice it, and a limit half as long again."""
-    if step.name not in costs:
-        return step
-    seconds, finished = costs[step.name]
-    expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
-    return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2))
+    longer than that, so twice it, and a limit half as long again; one that never ran on a GPU,
+    its dry run scaled (`scaled`, dry_estimates), and a limit twice that (a guess from a CPU)."""
+    if step.name in costs:
+        seconds, finished = costs[step.name]
+        expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
+        return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2))
+    if step.name in (scaled or {}):
+        expect = math.ceil(scaled[step.name])
+        return replace(step, expect_s=expect, limit_s=max(90, 2 * expect))
+    return step
+
+
+def source(step, costs, scaled):
+    """Where `step`'s expected time comes from, in a few words."""
+    return ("a GPU job's cost" if step.name in costs else "windows 2-3 (MEASURED_S)"
+            if step.name in MEASURED_S else "dry run × GPU/dry ratio" if step.name in scaled
+            else "the plan's guess (GUESS_S)")
+
+
+def main(argv=None):
+    """Print what a GPU model still lacks at this tree's timing code, in the job's order, with
+    each step's expected time, its source and the running total."""
+    import argparse
+    import sys
+    sys.path.insert(0, str(ROOT))
+    from conftest import timing_code
+    parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
+    parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
+    args = parser.parse_args(argv)
+    folders, code = [ROOT / "results"], timing_code()
+    costs = step_costs(folders, args.gpu)
+    scaled, total = dry_estimates(folders, costs), 0
+    cpu, _ = dry_costs(folders)
+    print(f"{args.gpu}, timing code {code}; dry runs on {cpu or 'no CPU yet'}")
+    for step in missing(folders, args.gpu, code):
+        total += step.expect_s
+        print(f"{step.name:42} {step.expect_s:5d} s (limit {step.limit_s:4d})  {total:6d} s  "
+              f"{source(step, costs, scaled)}")
+    print(f"about {total / 60:.0f} minutes of GPU jobs")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

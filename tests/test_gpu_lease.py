@@ -134,7 +134,66 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
         named["parity-torch"].limit_s, 273)  # cut: twice its time, a limit half as long again
     assert sized["parity-chainer"] == named["parity-chainer"]  # never ran: the plan's guess
     other = {s.name: s for s in missing([tmp_path], "NVIDIA H200", "abc")}
-    assert other["parity-jax"].expect_s == 7  # another GPU's cost beats a guess
+    assert other["parity-jax"] == named["parity-jax"]  # a CPU's dry run is no GPU's cost
+    _ledger(tmp_path / "h100", "NVIDIA H100 80GB HBM3", parity_jax=5.5)
+    other = {s.name: s for s in missing([tmp_path], "NVIDIA H200", "abc")}
+    assert other["parity-jax"].expect_s == 6  # another GPU's cost beats a guess
+
+
+def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000", **steps):
+    """A cost ledger as gpu/job.py writes it: a GPU's, or a dry run's where `gpu` is "cpu";
+    steps by name with '_' for '-', seconds (a string: the step was cut at its limit)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"costs_{stamp}.json").write_text(json.dumps({
+        "machine": {"gpu": gpu, "device": "cpu" if gpu == "cpu" else "cuda", "cpu": cpu},
+        "steps": [{"step": name.replace("_", "-").replace("mnist-cnn", "mnist_cnn"),
+                   "seconds": s, "exit": 0 if isinstance(s, float) else "stopped at its limit"}
+                  for name, s in steps.items()]}))
+
+
+def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_ratio(tmp_path):
+    """The plan guessed 90 s for JAX's ResNet first calls, whose steps alone took 235 s on the
+    H100: a step started on a guess too short is cut at its limit and saves nothing."""
+    from gpu.plan import PLAN, dry_estimates, missing, step_costs
+    h100, named = "NVIDIA H100 80GB HBM3", {s.name: s for s in PLAN}
+    _ledger(tmp_path / "h100", h100, jax_mnist_cnn=40.0, first_calls_jax_mnist_cnn=60.0,
+            first_calls_chainer_mnist_cnn=20.0)
+    _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, first_calls_jax_mnist_cnn=30.0,
+            first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
+            first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
+            lengths_torch_eager=10.0, precision_jax="cut")
+    # an older dry run on another CPU: never mixed into the ratios of the newest one's
+    _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
+            stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
+    sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
+    # GPU/dry ratios: JAX's steps 4, its first calls 2, Chainer's first calls 0.5
+    assert sized["first-calls-jax-resnet"].expect_s == 200  # its backend's and kind's
+    assert sized["first-calls-jax-resnet"].limit_s == 400  # a CPU's guess: twice it
+    assert sized["first-calls-chainer-vgg"].expect_s == 15
+    assert sized["first-calls-torch-vgg"].expect_s == 63  # its kind's, 1.25: no torch one
+    assert sized["lengths-jax-eager"].expect_s == 30  # its backend's, 3: no lengths step
+    assert sized["lengths-torch-eager"].expect_s == 20  # every ratio's median, 2
+    assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
+    assert sized["precision-jax"].expect_s == named["precision-jax"].expect_s  # cut on the CPU
+    assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
+    assert "first-calls-jax-resnet" not in step_costs([tmp_path], h100)  # a dry run's is no GPU's
+    assert dry_estimates([tmp_path / "h100"], {}) == {}  # no dry run: the plan's guesses
+
+
+def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_path, monkeypatch,
+                                                                         capsys):
+    from gpu import plan
+    monkeypatch.setattr(plan, "ROOT", tmp_path)
+    _ledger(tmp_path / "results" / "findings" / "h100", plan.FRONT_GPU, jax_mnist_cnn=40.0)
+    _ledger(tmp_path / "results" / "findings" / "dry-run", "cpu", jax_mnist_cnn=10.0,
+            first_calls_jax_resnet=100.0)
+    assert plan.main([]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert "dry runs on AMD EPYC family 26 model 2" in lines[plan.FRONT_GPU.split()[0]]
+    assert "400 s" in lines["first-calls-jax-resnet"] and "dry run" in lines[
+        "first-calls-jax-resnet"]
+    assert "  40 s" in lines["jax-mnist_cnn"] and "a GPU job's cost" in lines["jax-mnist_cnn"]
+    assert "GUESS_S" in lines["first-calls-torch-decoder"]
 
 
 def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, monkeypatch):
@@ -270,7 +329,8 @@ def _rec(kind, backend, variant, phase="train", model="mnist_cnn", estimate=2.0,
             "precision": "float32", "estimate": estimate, "low": estimate * 0.9,
             "high": estimate * 1.1, "interval": "95% paired bootstrap", "note": None,
             "run": "0091_gpu-torch-mnist_cnn", "dirty": False, "wait": "block", "threads": 16,
-            "aa_floor_low": 0.97, "aa_floor_high": 1.06, "mark": "", **more}
+            "aa_floor_low": 0.97, "aa_floor_high": 1.06, "mark": "",
+            **({"timed": True} if kind == "break_even" else {}), **more}
 
 
 def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured():
@@ -328,6 +388,16 @@ def test_the_gpu_table_pays_back_with_a_first_calls_run_of_its_own():
         line for line in brief if "`cuda_graph`" in line)
     assert "A/A, train" in full[2] and "A/A, train" not in brief[2]
     assert "1.29× [1.16, 1.42]" in "\n".join(full) and "1.29× [" not in "\n".join(brief)
+    # the build says which break-evens were timed (`timed`): a verdict, or a first call missing
+    no_gain = [_rec("speedup", "torch", "graph_cudagraphs", estimate=1.01),
+               dict(_rec("break_even", "torch", "graph_cudagraphs", case="cold"), estimate=None,
+                    note="no gain past ±3%: at most 2%"),
+               dict(_rec("break_even", "torch", "graph_cudagraphs", case="warm"), estimate=None,
+                    timed=False, note="no warm first call in this run"),
+               _rec("first_call", "torch", "graph_cudagraphs", estimate=40.0, case="cold", **first)]
+    brief = gpu_table(gpu, LOOP, records + no_gain, "cpu", cpu, brief=True)
+    assert "| — (no gain past ±3%: at most 2%) / — | 40.00 → — |" in next(
+        line for line in brief if "`graph_cudagraphs`" in line)
 
 
 def test_the_busy_points_are_a_line_of_their_own_under_the_gpu_table():

@@ -16,7 +16,8 @@ def speedup(backend, model, variant, estimate, low, high, best=True, **more):
 def break_even(backend, model, steps, case="cold"):
     return {"kind": "break_even", "backend": backend, "model": model, "variant": "graph",
             "phase": "train", "precision": "float32", "case": case, "estimate": steps,
-            "slow": steps is not None and steps >= 100}  # as records.break_even_record sets it
+            "slow": steps is not None and steps >= 100,  # as records.break_even_record sets it
+            "timed": True}  # ... where its four figures are there
 
 
 CPU_RECORDS = [speedup("torch", "mnist_cnn", "graph", 1.29, 1.22, 1.40),
@@ -50,6 +51,9 @@ def test_a_pay_back_names_its_models_where_a_row_has_no_first_calls_yet():
     no_gain = {**break_even("jax", "vgg", None), "note": "no gain past ±3%: at most 2%"}
     assert line.replace(" (mnist_cnn)", "") == framework_line("jax", CPU, rows + [cheap, no_gain],
                                                                [])  # vgg cannot pay back: said
+    untimed = {**break_even("jax", "vgg", None), "timed": False,
+               "note": "no first calls timed in this run"}  # the build's, not a verdict
+    assert framework_line("jax", CPU, rows + [cheap, untimed], []) == line
 
 
 def test_the_answer_has_one_line_per_framework_and_a_reader_case_per_finding():

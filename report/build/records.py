@@ -105,7 +105,7 @@ def break_even_record(parts, variant, cache="cold"):
             note = "no first calls timed in this run"
         else:
             note = f"no {missing} in this run"
-        return record(anchor, "break_even", "steps", None, note=note,
+        return record(anchor, "break_even", "steps", None, note=note, timed=False,
                       variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts
     saved = train.saved("speedup")
@@ -114,6 +114,7 @@ def break_even_record(parts, variant, cache="cold"):
                                               speedup, *(saved[1:3] if saved else ()))
     return record(train, "break_even", "steps", steps, low, high,
                   low and "from the speedup's 95% interval", note=note, case=cache,
+                  timed=True,  # all four figures: the steps, or why it never pays, are known
                   first_calls_run=None if cold.file == train.file else cold.run,
                   slow=steps is not None and steps >= SLOW_PAYBACK,  # a short run stays eager
                   first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1

@@ -23,8 +23,7 @@ def _find(records, kind, backend, model, variant, phase="train", case=None):
 def _paid_back(rec):
     """A break-even cell's part: steps, 'never (slower)', '— (no gain …)', or '—' where a first
     call or step is missing (the line under the table names what is not measured)."""
-    if rec is None or rec["estimate"] is None and not (rec["note"] or "").startswith(
-            ("never", "no gain")):
+    if rec is None or not rec.get("timed"):
         return "—"
     if rec["estimate"] is None:
         return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"

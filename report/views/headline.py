@@ -60,8 +60,7 @@ def pays_back(records, rows):
         return ""
     models = sorted({r["model"] for r in found})
     settled = {r["model"] for r in records if r["kind"] == "break_even" and r["case"] == "cold"
-               and (r["backend"], r["model"], r["variant"]) in chosen
-               and (r["estimate"] or (r.get("note") or "").startswith("no gain"))}
+               and (r["backend"], r["model"], r["variant"]) in chosen and r.get("timed")}
     # named where a row has no first calls timed yet (a GPU window's, say)
     where = f" ({', '.join(models)})" if {r["model"] for r in rows} - settled else ""
     if all(r.get("first_call_cheaper") for r in found):
