@@ -30,7 +30,9 @@ STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while 
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
 STUDIES = STORE / "findings"
 GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
-CALL_S = 560  # the longest job one call fits: a command's 600 s, less the transfers
+# the longest job one call fits, the --seconds of a window's first call: a command's 600 s,
+# less the transfers and the job's own start (Chainer's wheel installed, the versions printed)
+CALL_S = 535
 
 
 def log(*words):
@@ -193,6 +195,62 @@ def _cost(step):
     return step.expect_s or step.limit_s
 
 
+def _pairs(first_calls, step):
+    """Whether `step` is the steady step whose run `first_calls`' break-even reads."""
+    whole = whole_of(first_calls)
+    return whole is not None and whole.name == step.name
+
+
+def needs(steps, n):
+    """(seconds, pair): what steps[n] is expected to take with the step it pairs with, or None.
+    First calls whose model's steps run again right after them (plan.missing) show only if both
+    fit: the pair's cost, unless the pair outlasts a whole call (torch's: the steps come first
+    in the window's next call)."""
+    step = steps[n]
+    pair = next((s for s in steps[n + 1:n + 2] if _pairs(step, s)), None)
+    if pair and _cost(step) + _cost(pair) + GRACE_S > CALL_S:
+        pair = None
+    return _cost(step) + (_cost(pair) if pair else 0), pair
+
+
+def chosen(steps, left):
+    """Each of `steps` with why it is left for the next window, or None where it runs now;
+    `left()`: the seconds the call has left when the step comes up."""
+    skipped = set()
+    for n, step in enumerate(steps):
+        expect, pair = needs(steps, n)
+        before = steps[n - 1] if n else None
+        if before and before.name in skipped and _pairs(before, step):
+            # steps run again at this code for their first calls' break-even: not without them
+            why = f"waits for {before.name}, whose break-even needs it at the same code"
+        elif expect + GRACE_S > (have := left()):
+            why = (f"expects {expect} s{f' with {pair.name}' if pair else ''} and {GRACE_S} s "
+                   f"to save; {have:.0f} s left")
+        else:
+            why = None
+        if why:
+            skipped.add(step.name)
+        yield step, why
+
+
+def preview(steps, calls):
+    """[[names of the steps a call would run] per call of `calls` seconds]: the job's choices
+    where every step takes what it is expected to (plan.main prints them before a window)."""
+    found = []
+    for seconds in calls:
+        ran, left = [], [seconds]
+        for step, why in chosen(steps, lambda: left[0]):
+            if why is None:
+                ran.append(step)
+                left[0] -= _cost(step)
+        rest = [s for s in steps if s not in ran]
+        # plan.missing: a model's steps come first once its first calls ran
+        steps = [s for s in rest if any(_pairs(r, s) for r in ran)] + [
+            s for s in rest if not any(_pairs(r, s) for r in ran)]
+        found.append([s.name for s in ran])
+    return found
+
+
 def main(argv=None):
     """Run the missing steps until the deadline; 0 when every step that ran exited 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -235,21 +293,11 @@ def main(argv=None):
         ", ".join(f"{s.name} ({s.expect_s})" for s in steps))
     costs, failed = [], False
     ledger = {"file": f"costs_{time.strftime('%Y%m%dT%H%M%S')}.json", "machine": machine}
-    for n, step in enumerate(steps):
-        left = deadline - time.time()
-        # first calls whose model's steps run again right after (plan.missing) show only if both
-        # fit: the pair's cost, unless the pair outlasts the whole call (torch's: the steps
-        # come first in the window's next call)
-        whole = whole_of(step)
-        pair = next((s for s in steps[n + 1:n + 2] if whole and s.name == whole.name), None)
-        if pair and _cost(step) + _cost(pair) + GRACE_S > CALL_S:
-            pair = None
-        expect = _cost(step) + (_cost(pair) if pair else 0)
-        if expect + GRACE_S > left:  # a later, shorter step may fit
-            log(f"{step.name}: left for the next window (expects {expect} s"
-                f"{f' with {pair.name}' if pair else ''} and {GRACE_S} s to save; "
-                f"{left:.0f} s left)")
+    for step, why in chosen(steps, lambda: deadline - time.time()):
+        if why:  # a later, shorter step may fit
+            log(f"{step.name}: left for the next window ({why})")
             continue
+        left = deadline - time.time()
         costs.append(run_step(step, device, env, min(step.limit_s, left - GRACE_S), machine))
         failed |= costs[-1]["exit"] != 0
         pack(out, before, costs, ledger)

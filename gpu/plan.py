@@ -324,17 +324,28 @@ def main(argv=None):
     from conftest import timing_code
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
     parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
+    from gpu.job import CALL_S, preview
+    parser.add_argument("--calls", default=f"{CALL_S},300", help="a window's job calls, seconds "
+                        f"each (default {CALL_S},300): the steps each runs if each takes its time")
     args = parser.parse_args(argv)
+    try:
+        calls = [float(x) for x in args.calls.split(",")]
+    except ValueError:
+        parser.error(f"--calls {args.calls}: seconds, comma-separated ({CALL_S},300)")
     folders, code = [ROOT / "results"], timing_code()
     costs = step_costs(folders, args.gpu)
     scaled, total = dry_estimates(folders, costs), 0
     cpu, _ = dry_costs(folders)
     print(f"{args.gpu}, timing code {code}; dry runs on {cpu or 'no CPU yet'}")
-    for step in missing(folders, args.gpu, code):
+    steps = missing(folders, args.gpu, code)
+    for step in steps:
         total += step.expect_s
         print(f"{step.name:42} {step.expect_s:5d} s (limit {step.limit_s:4d})  {total:6d} s  "
               f"{source(step, costs, scaled)}")
-    print(f"about {total / 60:.0f} minutes of GPU jobs")
+    print(f"about {total / 60:.0f} minutes of GPU jobs; the next window's calls, if each step "
+          "takes its time:")
+    for seconds, names in zip(calls, preview(steps, calls)):
+        print(f"  {seconds:.0f} s: {', '.join(names) or 'nothing fits'}")
     return 0
 
 
