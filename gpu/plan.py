@@ -268,8 +268,9 @@ def dry_estimates(folders, costs):
     """{step name: seconds} for each step with a dry run on one CPU and no GPU cost yet: its dry
     run's time times the median GPU/dry ratio of the steps that have both (the finished GPU
     costs in `costs`, else MEASURED_S) of its backend and kind (steady, first calls, ...), else
-    of its kind, else of its backend, else of all: a compile-bound step's ratio is not a
-    steady step's (JAX's MNIST CNN on the H100 over the Zen 5: first calls 3.0, steps 1.3)."""
+    of its backend (what its GPU and its imports cost: Chainer's first calls 5.6, torch's steps
+    2.6, H100 over Zen 5), else of all: a compile-bound step's ratio is not a steady step's
+    (JAX's MNIST CNN: first calls 3.2, steps 1.3)."""
     _, dry = dry_costs(folders)
     on_gpu = {**MEASURED_S, **{name: s for name, (s, finished) in costs.items() if finished}}
     named = {step.name: step for step in PLAN}
@@ -277,14 +278,14 @@ def dry_estimates(folders, costs):
     for name in dry.keys() & on_gpu.keys() & named.keys():
         if dry[name] > 0:
             ratio, (backend, kind) = on_gpu[name] / dry[name], _family(named[name])
-            for key in ((backend, kind), kind, backend, None):
+            for key in ((backend, kind), backend, None):
                 ratios.setdefault(key, []).append(ratio)
     if not ratios:
         return {}
     found = {}
     for name in dry.keys() & named.keys() - on_gpu.keys():
         backend, kind = _family(named[name])
-        near = next(ratios[k] for k in ((backend, kind), kind, backend, None) if k in ratios)
+        near = next(ratios[k] for k in ((backend, kind), backend, None) if k in ratios)
         found[name] = dry[name] * statistics.median(near)
     return found
 

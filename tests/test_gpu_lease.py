@@ -157,22 +157,23 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     from gpu.plan import PLAN, dry_estimates, missing, step_costs
     h100, named = "NVIDIA H100 80GB HBM3", {s.name: s for s in PLAN}
     _ledger(tmp_path / "h100", h100, jax_mnist_cnn=40.0, first_calls_jax_mnist_cnn=60.0,
-            first_calls_chainer_mnist_cnn=20.0)
+            first_calls_chainer_mnist_cnn=20.0, torch_mnist_cnn=60.0)
     _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, first_calls_jax_mnist_cnn=30.0,
             first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
-            lengths_torch_eager=10.0, precision_jax="cut")
+            torch_mnist_cnn=20.0, precision_jax="cut")
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
     sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
-    # GPU/dry ratios: JAX's steps 4, its first calls 2, Chainer's first calls 0.5
+    # GPU/dry ratios: JAX's steps 4, its first calls 2, Chainer's first calls 0.5, torch's
+    # steps 3
     assert sized["first-calls-jax-resnet"].expect_s == 200  # its backend's and kind's
     assert sized["first-calls-jax-resnet"].limit_s == 400  # a CPU's guess: twice it
     assert sized["first-calls-chainer-vgg"].expect_s == 15
-    assert sized["first-calls-torch-vgg"].expect_s == 63  # its kind's, 1.25: no torch one
+    assert sized["first-calls-torch-vgg"].expect_s == 150  # its backend's: no torch first calls
     assert sized["lengths-jax-eager"].expect_s == 30  # its backend's, 3: no lengths step
-    assert sized["lengths-torch-eager"].expect_s == 20  # every ratio's median, 2
+    assert sized["torch-mnist_cnn"].expect_s == 60
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
     assert sized["precision-jax"].expect_s == named["precision-jax"].expect_s  # cut on the CPU
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
