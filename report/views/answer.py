@@ -41,9 +41,8 @@ def answer_text(machines, front=None, more=None, gpu=None):
                 and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
-        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "",
-                 *your_case(lead[1], gpus, KNOWN_WRONG, cpus), "", _MACHINES, "",
-                 scope(machines), "",
+        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
+                 "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
                  "speedup. Best graph "
@@ -87,14 +86,7 @@ def answer_text(machines, front=None, more=None, gpu=None):
     if elsewhere_gpus:
         parts += ["The GPU table of the " + ", ".join(map(short_name, elsewhere_gpus))
                   + f", which has fewer rows measured: [in full]({more}).", ""]
-    text = "\n".join(parts)
-    if more:  # each short name the text uses, defined once (a machine it never names: not)
-        named = [m for m, _, _ in machines if m == lead[0] or short_name(m) in text]
-        text = text.replace(_MACHINES, machines_line(named, lead[0]))
-    return text
-
-
-_MACHINES = "\0machines\0"  # where the README's machine line goes, once the text is known
+    return "\n".join(parts)
 
 
 def scope(machines):
