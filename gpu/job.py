@@ -223,6 +223,9 @@ def chosen(steps, left):
         if before and before.name in skipped and _pairs(before, step):
             # steps run again at this code for their first calls' break-even: not without them
             why = f"waits for {before.name}, whose break-even needs it at the same code"
+        elif _cost(step) + GRACE_S > CALL_S:
+            why = (f"expects {_cost(step)} s, more than a call's {CALL_S} s: no window runs it "
+                   "until gpu/plan.py splits it")
         elif expect + GRACE_S > (have := left()):
             why = (f"expects {expect} s{f' with {pair.name}' if pair else ''} and {GRACE_S} s "
                    f"to save; {have:.0f} s left")

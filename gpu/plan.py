@@ -325,7 +325,7 @@ def main(argv=None):
     from conftest import timing_code
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
     parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
-    from gpu.job import CALL_S, preview
+    from gpu.job import CALL_S, GRACE_S, preview
     parser.add_argument("--calls", default=f"{CALL_S},300", help="a window's job calls, seconds "
                         f"each (default {CALL_S},300): the steps each runs if each takes its time")
     args = parser.parse_args(argv)
@@ -342,7 +342,9 @@ def main(argv=None):
     for step in steps:
         total += step.expect_s
         print(f"{step.name:42} {step.expect_s:5d} s (limit {step.limit_s:4d})  {total:6d} s  "
-              f"{source(step, costs, scaled)}")
+              f"{source(step, costs, scaled)}"
+              + ("; longer than a call: no window runs it" if step.expect_s + GRACE_S > CALL_S
+                 else ""))
     print(f"about {total / 60:.0f} minutes of GPU jobs; the next window's calls, if each step "
           "takes its time:")
     for seconds, names in zip(calls, preview(steps, calls)):

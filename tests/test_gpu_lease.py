@@ -255,6 +255,10 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     # a pair longer than a call: the first calls alone, their steps first in the next call
     torch = [sized("first-calls-torch-vgg", 400), sized("torch-vgg", 300), sized("parity-jax", 10)]
     assert preview(torch, [535, 535]) == [["first-calls-torch-vgg", "parity-jax"], ["torch-vgg"]]
+    # a step longer than any call (the dry run sizes torch's ResNet first calls at 651 s): said
+    why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-resnet", 651)],
+                                              lambda: 535))
+    assert "more than a call's 535 s" in why["first-calls-torch-resnet"]
 
 
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
