@@ -254,14 +254,16 @@ def step_costs(folders, gpu_model):
 
 
 def dry_costs(folders):
-    """(CPU, {step name: seconds}): the steps that finished in the dry runs (DEVICE=cpu) of the
-    newest dry-run ledger's CPU, the newest ledger's figure for each; (None, {}) with none."""
+    """(CPU, {step name: seconds}): the steps that passed in the dry runs (DEVICE=cpu) of the
+    newest dry-run ledger's CPU, the newest ledger's figure for each; (None, {}) with none. A
+    step that failed there is no cost: one of CUDA-only variants (torch's CUDA graphs) skips
+    every case on a CPU and exits 1, having saved nothing, in seconds."""
     ledgers = sorted(((path.name, saved) for path, saved in _saved(folders, "**/costs_*.json")
                       if saved.get("machine", {}).get("device") == "cpu"), key=lambda x: x[0])
     cpu = ledgers[-1][1]["machine"].get("cpu") if ledgers else None
     return cpu, {cost["step"]: cost["seconds"] for _, saved in ledgers
                  if saved["machine"].get("cpu") == cpu for cost in saved.get("steps", [])
-                 if isinstance(cost["exit"], int)}
+                 if cost["exit"] == 0}
 
 
 def dry_estimates(folders, costs):

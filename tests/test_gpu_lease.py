@@ -142,13 +142,14 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
 
 def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000", **steps):
     """A cost ledger as gpu/job.py writes it: a GPU's, or a dry run's where `gpu` is "cpu";
-    steps by name with '_' for '-', seconds (a string: the step was cut at its limit)."""
+    steps by name with '_' for '-', seconds (an int: it exited 1; a string: it was cut)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"costs_{stamp}.json").write_text(json.dumps({
         "machine": {"gpu": gpu, "device": "cpu" if gpu == "cpu" else "cuda", "cpu": cpu},
-        "steps": [{"step": name.replace("_", "-").replace("mnist-cnn", "mnist_cnn"),
-                   "seconds": s, "exit": 0 if isinstance(s, float) else "stopped at its limit"}
-                  for name, s in steps.items()]}))
+        "steps": [{"step": name.replace("_", "-").replace("mnist-cnn", "mnist_cnn").replace(
+                       "cuda-graph", "cuda_graph"), "seconds": s,
+                   "exit": 0 if isinstance(s, float) else 1 if isinstance(s, int)
+                   else "stopped at its limit"} for name, s in steps.items()]}))
 
 
 def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_ratio(tmp_path):
@@ -161,7 +162,7 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, first_calls_jax_mnist_cnn=30.0,
             first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
-            torch_mnist_cnn=20.0, precision_jax="cut")
+            torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2)
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
@@ -176,6 +177,8 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["torch-mnist_cnn"].expect_s == 60
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
     assert sized["precision-jax"].expect_s == named["precision-jax"].expect_s  # cut on the CPU
+    # CUDA graphs only: every case skipped on a CPU, nothing saved (exit 1), in seconds
+    assert sized["lengths-torch-cuda_graph"] == named["lengths-torch-cuda_graph"]
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
     assert "first-calls-jax-resnet" not in step_costs([tmp_path], h100)  # a dry run's is no GPU's
     assert dry_estimates([tmp_path / "h100"], {}) == {}  # no dry run: the plan's guesses
