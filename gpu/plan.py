@@ -266,35 +266,42 @@ def dry_costs(folders):
                  if cost["exit"] == 0}
 
 
+# kinds of step whose dry run does what the GPU step does, at the answer's sizes and bound by
+# compiles and start-up on both machines: another of the backend's kinds sizes them where
+# theirs has no ratio; the others (the busy points, the sweep, lengths, precision, determinism)
+# compute far longer on a 2-core CPU than on a GPU (torch's busy ResNet-50 took 319 s there)
+LIKE_STEADY = ("run", "first calls", "parity")
+
+
 def dry_estimates(folders, costs):
     """{step name: seconds} for each step with a dry run on one CPU and no GPU cost yet: its dry
     run's time times the median GPU/dry ratio of the steps that have both (the finished GPU
     costs in `costs`, else MEASURED_S) of its backend and kind (steady, first calls, ...), else
-    of its backend (what its GPU and its imports cost: Chainer's first calls 5.6, torch's steps
-    2.6, H100 over Zen 5), else of all: a compile-bound step's ratio is not a steady step's
-    (JAX's MNIST CNN: first calls 3.2, steps 1.3)."""
+    of its backend where its kind is LIKE_STEADY (what its GPU and its imports cost: Chainer's
+    first calls 5.6, torch's steps 2.6-3.8, H100 over Zen 5), else of its kind; none else.
+    A compile-bound step's ratio is not a steady one's (JAX's MNIST CNN: first calls 3.3,
+    steps 1.3)."""
     _, dry = dry_costs(folders)
     on_gpu = {**MEASURED_S, **{name: s for name, (s, finished) in costs.items() if finished}}
     named = {step.name: step for step in PLAN}
     ratios = {}
     for name in dry.keys() & on_gpu.keys() & named.keys():
         if dry[name] > 0:
-            ratio, (backend, kind) = on_gpu[name] / dry[name], _family(named[name])
-            for key in ((backend, kind), backend, None):
-                ratios.setdefault(key, []).append(ratio)
-    if not ratios:
-        return {}
+            for key in _nearest(named[name]):
+                ratios.setdefault(key, []).append(on_gpu[name] / dry[name])
     found = {}
     for name in dry.keys() & named.keys() - on_gpu.keys():
-        backend, kind = _family(named[name])
-        near = next(ratios[k] for k in ((backend, kind), backend, None) if k in ratios)
-        found[name] = dry[name] * statistics.median(near)
+        near = next((ratios[k] for k in _nearest(named[name]) if k in ratios), None)
+        if near:
+            found[name] = dry[name] * statistics.median(near)
     return found
 
 
-def _family(step):
-    """(backend, kind of step) whose GPU/dry ratios size `step`: its part, else its run kind."""
-    return step.backend, step.part or step.kind
+def _nearest(step):
+    """The keys of the GPU/dry ratios that may size `step`, nearest first: its backend and kind
+    (its part, else its run kind), its backend (a kind LIKE_STEADY only), its kind."""
+    kind = step.part or step.kind
+    return [(step.backend, kind), *([step.backend] if kind in LIKE_STEADY else []), kind]
 
 
 def sized(step, costs, scaled=None):

@@ -162,7 +162,8 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, first_calls_jax_mnist_cnn=30.0,
             first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
-            torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2)
+            torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2,
+            busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut")
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
@@ -173,10 +174,21 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["first-calls-jax-resnet"].limit_s == 400  # a CPU's guess: twice it
     assert sized["first-calls-chainer-vgg"].expect_s == 15
     assert sized["first-calls-torch-vgg"].expect_s == 150  # its backend's: no torch first calls
-    assert sized["lengths-jax-eager"].expect_s == 30  # its backend's, 3: no lengths step
     assert sized["torch-mnist_cnn"].expect_s == 60
+    # a 2-core CPU computes a busy point or a long token stream far longer than a GPU: sized
+    # only by its own kind's ratios
+    assert sized["busy-torch-resnet"] == named["busy-torch-resnet"]
+    assert sized["lengths-jax-eager"] == named["lengths-jax-eager"]
+    _ledger(tmp_path / "h100", h100, stamp="20261127T020000", lengths_chainer_eager=30.0,
+            precision_jax=90.0)
+    _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", lengths_chainer_eager=10.0,
+            precision_jax=10.0)
+    sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
+    assert sized["lengths-jax-eager"].expect_s == 30  # Chainer's lengths ratio, 3
+    assert sized["precision-chainer"].expect_s == 90  # JAX's precision ratio, 9: not its 0.5
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
-    assert sized["precision-jax"].expect_s == named["precision-jax"].expect_s  # cut on the CPU
+    assert sized["precision-jax"].expect_s == 90  # its GPU cost
+    assert sized["first-calls-jax-decoder"] == named["first-calls-jax-decoder"]  # cut on a CPU
     # CUDA graphs only: every case skipped on a CPU, nothing saved (exit 1), in seconds
     assert sized["lengths-torch-cuda_graph"] == named["lengths-torch-cuda_graph"]
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
