@@ -270,10 +270,36 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     # a pair longer than a call: the first calls alone, their steps first in the next call
     torch = [sized("first-calls-torch-vgg", 400), sized("torch-vgg", 300), sized("parity-jax", 10)]
     assert preview(torch, [535, 535]) == [["first-calls-torch-vgg", "parity-jax"], ["torch-vgg"]]
-    # a step longer than any call (the dry run sizes torch's ResNet first calls at 651 s): said
-    why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-resnet", 651)],
+    # a step longer than any call (the dry run sized torch's ResNet first calls at 651 s): said
+    why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-vgg", 651)],
                                               lambda: 535))
-    assert "more than a call's 535 s" in why["first-calls-torch-resnet"]
+    assert "more than a call's 535 s" in why["first-calls-torch-vgg"]
+
+
+def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path):
+    """Sized at 651 s from their dry run, torch's ResNet first calls fitted no call."""
+    from gpu.plan import PLAN, missing
+    from report.build.plan_gaps import not_measured
+    halves = [s for s in PLAN if s.part == "first calls" and s.backend == "torch"
+              and s.label == "resnet"]
+    assert [s.args[s.args.index("--variant") + 1] for s in halves] == [
+        "eager,graph", "eager,graph_cudagraphs,cuda_graph"]
+    # the ResNet's steps of an older code: once, right after the first of the two
+    _gpu_run(tmp_path / "runs", "0094_gpu-torch-resnet.json", code="old")
+    left = [s.name for s in missing([tmp_path], "NVIDIA H100 80GB HBM3", "abc")]
+    at = left.index("first-calls-torch-resnet-graph")
+    assert left[at:at + 3] == ["first-calls-torch-resnet-graph", "torch-resnet",
+                               "first-calls-torch-resnet-cudagraphs"]
+    assert left.count("torch-resnet") == 1
+    # one half measured: the other still named as not measured
+    first = lambda variant: _rec("first_call", "torch", variant, "construction", "resnet",
+                                 case="cold")
+    gap = lambda records: next(x for x in not_measured(records) if x.startswith("first calls"))
+    assert gap([first("eager")]).endswith("break-even")  # eager alone: no step measured
+    assert gap([first("eager"), first("graph")]).endswith("torch: mnist_cnn, vgg, resnet, "
+                                                          "decoder)")
+    assert gap([first("eager"), first("graph"), first("cuda_graph")]).endswith(
+        "torch: mnist_cnn, vgg, decoder)")
 
 
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():

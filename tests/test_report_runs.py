@@ -76,6 +76,26 @@ def test_a_first_calls_run_keeps_the_steps_and_pays_back_with_them_in_one_job(tm
     assert even["estimate"] is not None and even["first_calls_run"] == "0002_default"
 
 
+def test_a_models_first_calls_may_come_from_two_runs_of_one_job(tmp_path):
+    """torch's ResNet first calls take two GPU steps, each with eager: the newer run's eager
+    hid the older run's graph variant, whose break-even then had no first call."""
+    base = json.loads(QUICK.read_text())
+    base["machine_info"]["graphbench"]["code"] = "c0de"
+    save(tmp_path, base, "0001_default", "2026-01-01T00:00:00",
+         keep=lambda b: b["extra_info"]["phase"] in ("train", "infer"))
+    save(tmp_path, base, "0002_default", "2026-01-02T00:00:00",
+         keep=lambda b: b["extra_info"]["phase"] == "construction")
+    save(tmp_path, base, "0003_default", "2026-01-03T00:00:00", 2.0,
+         keep=lambda b: b["extra_info"]["phase"] == "construction"
+         and b["extra_info"]["variant"] == "eager")
+    found = {(r["kind"], r["variant"], r["case"]): r for r in records_of(load_dir(tmp_path))
+             if r["model"] == "mnist_cnn"}
+    assert found["first_call", "graph", "cold"]["run"] == "0002_default"
+    assert found["first_call", "eager", "cold"]["run"] == "0003_default"  # the newest
+    even = found["break_even", "graph", "cold"]
+    assert even["estimate"] is not None and even["first_calls_run"] == "0002_default"
+
+
 def test_first_calls_of_another_code_never_meet_the_steps(tmp_path):
     found = {(r["kind"], r["case"]): r for r in _steps_then_first_calls(tmp_path, "other")}
     assert found["speedup", None]["run"] == "0001_default"

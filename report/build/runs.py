@@ -8,7 +8,8 @@ from machines import gpu_model
 from report.build.load import WAITS, unfinished
 from report.build.page_data import run_table
 from report.build.plan_gaps import not_measured
-from report.build.select import SECTIONS, invalid, latest, retrace_rules, shown_runs, unit
+from report.build.select import (SECTIONS, invalid, latest, part_name, retrace_rules, shown_runs,
+                                 unit)
 
 
 def provenance(results, machines, wanted=()):
@@ -101,7 +102,7 @@ def section_runs(picked):
     for r in picked:
         runs[r.info["backend"], r.info.get("model")].add(r.label)
     for r in picked:
-        what, part = r.info.get("model") or r.info["phase"], unit(r)[-1]
+        what, part = r.info.get("model") or r.info["phase"], part_name(unit(r)[-1])
         if part and part != what and len(runs[r.info["backend"], r.info.get("model")]) > 1:
             what += f" {part}"
         found[r.info["backend"]][r.label].add(what)

@@ -50,12 +50,21 @@ def section(r):
 def unit(r):
     """(machine, backend, section, model, part): every figure of a unit comes from one run. A
     part is a piece a GPU job times in a step of its own, so each may come from its own run of
-    one job (chosen()): a model's first calls, a lengths variant, a sweep point; None: whole."""
+    one job (chosen()): a variant's first calls (torch's ResNet takes two steps), a lengths
+    variant, a sweep point; None: whole."""
     name = section(r)
     return (r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"],
-            "first calls" if r.info["phase"] == "construction" else
+            (FIRST_CALLS, r.info["variant"]) if r.info["phase"] == "construction" else
             r.info["variant"] if name == "lengths" else r.info["model"] if name == "scale"
             else None)
+
+
+FIRST_CALLS = "first calls"
+
+
+def part_name(part):
+    """What a run listing calls a unit's part: 'first calls' for every variant's."""
+    return part[0] if isinstance(part, tuple) else part
 
 
 def names(run):
