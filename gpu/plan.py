@@ -47,6 +47,13 @@ class Step:
     def save(self):
         return f"gpu-{self.name}"
 
+    @property
+    def variants(self):
+        """The variants it times besides eager (its --variant), or () for any."""
+        args = list(self.args)
+        found = args[args.index("--variant") + 1].split(",") if "--variant" in args else []
+        return tuple(v for v in found if v != "eager")
+
 
 # torch's ResNet first calls (four arms, each in 3 cold and 3 warm processes) were sized at
 # 651 s from their dry run, more than a call (gpu/job.py's CALL_S): two steps, each with eager
@@ -292,6 +299,7 @@ def dry_estimates(folders, costs):
     first calls 5.6, torch's steps 2.6-3.8, H100 over Zen 5), else of its kind; none else.
     A compile-bound step's ratio is not a steady one's (JAX's MNIST CNN: first calls 3.3,
     steps 1.3)."""
+    from catalog import GPU_ONLY  # here: `python3 gpu/plan.py` puts the root on the path first
     _, dry = dry_costs(folders)
     on_gpu = {**MEASURED_S, **{name: s for name, (s, finished) in costs.items() if finished}}
     named = {step.name: step for step in PLAN}
@@ -302,6 +310,8 @@ def dry_estimates(folders, costs):
                 ratios.setdefault(key, []).append(on_gpu[name] / dry[name])
     found = {}
     for name in dry.keys() & named.keys() - on_gpu.keys():
+        if named[name].variants and set(named[name].variants) <= GPU_ONLY.keys():
+            continue  # its dry run timed eager alone: a CPU skips every CUDA-graph arm
         near = next((ratios[k] for k in _nearest(named[name]) if k in ratios), None)
         if near:
             found[name] = dry[name] * statistics.median(near)

@@ -163,7 +163,8 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
             first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
             torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2,
-            busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut")
+            busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut",
+            first_calls_torch_resnet_cudagraphs=22.0)
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
@@ -189,6 +190,9 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
     assert sized["precision-jax"].expect_s == 90  # its GPU cost
     assert sized["first-calls-jax-decoder"] == named["first-calls-jax-decoder"]  # cut on a CPU
+    # CUDA-graph arms alone besides eager: its dry run (22 s on the Zen 5) timed eager only
+    assert sized["first-calls-torch-resnet-cudagraphs"] == named[
+        "first-calls-torch-resnet-cudagraphs"]
     # CUDA graphs only: every case skipped on a CPU, nothing saved (exit 1), in seconds
     assert sized["lengths-torch-cuda_graph"] == named["lengths-torch-cuda_graph"]
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it

@@ -7,17 +7,11 @@ def _measured(step, records):
     """Whether some record shows `step`'s part measured: one of the part's kinds, of its backend,
     of its label (a model's prefix or a variant) where it has one, of one of the variants it
     times besides eager (torch's ResNet first calls take two steps, each with eager)."""
-    kinds, variants = PARTS[step.part][1], _variants(step)
+    kinds, variants = PARTS[step.part][1], step.variants
     return any(r["kind"] in kinds and r["backend"] == step.backend and (
         not step.label or r["variant"] == step.label or (r["model"] or "").startswith(step.label))
         and (not variants or r["variant"] in variants) for r in records)
 
-
-def _variants(step):
-    """The variants a step times besides eager (its --variant), or () for any."""
-    args = list(step.args)
-    found = args[args.index("--variant") + 1].split(",") if "--variant" in args else []
-    return tuple(v for v in found if v != "eager")
 
 
 def _which(left, labels):
