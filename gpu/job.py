@@ -10,6 +10,8 @@ with each backend's Python from GPU_JOB_PYTHON_<BACKEND> (a tox env's); its cost
 GPU ran yet (gpu.plan.dry_estimates). Back here: `python3 gpu/take_back.py FOLDER` puts the runs
 and studies where the report reads them."""
 import argparse
+import contextlib
+import datetime
 import importlib.util
 import json
 import os
@@ -21,6 +23,7 @@ import sys
 import tarfile
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -120,12 +123,34 @@ def command(step, device):
         return [py, *step.args, "--device", device]
     args = [a if a != "cuda" else device for a in GPU_ARGS]
     saving = (f"--benchmark-storage={STORE}", f"--benchmark-save={step.save}")
-    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()), *step.args]
+    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()),
+            f"--junitxml={junit(step)}", *step.args]
+
+
+def junit(step):
+    """Where a pytest step's JUnit XML goes: its session's start and length (session_times)."""
+    return STORE / "junit" / f"{step.name}.xml"
+
+
+def session_times(path, began):
+    """{before_session_s, session_s}: the seconds from a step's start (`began`, time.time()) to
+    its pytest session's start (interpreter, imports, conftest's configure: a backend loaded and
+    primed on a GPU), and the session's own, from its JUnit XML; {} where there is none. Window
+    4's torch ResNet step took 262 s, its session 177: what the other 85 went on was not known."""
+    try:
+        suite = ElementTree.parse(path).getroot().find("testsuite")
+        start = datetime.datetime.fromisoformat(suite.get("timestamp")).timestamp()
+        return {"before_session_s": round(start - began, 1),
+                "session_s": round(float(suite.get("time")), 1)}
+    except (OSError, ElementTree.ParseError, AttributeError, TypeError, ValueError):
+        return {}
 
 
 def run_step(step, device, env, seconds, machine):
     """Run one step within `seconds`; a study's or check's output is saved with the machine."""
     argv = command(step, device)
+    with contextlib.suppress(FileNotFoundError):
+        junit(step).unlink()  # an earlier call's, in a store kept warm
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
     began = time.time()
     child = subprocess.Popen(argv, env={**env, **dict(step.env)}, cwd=ROOT, text=True,
@@ -158,7 +183,8 @@ def run_step(step, device, env, seconds, machine):
              "label": step.label,
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
-    return {"step": step.name, "exit": code, "seconds": round(took, 1)}
+    return {"step": step.name, "exit": code, "seconds": round(took, 1),
+            **session_times(junit(step), began)}
 
 
 def pytest_outcome(output):

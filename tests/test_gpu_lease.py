@@ -256,6 +256,25 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     assert ran[0] == "first-calls-torch-vgg" and "with torch-vgg" not in capsys.readouterr().out
 
 
+def test_a_steps_cost_says_how_long_it_took_before_its_pytest_session(tmp_path):
+    """Window 4's torch ResNet step took 262 s and its session 177: the 85 before were a guess."""
+    import datetime
+    from gpu import job
+    from gpu.plan import PLAN
+    step = next(s for s in PLAN if s.name == "torch-resnet")
+    assert f"--junitxml={job.junit(step)}" in job.command(step, "cuda")
+    start = datetime.datetime(2026, 11, 27, 2, 40, 5, tzinfo=datetime.timezone.utc)
+    xml = tmp_path / "torch-resnet.xml"
+    xml.write_text('<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">'
+                   f'<testsuite name="pytest" time="177.220" timestamp="{start.isoformat()}">'
+                   '</testsuite></testsuites>')
+    assert job.session_times(xml, start.timestamp() - 85.0) == {"before_session_s": 85.0,
+                                                                "session_s": 177.2}
+    assert job.session_times(tmp_path / "none.xml", 0.0) == {}  # cut before pytest wrote it
+    xml.write_text("<testsuites")
+    assert job.session_times(xml, 0.0) == {}
+
+
 def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_says_so():
     """The preview of window 5 ran torch's MNIST CNN steps (215 s, measured already at an older
     code) in a call where their first calls did not fit: a rerun no break-even could read."""
