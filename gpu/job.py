@@ -227,6 +227,11 @@ def _pairs(first_calls, step):
     return whole is not None and whole.name == step.name
 
 
+def longer_than_a_call(step):
+    """Whether `step` is expected to outlast any call of a window: no job runs it."""
+    return _cost(step) + GRACE_S > CALL_S
+
+
 def needs(steps, n):
     """(seconds, pair): what steps[n] is expected to take with the step it pairs with, or None.
     First calls whose model's steps run again right after them (plan.missing) show only if both
@@ -249,7 +254,7 @@ def chosen(steps, left):
         if before and before.name in skipped and _pairs(before, step):
             # steps run again at this code for their first calls' break-even: not without them
             why = f"waits for {before.name}, whose break-even needs it at the same code"
-        elif _cost(step) + GRACE_S > CALL_S:
+        elif longer_than_a_call(step):
             why = (f"expects {_cost(step)} s, more than a call's {CALL_S} s: no window runs it "
                    "until gpu/plan.py splits it")
         elif expect + GRACE_S > (have := left()):
@@ -272,10 +277,10 @@ def preview(steps, calls):
             if why is None:
                 ran.append(step)
                 left[0] -= _cost(step)
-        rest = [s for s in steps if s not in ran]
         # plan.missing: a model's steps come first once its first calls ran
-        steps = [s for s in rest if any(_pairs(r, s) for r in ran)] + [
-            s for s in rest if not any(_pairs(r, s) for r in ran)]
+        rest = [s for s in steps if s not in ran]
+        first = [s for s in rest if any(_pairs(r, s) for r in ran)]
+        steps = first + [s for s in rest if s not in first]
         found.append([s.name for s in ran])
     return found
 

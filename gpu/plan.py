@@ -42,6 +42,7 @@ class Step:
     expect_s: int = 0  # what it takes on a GPU (0: unknown): skipped where it won't fit the time
     kind: str = "run"  # run: a saved pytest-benchmark run; check: a pytest session, study: a
     # script printing JSON lines (both saved as findings/gpu_<name>.json with their output)
+    sized_by: str = field(default="", compare=False)  # where expect_s comes from (sized())
 
     @property
     def save(self):
@@ -332,18 +333,14 @@ def sized(step, costs, scaled=None):
     if step.name in costs:
         seconds, finished = costs[step.name]
         expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
-        return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2))
+        return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2),
+                       sized_by="a GPU job's cost")
     if step.name in (scaled or {}):
         expect = math.ceil(scaled[step.name])
-        return replace(step, expect_s=expect, limit_s=max(90, 2 * expect))
-    return step
-
-
-def source(step, costs, scaled):
-    """Where `step`'s expected time comes from, in a few words."""
-    return ("a GPU job's cost" if step.name in costs else "windows 2-3 (MEASURED_S)"
-            if step.name in MEASURED_S else "dry run × GPU/dry ratio" if step.name in scaled
-            else "the plan's guess (GUESS_S)")
+        return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
+                       sized_by="dry run × GPU/dry ratio")
+    return replace(step, sized_by="windows 2-3 (MEASURED_S)" if step.name in MEASURED_S
+                   else "the plan's guess (GUESS_S)")
 
 
 def main(argv=None):
@@ -353,9 +350,9 @@ def main(argv=None):
     import sys
     sys.path.insert(0, str(ROOT))
     from conftest import timing_code
+    from gpu.job import CALL_S, longer_than_a_call, preview
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
     parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
-    from gpu.job import CALL_S, GRACE_S, preview
     parser.add_argument("--calls", default=f"{CALL_S},300", help="a window's job calls, seconds "
                         f"each (default {CALL_S},300): the steps each runs if each takes its time")
     args = parser.parse_args(argv)
@@ -363,18 +360,14 @@ def main(argv=None):
         calls = [float(x) for x in args.calls.split(",")]
     except ValueError:
         parser.error(f"--calls {args.calls}: seconds, comma-separated ({CALL_S},300)")
-    folders, code = [ROOT / "results"], timing_code()
-    costs = step_costs(folders, args.gpu)
-    scaled, total = dry_estimates(folders, costs), 0
-    cpu, _ = dry_costs(folders)
-    print(f"{args.gpu}, timing code {code}; dry runs on {cpu or 'no CPU yet'}")
+    folders, code, total = [ROOT / "results"], timing_code(), 0
+    print(f"{args.gpu}, timing code {code}; dry runs on {dry_costs(folders)[0] or 'no CPU yet'}")
     steps = missing(folders, args.gpu, code)
     for step in steps:
         total += step.expect_s
         print(f"{step.name:42} {step.expect_s:5d} s (limit {step.limit_s:4d})  {total:6d} s  "
-              f"{source(step, costs, scaled)}"
-              + ("; longer than a call: no window runs it" if step.expect_s + GRACE_S > CALL_S
-                 else ""))
+              f"{step.sized_by}"
+              + ("; longer than a call: no window runs it" if longer_than_a_call(step) else ""))
     print(f"about {total / 60:.0f} minutes of GPU jobs; the next window's calls, if each step "
           "takes its time:")
     for seconds, names in zip(calls, preview(steps, calls)):
