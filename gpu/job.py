@@ -11,7 +11,6 @@ GPU ran yet (gpu.plan.dry_estimates). Back here: `python3 gpu/take_back.py FOLDE
 and studies where the report reads them."""
 import argparse
 import contextlib
-import datetime
 import importlib.util
 import json
 import os
@@ -23,19 +22,14 @@ import sys
 import tarfile
 import time
 from pathlib import Path
-from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from gpu.plan import GPU_ARGS, PLAN, missing, whole_of  # noqa: E402
+from gpu.plan import CALL_S, GPU_ARGS, GRACE_S, PLAN, missing, whole_of  # noqa: E402
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
 STUDIES = STORE / "findings"
-GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
-# the longest job one call fits, the --seconds of a window's first call: a command's 600 s,
-# less the transfers and the job's own start (Chainer's wheel installed, the versions printed)
-CALL_S = 535
 
 
 def log(*words):
@@ -123,38 +117,48 @@ def command(step, device):
         return [py, *step.args, "--device", device]
     args = [a if a != "cuda" else device for a in GPU_ARGS]
     saving = (f"--benchmark-storage={STORE}", f"--benchmark-save={step.save}")
-    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()),
-            f"--junitxml={junit(step)}", *step.args]
+    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()), "-p",
+            "gpu.phases", *step.args]
 
 
-def junit(step):
-    """Where a pytest step's JUnit XML goes: its session's start and length (session_times)."""
-    return STORE / "junit" / f"{step.name}.xml"
+def phases_file(step):
+    """Where a pytest step's phases go (gpu/phases.py, through $GRAPHBENCH_PHASES)."""
+    return STORE / "phases" / f"{step.name}.json"
 
 
-def session_times(path, began):
-    """{before_session_s, session_s}: the seconds from a step's start (`began`, time.time()) to
-    its pytest session's start (interpreter, imports, conftest's configure: a backend loaded and
-    primed on a GPU), and the session's own, from its JUnit XML; {} where there is none. Window
-    4's torch ResNet step took 262 s, its session 177: what the other 85 went on was not known."""
+def phase_times(path, began, ended):
+    """Where a pytest step's seconds went, from its phases (gpu/phases.py) and its start and end
+    (`began`, `ended`: time.time()): `before_session_s` from its start to its pytest session's,
+    of which `to_pytest_s` (the interpreter, pytest and its plugins) and `configure_s` (the
+    conftest's configure: on a GPU each backend loaded and primed); `session_s`; `after_s`
+    from the session's end to the process's, of which `exit_s` after pytest unconfigured
+    (the interpreter's own exit); {} where pytest wrote none, a phase cut short is left out."""
     try:
-        suite = ElementTree.parse(path).getroot().find("testsuite")
-        start = datetime.datetime.fromisoformat(suite.get("timestamp")).timestamp()
-        return {"before_session_s": round(start - began, 1),
-                "session_s": round(float(suite.get("time")), 1)}
-    except (OSError, ElementTree.ParseError, AttributeError, TypeError, ValueError):
+        at = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
         return {}
+    spans = {"before_session_s": (began, at.get("session_began")),
+             "to_pytest_s": (began, at.get("plugin_loaded")),
+             "configure_s": (at.get("configure_began"), at.get("configure_ended")),
+             "session_s": (at.get("session_began"), at.get("session_ended")),
+             "after_s": (at.get("session_ended"), ended),
+             "exit_s": (at.get("unconfigure_ended"), ended)}
+    return {name: round(end - start, 1) for name, (start, end) in spans.items()
+            if isinstance(start, float) and isinstance(end, float)}
 
 
 def run_step(step, device, env, seconds, machine):
     """Run one step within `seconds`; a study's or check's output is saved with the machine."""
     argv = command(step, device)
+    phases = phases_file(step)
+    phases.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):
-        junit(step).unlink()  # an earlier call's, in a store kept warm
+        phases.unlink()  # an earlier call's, in a store kept warm
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
     began = time.time()
-    child = subprocess.Popen(argv, env={**env, **dict(step.env)}, cwd=ROOT, text=True,
-                             stdout=None if step.kind == "run" else subprocess.PIPE)
+    child = subprocess.Popen(
+        argv, env={**env, **dict(step.env), "GRAPHBENCH_PHASES": str(phases)}, cwd=ROOT,
+        text=True, stdout=None if step.kind == "run" else subprocess.PIPE)
     try:
         stdout, _ = child.communicate(timeout=seconds)
         code = child.returncode
@@ -184,7 +188,7 @@ def run_step(step, device, env, seconds, machine):
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1),
-            **session_times(junit(step), began)}
+            **phase_times(phases, began, began + took)}
 
 
 def pytest_outcome(output):

@@ -15,6 +15,12 @@ VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
 # TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
 # the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
 NOT_ON_THE_LEASE = {"TensorFlow": "no network there to fetch its 1.9 GB GPU wheel"}
+GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
+# the longest job one call fits, the --seconds of a window's first call: a command's 600 s,
+# less the transfers and the job's own start (Chainer's wheel installed, the versions printed)
+CALL_S = 535
+# the most one step may take: a whole call's job, less the grace to save it
+WHOLE_CALL_S = CALL_S - GRACE_S
 # the issue's parts beyond the answer rows: what the report calls each, and the record kinds that
 # show it measured on a machine (the report lists the others as not measured yet)
 PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",)),
@@ -57,7 +63,7 @@ class Step:
 
 
 # torch's ResNet first calls (four arms, each in 3 cold and 3 warm processes) were sized at
-# 651 s from their dry run, more than a call (gpu/job.py's CALL_S): two steps, each with eager
+# 651 s from their dry run, more than a call (CALL_S): two steps, each with eager
 # (its own break-even baseline), whose records the report joins (report.build.select.unit: a
 # variant's first calls); named apart from the whole step, whose dry-run cost is not theirs
 FIRST_CALL_STEPS = {("torch", "resnet"): (("-graph", "eager,graph"),
@@ -287,9 +293,10 @@ def dry_costs(folders):
 
 # kinds of step whose dry run does what the GPU step does, at the answer's sizes and bound by
 # compiles and start-up on both machines: another of the backend's kinds sizes them where
-# theirs has no ratio; the others (the busy points, the sweep, lengths, precision, determinism)
-# compute far longer on a 2-core CPU than on a GPU (torch's busy ResNet-50 took 319 s there)
-LIKE_STEADY = ("run", "first calls", "parity")
+# theirs has no ratio. The busy points and the sweep compute far longer on a 2-core CPU than on
+# a GPU (torch's busy ResNet-50 took 319 s there); a token stream's cost is its compiles, and
+# mixed precision's MNIST CNN took the H100 over 72 s where the dry run took 33
+LIKE_STEADY = ("run", "first calls", "parity", "lengths", "precision", "determinism")
 
 
 def dry_estimates(folders, costs):
@@ -329,14 +336,18 @@ def _nearest(step):
 def sized(step, costs, scaled=None):
     """`step` expecting what it took when it last ran (`costs`): a step stopped at its limit took
     longer than that, so twice it, and a limit half as long again; one that never ran on a GPU,
-    its dry run scaled (`scaled`, dry_estimates), and a limit twice that (a guess from a CPU)."""
+    its dry run scaled (`scaled`, dry_estimates), and a limit twice that (a guess from a CPU).
+    Only a step stopped with (most of) a whole call expects more than one (WHOLE_CALL_S): a
+    guess, or a limit from one, never keeps a step from every window."""
     if step.name in costs:
         seconds, finished = costs[step.name]
         expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
+        if not finished and seconds < 0.9 * WHOLE_CALL_S:
+            expect = min(expect, WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2),
                        sized_by="a GPU job's cost")
     if step.name in (scaled or {}):
-        expect = math.ceil(scaled[step.name])
+        expect = min(math.ceil(scaled[step.name]), WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
                        sized_by="dry run × GPU/dry ratio")
     return replace(step, sized_by="windows 2-3 (MEASURED_S)" if step.name in MEASURED_S
@@ -350,7 +361,7 @@ def main(argv=None):
     import sys
     sys.path.insert(0, str(ROOT))
     from conftest import timing_code
-    from gpu.job import CALL_S, longer_than_a_call, preview
+    from gpu.job import longer_than_a_call, preview
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
     parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
     parser.add_argument("--calls", default=f"{CALL_S},300", help="a window's job calls, seconds "

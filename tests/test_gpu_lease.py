@@ -176,17 +176,18 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["first-calls-chainer-vgg"].expect_s == 15
     assert sized["first-calls-torch-vgg"].expect_s == 150  # its backend's: no torch first calls
     assert sized["torch-mnist_cnn"].expect_s == 60
-    # a 2-core CPU computes a busy point or a long token stream far longer than a GPU: sized
-    # only by its own kind's ratios
+    # a 2-core CPU computes a busy point far longer than a GPU: sized only by its own kind's
+    # ratios; a token stream's cost is its compiles (JAX's backend ratios: 4 and 2)
     assert sized["busy-torch-resnet"] == named["busy-torch-resnet"]
-    assert sized["lengths-jax-eager"] == named["lengths-jax-eager"]
+    assert sized["lengths-jax-eager"].expect_s == 30
     _ledger(tmp_path / "h100", h100, stamp="20261127T020000", lengths_chainer_eager=30.0,
-            precision_jax=90.0)
+            precision_jax=90.0, busy_jax_resnet=100.0)
     _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", lengths_chainer_eager=10.0,
-            precision_jax=10.0)
+            precision_jax=10.0, busy_jax_resnet=400.0)
     sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
-    assert sized["lengths-jax-eager"].expect_s == 30  # Chainer's lengths ratio, 3
-    assert sized["precision-chainer"].expect_s == 90  # JAX's precision ratio, 9: not its 0.5
+    assert sized["lengths-jax-eager"].expect_s == 40  # no JAX lengths ratio: its 4, 2 and 9
+    assert sized["precision-chainer"].expect_s == 18  # its backend's 0.5 and 3 before JAX's 9
+    assert sized["busy-torch-resnet"].expect_s == 75  # the busy points' own ratio, 0.25
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
     assert sized["precision-jax"].expect_s == 90  # its GPU cost
     assert sized["first-calls-jax-decoder"] == named["first-calls-jax-decoder"]  # cut on a CPU
@@ -198,6 +199,23 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
     assert "first-calls-jax-resnet" not in step_costs([tmp_path], h100)  # a dry run's is no GPU's
     assert dry_estimates([tmp_path / "h100"], {}) == {}  # no dry run: the plan's guesses
+
+
+def test_no_guess_keeps_a_step_from_every_window_only_a_whole_call_it_outlasted(tmp_path):
+    """The plan guessed 90 s for JAX's lengths step, whose dry run took 174 s: stopped at its
+    270-s limit it would have expected 540 s, more than any call, and run in no window again."""
+    from gpu.job import longer_than_a_call
+    from gpu.plan import PLAN, WHOLE_CALL_S, missing, sized
+    h100, named = "NVIDIA H100 80GB HBM3", {s.name: s for s in PLAN}
+    step = named["lengths-jax-eager"]
+    cut = sized(step, {step.name: (272.0, False)})
+    assert cut.expect_s == WHOLE_CALL_S and not longer_than_a_call(cut)  # a whole call next
+    assert longer_than_a_call(sized(step, {step.name: (WHOLE_CALL_S + 3.0, False)}))
+    assert sized(step, {step.name: (100.0, False)}).expect_s == 200
+    _ledger(tmp_path / "h100", h100, jax_mnist_cnn=40.0)
+    _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, lengths_jax_eager=174.0)
+    found = {s.name: s for s in missing([tmp_path], h100, "abc")}["lengths-jax-eager"]
+    assert found.expect_s == WHOLE_CALL_S and not longer_than_a_call(found)  # 696 s: a guess
 
 
 def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_path, monkeypatch,
@@ -256,23 +274,41 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     assert ran[0] == "first-calls-torch-vgg" and "with torch-vgg" not in capsys.readouterr().out
 
 
-def test_a_steps_cost_says_how_long_it_took_before_its_pytest_session(tmp_path):
-    """Window 4's torch ResNet step took 262 s and its session 177: the 85 before were a guess."""
-    import datetime
+def test_a_steps_cost_says_where_its_time_went_before_and_after_its_pytest_session(tmp_path):
+    """Window 4's torch ResNet step took 262 s and its session 177: the 85 others were a guess."""
     from gpu import job
     from gpu.plan import PLAN
     step = next(s for s in PLAN if s.name == "torch-resnet")
-    assert f"--junitxml={job.junit(step)}" in job.command(step, "cuda")
-    start = datetime.datetime(2026, 11, 27, 2, 40, 5, tzinfo=datetime.timezone.utc)
-    xml = tmp_path / "torch-resnet.xml"
-    xml.write_text('<?xml version="1.0" encoding="utf-8"?><testsuites name="pytest tests">'
-                   f'<testsuite name="pytest" time="177.220" timestamp="{start.isoformat()}">'
-                   '</testsuite></testsuites>')
-    assert job.session_times(xml, start.timestamp() - 85.0) == {"before_session_s": 85.0,
-                                                                "session_s": 177.2}
-    assert job.session_times(tmp_path / "none.xml", 0.0) == {}  # cut before pytest wrote it
-    xml.write_text("<testsuites")
-    assert job.session_times(xml, 0.0) == {}
+    argv = job.command(step, "cuda")
+    assert argv[argv.index("gpu.phases") - 1] == "-p"
+    test = tmp_path / "test_one.py"
+    test.write_text("def test_one():\n    pass\n")
+    # a conftest that configures as the suite's loads a backend on a GPU: the span holds it
+    (tmp_path / "conftest.py").write_text(
+        "import time\n\ndef pytest_configure(config):\n    time.sleep(0.5)\n")
+    phases = tmp_path / "phases.json"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                           "gpu.phases", str(test)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT),
+                               "GRAPHBENCH_PHASES": str(phases)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    at = json.loads(phases.read_text())
+    order = ["plugin_loaded", "configure_began", "configure_ended", "session_began",
+             "session_ended", "sessionfinish_ended", "unconfigure_ended"]
+    assert sorted(at, key=at.get) == order
+    began = at["plugin_loaded"] - 2.0
+    times = job.phase_times(phases, began, at["unconfigure_ended"] + 3.0)
+    assert times["to_pytest_s"] == 2.0 and times["exit_s"] == 3.0 and times["configure_s"] >= 0.5
+    assert times["before_session_s"] == round(at["session_began"] - began, 1)
+    assert set(times) == {"before_session_s", "to_pytest_s", "configure_s", "session_s",
+                          "after_s", "exit_s"}
+    del at["session_ended"], at["sessionfinish_ended"], at["unconfigure_ended"]
+    phases.write_text(json.dumps(at))  # stopped at its limit mid-session
+    assert set(job.phase_times(phases, began, began + 9)) == {
+        "before_session_s", "to_pytest_s", "configure_s"}
+    assert job.phase_times(tmp_path / "none.json", 0.0, 1.0) == {}  # cut before pytest started
+    phases.write_text("{")
+    assert job.phase_times(phases, 0.0, 1.0) == {}
 
 
 def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_says_so():
