@@ -25,7 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from gpu.plan import CALL_S, GPU_ARGS, GRACE_S, PLAN, missing, whole_of  # noqa: E402
+from gpu.plan import (GPU_ARGS, GRACE_S, JOB_START_S, PLAN, WHOLE_CALL_S,  # noqa: E402
+                      missing, whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
@@ -233,7 +234,7 @@ def _pairs(first_calls, step):
 
 def longer_than_a_call(step):
     """Whether `step` is expected to outlast any call of a window: no job runs it."""
-    return _cost(step) + GRACE_S > CALL_S
+    return _cost(step) > WHOLE_CALL_S
 
 
 def needs(steps, n):
@@ -243,7 +244,7 @@ def needs(steps, n):
     in the window's next call)."""
     step = steps[n]
     pair = next((s for s in steps[n + 1:n + 2] if _pairs(step, s)), None)
-    if pair and _cost(step) + _cost(pair) + GRACE_S > CALL_S:
+    if pair and _cost(step) + _cost(pair) > WHOLE_CALL_S:
         pair = None
     return _cost(step) + (_cost(pair) if pair else 0), pair
 
@@ -259,8 +260,8 @@ def chosen(steps, left):
             # steps run again at this code for their first calls' break-even: not without them
             why = f"waits for {before.name}, whose break-even needs it at the same code"
         elif longer_than_a_call(step):
-            why = (f"expects {_cost(step)} s, more than a call's {CALL_S} s: no window runs it "
-                   "until gpu/plan.py splits it")
+            why = (f"expects {_cost(step)} s, more than a call holds ({WHOLE_CALL_S} s): no "
+                   "window runs it until gpu/plan.py splits it")
         elif expect + GRACE_S > (have := left()):
             why = (f"expects {expect} s{f' with {pair.name}' if pair else ''} and {GRACE_S} s "
                    f"to save; {have:.0f} s left")
@@ -276,7 +277,7 @@ def preview(steps, calls):
     where every step takes what it is expected to (plan.main prints them before a window)."""
     found = []
     for seconds in calls:
-        ran, left = [], [seconds]
+        ran, left = [], [seconds - JOB_START_S]
         for step, why in chosen(steps, lambda: left[0]):
             if why is None:
                 ran.append(step)

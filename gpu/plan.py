@@ -17,10 +17,13 @@ VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
 NOT_ON_THE_LEASE = {"TensorFlow": "no network there to fetch its 1.9 GB GPU wheel"}
 GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
 # the longest job one call fits, the --seconds of a window's first call: a command's 600 s,
-# less the transfers and the job's own start (Chainer's wheel installed, the versions printed)
+# less the transfers and the machine's own start
 CALL_S = 535
-# the most one step may take: a whole call's job, less the grace to save it
-WHOLE_CALL_S = CALL_S - GRACE_S
+# the job's start inside its --seconds (Chainer's wheel installed, nvidia-smi, the versions
+# printed): window 4's calls took 7-10 s more than their steps
+JOB_START_S = 15
+# the most one step may take: a whole call's job after its start, less the grace to save it
+WHOLE_CALL_S = CALL_S - JOB_START_S - GRACE_S
 # the issue's parts beyond the answer rows: what the report calls each, and the record kinds that
 # show it measured on a machine (the report lists the others as not measured yet)
 PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",)),

@@ -204,12 +204,14 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
 def test_no_guess_keeps_a_step_from_every_window_only_a_whole_call_it_outlasted(tmp_path):
     """The plan guessed 90 s for JAX's lengths step, whose dry run took 174 s: stopped at its
     270-s limit it would have expected 540 s, more than any call, and run in no window again."""
-    from gpu.job import longer_than_a_call
-    from gpu.plan import PLAN, WHOLE_CALL_S, missing, sized
+    from gpu.job import chosen, longer_than_a_call
+    from gpu.plan import CALL_S, JOB_START_S, PLAN, WHOLE_CALL_S, missing, sized
     h100, named = "NVIDIA H100 80GB HBM3", {s.name: s for s in PLAN}
     step = named["lengths-jax-eager"]
     cut = sized(step, {step.name: (272.0, False)})
     assert cut.expect_s == WHOLE_CALL_S and not longer_than_a_call(cut)  # a whole call next
+    # ... which runs it first: the job's start (the versions printed) is inside its --seconds
+    assert next(chosen([cut], lambda: CALL_S - JOB_START_S))[1] is None
     assert longer_than_a_call(sized(step, {step.name: (WHOLE_CALL_S + 3.0, False)}))
     assert sized(step, {step.name: (100.0, False)}).expect_s == 200
     _ledger(tmp_path / "h100", h100, jax_mnist_cnn=40.0)
@@ -332,7 +334,10 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     # a step longer than any call (the dry run sized torch's ResNet first calls at 651 s): said
     why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-vgg", 651)],
                                               lambda: 535))
-    assert "more than a call's 535 s" in why["first-calls-torch-vgg"]
+    assert "more than a call holds (480 s)" in why["first-calls-torch-vgg"]
+    # the job's start is inside its --seconds: 15 s of 535 before its first step, in the preview too
+    two = [sized("parity-jax", 300), sized("parity-chainer", 190)]
+    assert preview(two, [535]) == [["parity-jax"]]
 
 
 def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path):
