@@ -296,10 +296,11 @@ def dry_costs(folders):
 
 # kinds of step whose dry run does what the GPU step does, at the answer's sizes and bound by
 # compiles and start-up on both machines: another of the backend's kinds sizes them where
-# theirs has no ratio. The busy points and the sweep compute far longer on a 2-core CPU than on
-# a GPU (torch's busy ResNet-50 took 319 s there); a token stream's cost is its compiles, and
-# mixed precision's MNIST CNN took the H100 over 72 s where the dry run took 33
-LIKE_STEADY = ("run", "first calls", "parity", "lengths", "precision", "determinism")
+# theirs has no ratio. The busy points compute far longer on a 2-core CPU than on a GPU
+# (torch's busy ResNet-50 took 319 s there); a token stream's cost is its compiles, mixed
+# precision's MNIST CNN took the H100 over 72 s where the dry run took 33, and the sweep's
+# points took 4-57 s each in theirs, as steady steps do
+LIKE_STEADY = ("run", "first calls", "parity", "lengths", "precision", "determinism", "sweep")
 
 
 def dry_estimates(folders, costs):

@@ -164,7 +164,7 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
             torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2,
             busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut",
-            first_calls_torch_resnet_cudagraphs=22.0)
+            first_calls_torch_resnet_cudagraphs=22.0, sweep_jax_vgg_s224_w1_b1=10.0)
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
@@ -177,9 +177,11 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["first-calls-torch-vgg"].expect_s == 150  # its backend's: no torch first calls
     assert sized["torch-mnist_cnn"].expect_s == 60
     # a 2-core CPU computes a busy point far longer than a GPU: sized only by its own kind's
-    # ratios; a token stream's cost is its compiles (JAX's backend ratios: 4 and 2)
+    # ratios; a token stream's cost is its compiles, a sweep point's its compiles and start
+    # (JAX's backend ratios: 4 and 2)
     assert sized["busy-torch-resnet"] == named["busy-torch-resnet"]
     assert sized["lengths-jax-eager"].expect_s == 30
+    assert sized["sweep-jax-vgg-s224-w1-b1"].expect_s == 30  # 4-57 s a point on the Zen 5
     _ledger(tmp_path / "h100", h100, stamp="20261127T020000", lengths_chainer_eager=30.0,
             precision_jax=90.0, busy_jax_resnet=100.0)
     _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", lengths_chainer_eager=10.0,
