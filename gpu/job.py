@@ -111,15 +111,31 @@ def python_for(backend):
     return os.environ.get(f"GPU_JOB_PYTHON_{backend.upper()}", sys.executable)
 
 
-def command(step, device):
-    """The argv of one step."""
+def command(step, device, env=None):
+    """The argv of one step (`env`: its processes' environment)."""
     py = python_for(step.backend)
     if step.kind == "study":
         return [py, *step.args, "--device", device]
     args = [a if a != "cuda" else device for a in GPU_ARGS]
     saving = (f"--benchmark-storage={STORE}", f"--benchmark-save={step.save}")
-    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()), "-p",
-            "gpu.phases", *step.args]
+    return [py, "-m", "pytest", *args, *(saving if step.kind == "run" else ()),
+            *phases_plugin(py, env), *step.args]
+
+
+_LOADS_PHASES = {}  # Python -> whether it imports gpu/phases.py from this tree
+
+
+def phases_plugin(py, env=None):
+    """("-p", "gpu.phases") where `py` imports that plugin from this tree, else () and a line:
+    a plugin pytest cannot load would fail every step of a window, and no phase is worth one."""
+    if py not in _LOADS_PHASES:
+        done = subprocess.run([py, "-c", "import gpu.phases"], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        _LOADS_PHASES[py] = done.returncode == 0
+        if done.returncode != 0:
+            why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            log(f"{py} cannot load gpu/phases.py ({why}): its steps run without their phases")
+    return ("-p", "gpu.phases") if _LOADS_PHASES[py] else ()
 
 
 def phases_file(step):
@@ -150,7 +166,7 @@ def phase_times(path, began, ended):
 
 def run_step(step, device, env, seconds, machine):
     """Run one step within `seconds`; a study's or check's output is saved with the machine."""
-    argv = command(step, device)
+    argv = command(step, device, env)
     phases = phases_file(step)
     phases.parent.mkdir(parents=True, exist_ok=True)
     with contextlib.suppress(FileNotFoundError):

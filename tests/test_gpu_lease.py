@@ -285,6 +285,11 @@ def test_a_steps_cost_says_where_its_time_went_before_and_after_its_pytest_sessi
     step = next(s for s in PLAN if s.name == "torch-resnet")
     argv = job.command(step, "cuda")
     assert argv[argv.index("gpu.phases") - 1] == "-p"
+    # a Python that cannot load the plugin runs its steps without it, not fails them all
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\nexit 1\n")
+    broken.chmod(0o755)
+    assert job.phases_plugin(str(broken)) == ()
     test = tmp_path / "test_one.py"
     test.write_text("def test_one():\n    pass\n")
     # a conftest that configures as the suite's loads a backend on a GPU: the span holds it
