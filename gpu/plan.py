@@ -24,6 +24,8 @@ CALL_S = 535
 JOB_START_S = 15
 # the most one step may take: a whole call's job after its start, less the grace to save it
 WHOLE_CALL_S = CALL_S - JOB_START_S - GRACE_S
+# a step stopped after this share of a whole call had one: it expects more, and waits to be split
+MOST_OF_A_CALL = 0.9
 # a window's second call: what 900 s lent leave after the machine's start, the first call and
 # the transfers (window 4's three calls ran 750 s of its 900)
 SECOND_CALL_S = 260
@@ -349,7 +351,7 @@ def sized(step, costs, scaled=None):
     if step.name in costs:
         seconds, finished = costs[step.name]
         expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
-        if not finished and seconds < 0.9 * WHOLE_CALL_S:
+        if not finished and seconds < MOST_OF_A_CALL * WHOLE_CALL_S:
             expect = min(expect, WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2),
                        sized_by="a GPU job's cost")

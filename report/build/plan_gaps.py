@@ -13,7 +13,6 @@ def _measured(step, records):
         and (not variants or r["variant"] in variants) for r in records)
 
 
-
 def _which(left, labels):
     """'torch; jax, chainer: resnet, decoder' for {backend: its labels not measured}: a backend
     missing all of its part's labels (or a part without labels) by its name alone."""

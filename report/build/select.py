@@ -47,6 +47,9 @@ def section(r):
     return "seeds_steady" if r.job == "seeds" else "steady"
 
 
+FIRST_CALLS = "first calls"
+
+
 def unit(r):
     """(machine, backend, section, model, part): every figure of a unit comes from one run. A
     part is a piece a GPU job times in a step of its own, so each may come from its own run of
@@ -57,9 +60,6 @@ def unit(r):
             (FIRST_CALLS, r.info["variant"]) if r.info["phase"] == "construction" else
             r.info["variant"] if name == "lengths" else r.info["model"] if name == "scale"
             else None)
-
-
-FIRST_CALLS = "first calls"
 
 
 def part_name(part):
