@@ -56,6 +56,9 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
                      str(own), "--answer-for", str(run_file)]) == 0
     out = capsys.readouterr().out
     assert "**On `" in out and "| backend | model |" in out
+    # the job's own answer: other jobs' machines (a GPU measured elsewhere) are not in its scope
+    assert "**Scope**: this job's runs, on 1 machine, a CPU." in out
+    assert "no GPU has been measured" not in out
     assert out.rstrip().endswith(f"report: the full report: {own}")
     text = own.read_text()
     assert text.startswith("# graphbench: profile `quick`") and "## The answer" in text

@@ -21,7 +21,7 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
           "runs | first call s, cold → warm | run |")
 
 
-def answer_text(machines, front=None, more=None, gpu=None):
+def answer_text(machines, front=None, more=None, gpu=None, job=False):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
     table with its workloads and one line per backend; with `front` (a machine), that machine's
     only, the others named with a link to their tables; with `more` (a link to the full answer),
@@ -34,7 +34,7 @@ def answer_text(machines, front=None, more=None, gpu=None):
                       and view.get("timed_as_a_loop")]
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
-    parts = [scope(machines), ""]
+    parts = [scope(machines, job), ""]
     if more:
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
         gpus = [(m, found) for m, view, found in machines if m in others
@@ -89,15 +89,17 @@ def answer_text(machines, front=None, more=None, gpu=None):
     return "\n".join(parts)
 
 
-def scope(machines):
-    """The answer's first sentence: what hardware and what size of network it speaks for."""
+def scope(machines, job=False):
+    """The answer's first sentence: what hardware and what size of network it speaks for; `job`:
+    one job's own answer, which says nothing of the machines other jobs measured."""
     devices = sorted({r["device"] for _, _, records in machines for r in records
                       if r["kind"] == "step_time" and r.get("device")})
     gpu = any(d != "cpu" for d in devices)
     swept = [r for _, _, records in machines for r in records
              if r["kind"] == "scale_speedup" and r.get("flops")]
-    return (f"**Scope**: measured on {len(machines)} machine{'s' * (len(machines) > 1)}, "
-            + ("CPU and GPU." if gpu else "CPU only; no GPU has been measured yet.")
+    where = f"{len(machines)} machine{'s' * (len(machines) > 1)}, " + (
+        "CPU and GPU." if gpu else "a CPU." if job else "CPU only; no GPU has been measured yet.")
+    return (("**Scope**: this job's runs, on " if job else "**Scope**: measured on ") + where
             + " The networks are small (workloads under each table), so per-op overhead, which "
             "graph mode removes, dominates: read each speedup as its workload's, not the "
             "full-size network's."

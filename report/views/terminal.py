@@ -5,8 +5,8 @@ from report.views.answer import answer_text
 
 def answer_for(machines, made):
     """The answer ([(machine, shown, records)]) of the machines that made the job's runs (`made`:
-    report.build.runs.made_by)."""
-    return answer_text([found for found in machines if found[0] in made])
+    report.build.runs.made_by), scoped to that job: other jobs' machines, GPUs too, are not in it."""
+    return answer_text([found for found in machines if found[0] in made], job=True)
 
 
 def standalone(profile, answer, section, tables):
