@@ -156,6 +156,22 @@ def test_every_section_names_its_run(partial):
     assert "From run chainer `0001_default`." in text  # retrace: only the older run has it
 
 
+def test_a_jobs_own_outputs_do_not_make_the_next_job_in_its_clone_dirty(tmp_path):
+    """run.py bench redraws README.md, RESULTS.md, the charts and results/: a second job in the
+    same clone is still its commit's run (pooled with the first); any other change, or changes
+    not recorded, keep it dirty."""
+    base = json.loads(QUICK.read_text())
+    for n, changed in enumerate((["README.md", "docs/charts/scale.png", "results/summary.json"],
+                                 ["README.md", "conftest.py"], [], None), 1):
+        run = json.loads(json.dumps(base))
+        run["commit_info"] = {"id": "abcdef0123456789", "dirty": True}
+        run["machine_info"]["graphbench"]["changed_files"] = changed
+        save(tmp_path, run, f"000{n}_default", f"2026-01-0{n}T00:00:00")
+    dirty = {r.run: r.dirty for r in load_dir(tmp_path)}
+    assert dirty == {"0001_default": False, "0002_default": True, "0003_default": True,
+                     "0004_default": True}
+
+
 def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     base = json.loads(QUICK.read_text())
     base["commit_info"] = {"id": "abcdef0123456789", "dirty": True}

@@ -12,6 +12,9 @@ from report.build.conform import bench_problem, file_problem
 
 SUMMARY = "summary.json"  # the report's own output, written into the results folder
 BASELINE = ("float32", False)  # (precision, deterministic) of the main tables
+# what `run.py bench` writes itself (the report's README, RESULTS.md, charts, page and runs): a tree
+# changed only there still is its commit, so a second job in one clone is not a dirty run
+JOB_OUTPUTS = ("README.md", "RESULTS.md", "docs/charts/", "results/")
 
 
 class Saved(NamedTuple):
@@ -58,8 +61,12 @@ class Result:
 
     @property
     def dirty(self):
-        """True when the run was made from a tree with uncommitted changes to tracked files."""
-        return bool((self.commit or {}).get("dirty"))
+        """True when the run was made from a tree with uncommitted changes to tracked files other
+        than a job's own outputs (JOB_OUTPUTS); any, where the run did not record which."""
+        if not (self.commit or {}).get("dirty"):
+            return False
+        changed = self.graphbench.get("changed_files")
+        return not changed or any(not path.startswith(JOB_OUTPUTS) for path in changed)
 
     @property
     def label(self):
