@@ -173,6 +173,9 @@ def test_counts_agree_and_the_scope_is_several_sentences():
     never = rec("break_even", estimate=None, case="cold", note="never (slower)")
     assert "1 never pays off:" in break_even_reading([never])
     assert "2 never pay off:" in break_even_reading([never, {**never, "model": "vgg"}])
+    # a variant's first-run and later-run break-even both never pay: one variant, named once
+    once = break_even_reading([never, {**never, "case": "warm"}])
+    assert "1 never pays off:" in once and once.count(" on resnet") == 1
     text = scope([("m", None, steady())])
     assert text.count(". ") >= 1 and max(len(s.split()) for s in text.split(". ")) < 40
 
