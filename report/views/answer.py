@@ -360,7 +360,8 @@ def break_even_reading(records):
                             (NO_GAIN, "gains too little to pay back (its speedup is not "
                              f"past ±{NOISE:.0%})", f"gain too little to pay back (not past "
                              f"±{NOISE:.0%})")):
-        found = list(dict.fromkeys(name(r) for r in records  # a first run's and later runs'
+        # once per variant: its first-run and later-run break-evens can both say so
+        found = list(dict.fromkeys(name(r) for r in records
                                    if r["estimate"] is None and r["note"].startswith(what)))
         if found:
             text += f"{count(len(found), one, many)}: {', '.join(found)}. "
