@@ -461,3 +461,13 @@ def test_a_run_that_contradicts_itself_is_left_out_naming_the_field(tmp_path, ch
     with pytest.raises(ValueError) as error:
         load_file(path)
     assert said in str(error.value) and str(path) in str(error.value)
+
+
+def test_runs_under_results_studies_findings_versions_and_waits_stay_out(tmp_path):
+    """Only suite runs of the pins belong to the report; a study's runs (results/studies/) ground a
+    constant and are never read as the newest run of their section."""
+    for folder in ("", "studies/lengths-noise/m", "findings", "versions/torch-2.13.0", "waits/cuda"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURE, tmp_path / folder / "run.json")
+    from report.build.load import load_dir
+    assert {Path(r.file).parent for r in load_dir(tmp_path)} == {tmp_path}

@@ -1,7 +1,8 @@
 """Issue 37 part 4: what finishes a stream of varying lengths first, decided once on the records
 (lengths.mark_first), and the answer's words for it, a silent fallback to eager included."""
+from report.build.lengths import TIE, mark_first
 from report.views.answer import backend_lines
-from report.build.lengths import mark_first
+from report.views.headline import varying_shapes
 from report.views.lengths import lengths_line, lengths_table
 from tests.test_answer import steady
 
@@ -29,6 +30,9 @@ def test_the_first_to_finish_is_the_least_total_of_the_complete_runs_with_its_ma
     top = first[1]
     assert top["by"] == 25.0 / 20.0 and top["runner_up"] == "graph_dynamic/exact"
     assert top["vs_default"] == 60.0 / 20.0
+    # 25 s lies within TIE (1.5×) of 20 s, 30 s does not: one cold run each orders only the latter
+    assert TIE == top["tie"] == 1.5 and top["tied"] == [("graph_dynamic", "exact")]
+    assert "tied" not in first[0]  # a lone run has nothing to tie with
 
 
 def test_the_answer_names_the_strategy_its_margin_the_fastest_step_and_a_silent_fallback():
@@ -36,8 +40,9 @@ def test_the_answer_names_the_strategy_its_margin_the_fastest_step_and_a_silent_
     line = lengths_line(found, "torch")
     assert line.startswith("token lengths that vary (48 batches), first to finish: `graph` at "
                            "powers of two, 20 s (next: graph_dynamic/exact, 1.25× as long; "
-                           "`graph` at exact lengths 3.00×); fastest step once compiled: "
-                           "`graph_dynamic` at exact lengths, 7 ms")
+                           "`graph` at exact lengths 3.00×); within 1.5× of it, which one cold "
+                           "run each does not tell apart: `graph_dynamic` at exact lengths; "
+                           "fastest step once compiled: `graph_dynamic` at exact lengths, 7 ms")
     assert "`graph_static` at multiples of 32 hit the recompile limit: later lengths ran " \
            "eagerly, no error ([finding](findings/torch_recompile_fallback.md))" in line
     assert lengths_line(found, "chainer") == ""
@@ -49,3 +54,15 @@ def test_the_table_marks_the_first_and_the_cut_short():
     table = lengths_table(stream())
     assert "| torch | powers of two | `graph` | 20.00 **first** |" in table
     assert "9.00 (cut: cut short by the profile's budget)" in table
+
+
+def test_the_answer_names_what_one_cold_run_does_not_tell_apart_from_the_first():
+    found = mark_first([run("eager", "mult32", 1.0), run("eager", "exact", 1.2),
+                        run("graph", "mult32", 1.4), run("graph", "pow2", 1.45),
+                        run("graph", "exact", 9.0), run("graph", "max", 5.0, backend="jax"),
+                        run("graph", "mult32", 8.0, backend="jax")])
+    line = varying_shapes(found)
+    assert line.startswith("- **Shapes that vary** (48 batches of token lengths that vary; one "
+                           "cold run each, so totals within 1.5× are not told apart)")
+    assert ("JAX `jax.jit` padded to the longest; PyTorch eager padded to multiples of 32 (tied: "
+            "exact lengths; `torch.compile()` at multiples of 32, powers of two).") in line

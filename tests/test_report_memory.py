@@ -123,6 +123,19 @@ def test_advice_names_the_smallest_peak_and_the_variant_to_avoid():
     assert "tf `graph` keeps 8.0 MiB more per new shape (eager: 0.5): use `graph_dynamic`" in line
 
 
+def test_advice_takes_a_lower_peak_only_past_its_interval():
+    """Run 0120: torch `graph_static` 0.93× and `graph` 0.94× (0.91–1.00) of eager's peak, both
+    inside the children's scatter (here `graph` and `graph_dynamic`): eager is the smallest."""
+    level = [_children("torch", "eager", [100, 104, 98]),
+             _children("torch", "graph", [99, 96, 101]),
+             _children("torch", "graph_dynamic", [97, 95, 100])]
+    line = memory_section(records_of(level)).splitlines()[-1]
+    assert "use torch `eager`." in line
+    smaller = level[:2] + [_children("torch", "graph_dynamic", [60, 62, 59])]
+    line = memory_section(records_of(smaller)).splitlines()[-1]
+    assert "use torch `graph_dynamic` (0.60× eager's peak)." in line
+
+
 def test_non_finite_run_shows_no_figure_and_newest_run_wins():
     old = _result("tf", "graph", 10, when="2000-01-01T00:00:00")
     bad = _result("tf", "graph", 50, loss=float("nan"), known_wrong="drifts")

@@ -49,6 +49,16 @@ def test_the_line_says_how_far_its_processes_scatter_and_links_what_moves_it():
     assert "scatters" not in seed_004_text([speedup(1.08, 1.15)])  # older runs saved no spread
 
 
+def test_a_between_process_spread_estimated_at_zero_is_not_said_to_move_it():
+    """Run 0119's 8 processes: the variance components put the between-process sd at 0."""
+    found = {**speedup(1.14, 1.21, 1.18), "processes": 8,
+             "variance_components": {"round_sd": 0.143, "process_sd": 0.0}}
+    text = seed_004_text([found])
+    assert "It depends on the process" not in text and "scatters 0.0%" not in text
+    assert ("Its 8 processes differ no more than their rounds explain (the log ratio's sd between "
+            "processes is estimated at 0; 14.3% between rounds of one process") in text
+
+
 def test_a_gpu_figure_joins_the_cpu_one():
     """The article measured a GPU: a GPU machine's figure is given beside the answer's CPU one."""
     cpu = {**speedup(0.94, 0.99905, 0.97), "verdict": "slower", "machine": "vm (AMD EPYC)",

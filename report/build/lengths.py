@@ -1,12 +1,20 @@
 """Token lengths that vary (issue 37): which strategy and variant finishes first per backend,
 decided once, here, on the records (the table and the answer's line: report.views.lengths)."""
 
+# Each lengths total is one cold run, in the pytest process after the job's other suites. Against
+# the median of 8 fresh processes of the same configuration (results/studies/lengths-noise/),
+# the Zen 5's seeds job 0118-0121 landed within 1.26x on 16 of 17 and 1.54x off on one (torch
+# eager at exact lengths); fresh processes scattered up to 1.34x (max/min): a lead under this
+# factor is not told apart.
+TIE = 1.5
+
 
 def mark_first(records):
     """Per backend, the complete run with the least total time gets `first` True, `by` (the
     runner-up's total ÷ its own), `runner_up`, and `vs_default` (the default graph mode at exact
-    lengths ÷ its own: what padding and the variant choice buy over doing nothing); the one with
-    the least step at a length seen before, `fastest_step` (what wins once compiles are paid)."""
+    lengths ÷ its own: what padding and the variant choice buy over doing nothing), `tie` (TIE)
+    and `tied`, the runs within it (one cold run each cannot order them); the one with the least
+    step at a length seen before, `fastest_step` (what wins once compiles are paid)."""
     for backend in sorted({r["backend"] for r in records}):
         done = sorted((r for r in records if r["backend"] == backend and not r["note"]
                        and r["estimate"]), key=lambda r: r["estimate"])
@@ -21,6 +29,8 @@ def mark_first(records):
                                       and r["variant"] == "graph" and r["case"] == "exact"), None)
         top.update(by=done[1]["estimate"] / top["estimate"],
                    runner_up=f"{done[1]['variant']}/{done[1]['case']}",
+                   tie=TIE, tied=[(r["variant"], r["case"]) for r in done[1:]
+                         if r["estimate"] < TIE * top["estimate"]],
                    vs_default=(default["estimate"] / top["estimate"]
                                if default and not default["note"] else None))
     return records

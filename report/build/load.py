@@ -155,6 +155,8 @@ WAITS = "waits"  # results/waits/<device>/: runs timed with another --wait than 
 # default (a GPU's per-step wait), read by the GPU table beside the runs they repeat, never pooled
 VERSIONS = "versions"  # results/versions/<env>/: runs on another release (run.py VERSION_ENVS),
 # left out of the pins' report; `--results results/versions/<env>` or --compare shows them
+STUDIES = "studies"  # results/studies/<name>/: runs of a one-off study that grounds a constant
+# (its README.md says which, how it was run and what it found), never in the report
 
 
 def load_dir(directory, incomplete=False, damaged=None):
@@ -162,7 +164,8 @@ def load_dir(directory, incomplete=False, damaged=None):
     reported and left out; the paths of damaged ones are added to the list `damaged`."""
     files = sorted(p for p in Path(directory).rglob("*.json")
                    if p.name != SUMMARY
-                   and not {FINDINGS, VERSIONS, WAITS} & set(p.relative_to(directory).parts[:1]))
+                   and not {FINDINGS, VERSIONS, WAITS, STUDIES}
+                   & set(p.relative_to(directory).parts[:1]))
     if not files:
         warn(f"{directory}: no saved runs (*.json) found")
     results = []

@@ -2,6 +2,7 @@
 holds them, and every table, chart, reading and verdict reads them."""
 import json
 import statistics
+from collections import defaultdict
 from pathlib import Path
 
 from catalog import LOADER_BASELINE
@@ -467,6 +468,22 @@ def memory_records(results):
         eager = found.get((backend, model, "eager", *flags))
         if variant != "eager" and r.valid:
             out.append(memory_ratio_record(r, eager if eager and eager.valid else None))
+    return mark_smallest(out)
+
+
+def mark_smallest(out):
+    """`smallest` on the memory_peak record of each run and model's least peak among eager and
+    its other variants, a variant whose ratio has an interval only where its verdict is "less"
+    (an undecided lower peak is no smaller; one without an interval goes by its estimate)."""
+    not_less = {(r["run"], r["backend"], r["model"], r["variant"], r["precision"]) for r in out
+             if r["kind"] == "memory_ratio" and r["interval"] and r["verdict"] != "less"}
+    groups = defaultdict(list)
+    for r in out:
+        key = (r["run"], r["backend"], r["model"], r["variant"], r["precision"])
+        if r["kind"] == "memory_peak" and r["estimate"] is not None and key not in not_less:
+            groups[key[:3] + key[4:]].append(r)
+    for found in groups.values():
+        min(found, key=lambda r: r["estimate"])["smallest"] = True
     return out
 
 

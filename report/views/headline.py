@@ -1,6 +1,6 @@
 """The answer in a few lines: per framework what its graph mode gains on the answer's CPU and on
 each GPU, when it pays back, then what to do in a reader's case (a view of the records only)."""
-from catalog import call_name
+from catalog import PADDINGS, call_name
 from gpu.plan import NOT_ON_THE_LEASE
 from machines import short_name
 from report.build.ratios import NOISE, SAME
@@ -189,17 +189,31 @@ def short_run(records, others=()):
 
 
 def varying_shapes(records):
-    """Which strategy finished the varying-length batches first, per backend."""
+    """Which strategy finished the varying-length batches first, per backend, with the runs one
+    cold run each does not tell apart from it (the build's `tie`)."""
     first = sorted((r for r in records if r["kind"] == "lengths_total" and r.get("first")),
                    key=lambda r: (list(NAMES) + [r["backend"]]).index(r["backend"]))
     if not first:
         return ""
     batches = first[0].get("steps_planned")
-    return (f"- **Shapes that vary** ({batches} batches of token lengths that vary), first to "
-            "finish: " + "; ".join(
-                f"{NAMES.get(r['backend'], r['backend'])} "
-                + ("eager" if r["variant"] == "eager" else call(r["backend"], r["variant"]))
-                + f" {CASES.get(r['case'], r['case'])}" for r in first) + ".")
+    tie = next((r["tie"] for r in first if r.get("tie")), None)
+    return (f"- **Shapes that vary** ({batches} batches of token lengths that vary"
+            + (f"; one cold run each, so totals within {tie}× are not told apart" if tie else "")
+            + "), first to finish: " + "; ".join(_first_and_tied(r) for r in first) + ".")
+
+
+def _first_and_tied(top):
+    """'PyTorch eager padded to multiples of 32 (tied: exact lengths; `torch.compile()` at
+    powers of two)': the variants and paddings within the build's `tie` of the first."""
+    name = lambda variant: "eager" if variant == "eager" else call(top["backend"], variant)
+    cases = {}
+    for variant, case in top.get("tied", ()):
+        cases.setdefault(variant, []).append(PADDINGS.get(case, case))
+    also = [(name(v) + " at " if v != top["variant"] else "") + ", ".join(c)
+            for v, c in sorted(cases.items(), key=lambda vc: vc[0] != top["variant"])]
+    return (f"{NAMES.get(top['backend'], top['backend'])} {name(top['variant'])} "
+            f"{CASES.get(top['case'], top['case'])}"
+            + (f" (tied: {'; '.join(also)})" if also else ""))
 
 
 def known_wrong_lines(known):

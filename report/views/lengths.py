@@ -60,6 +60,9 @@ def lengths_line(records, backend):
         if top.get("vs_default") and (top["variant"], top["case"]) != ("graph", "exact"):
             text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
         text += ")"
+    if top.get("tied"):
+        text += (f"; within {top['tie']}× of it, which one cold run each does not tell apart: "
+                 + ", ".join(f"`{variant}` at {STRATEGIES[case]}" for variant, case in top["tied"]))
     if fast := next((r for r in mine if r.get("fastest_step")), None):
         text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"
     for r in fallbacks(records, backend):

@@ -132,8 +132,8 @@ def growth_table(found):
 
 
 def advice(found):
-    """One line: the variant with the smallest peak per backend, and the one to avoid when
-    shapes vary, on the largest model measured."""
+    """One line: the variant the build marked `smallest` per backend (a peak below eager's only
+    past its interval), and the one to avoid when shapes vary, on the largest model measured."""
     valid = {k: r for k, r in found.items() if r["estimate"] is not None}
     if not valid:
         return ""
@@ -141,7 +141,9 @@ def advice(found):
     picks, growth = [], {}
     for backend in sorted({b for b, m, _ in valid if m == largest}):
         mine = {v: r for (b, m, v), r in valid.items() if b == backend and m == largest}
-        best = min(mine, key=lambda v: mine[v]["estimate"])
+        best = next((v for v, r in mine.items() if r.get("smallest")), None)
+        if best is None:
+            continue
         eager = mine.get("eager")
         ratio = (f" ({_ratio(eager['estimate'], mine[best]['estimate'], best)}"
                  " eager's peak)" if eager and best != "eager" else "")

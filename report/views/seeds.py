@@ -64,9 +64,14 @@ def _figure(rec, seed):
 def _depends(rec):
     """What the figure depends on, from its own run: how far its processes scatter."""
     spread = rec.get("variance_components") or {}
-    if spread.get("process_sd") is None:
+    between, within = spread.get("process_sd"), spread.get("round_sd")
+    if between is None:
         return ""
+    if f"{between:.1%}" == "0.0%":  # the between-process component is estimated at (or near) zero
+        return (f" Its {rec['processes']} processes differ no more than their rounds explain "
+                f"(the log ratio's sd between processes is estimated at 0; {within:.1%} between "
+                f"rounds of one process; [what moved it in other runs]({SEED_004_DEPENDS})).")
     return (f" It depends on the process, how long it has run and how its memory is paged "
             f"([what moves it]({SEED_004_DEPENDS})), more than on how the chain is built: between "
-            f"its processes the log ratio scatters {spread['process_sd']:.1%} (sd; "
-            f"{spread['round_sd']:.1%} between rounds of one process).")
+            f"its processes the log ratio scatters {between:.1%} (sd; "
+            f"{within:.1%} between rounds of one process).")
