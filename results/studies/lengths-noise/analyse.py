@@ -1,5 +1,5 @@
 """Each lengths configuration's total in 8 fresh processes against its one run in a seeds job:
-python3 results/studies/lengths-noise/analyse.py [JOB RUNS...] (default: the Zen 5's 0118-0121)."""
+python3 results/studies/lengths-noise/analyse.py [RUN FILES...] (default: JOB, the Zen 5's)."""
 import glob
 import json
 import math
@@ -9,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).parent
+JOB = ("0118", "0119", "0120", "0121")  # the seeds job the study was measured against
 
 
 def totals(files):
@@ -37,4 +38,5 @@ def main(job_files):
 
 if __name__ == "__main__":
     root = HERE.parents[2]
-    main(sys.argv[1:] or glob.glob(str(root / "results/*/01[12][0-9]_default-seeds.json")))
+    main(sys.argv[1:] or sorted(f for f in glob.glob(str(root / "results/*/*_default-seeds.json"))
+                                if Path(f).name[:4] in JOB))
