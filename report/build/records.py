@@ -475,13 +475,14 @@ def mark_smallest(out):
     """`smallest` on the memory_peak record of each run and model's least peak among eager and
     its other variants, a variant whose ratio has an interval only where its verdict is "less"
     (an undecided lower peak is no smaller; one without an interval goes by its estimate)."""
-    not_less = {(r["run"], r["backend"], r["model"], r["variant"], r["precision"]) for r in out
-             if r["kind"] == "memory_ratio" and r["interval"] and r["verdict"] != "less"}
+    key = lambda r, *also: (r["run"], r["backend"], r["model"], r["precision"], *also)
+    not_less = {key(r, r["variant"]) for r in out
+                if r["kind"] == "memory_ratio" and r["interval"] and r["verdict"] != "less"}
     groups = defaultdict(list)
     for r in out:
-        key = (r["run"], r["backend"], r["model"], r["variant"], r["precision"])
-        if r["kind"] == "memory_peak" and r["estimate"] is not None and key not in not_less:
-            groups[key[:3] + key[4:]].append(r)
+        if r["kind"] == "memory_peak" and r["estimate"] is not None \
+                and key(r, r["variant"]) not in not_less:
+            groups[key(r)].append(r)
     for found in groups.values():
         min(found, key=lambda r: r["estimate"])["smallest"] = True
     return out
