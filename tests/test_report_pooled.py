@@ -86,3 +86,44 @@ def test_a_break_even_says_never_only_where_the_verdict_says_slower():
     assert break_even_range(19.8, 0.02, 6.7e-3, 0.93, 0.90, 0.95)[3] == "never (slower)"
     assert break_even_range(19.8, 0.02, 6.7e-3, 1.02, 0.99, 1.05)[3] == (
         "no gain past ±3%: at most 5%")
+
+
+def _seeds_job(code, scale=1.0):
+    """The fixture's MNIST CNN train group as a seeds job of `code`: its float32 focus pair and an
+    eager bfloat16 arm whose rounds are float32 eager's × scale."""
+    data = _job(code)
+    data["machine_info"]["graphbench"]["job"] = "seeds"
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"]["model"] == "mnist_cnn"
+                          and b["extra_info"]["phase"] == "train"]
+    mixed = json.loads(json.dumps(data["benchmarks"][0]))  # eager, float32
+    info = mixed["extra_info"]
+    for name in [k for k in info if k.startswith("aa_")]:
+        del info[name]
+    info.update(precision="bfloat16", precision_speedup=1 / scale, precision_ci_low=0.9 / scale,
+                precision_ci_high=1.1 / scale, precision_significant=scale != 1,
+                paired_rounds_s=[[t * scale for t in p] for p in info["paired_rounds_s"]])
+    mixed["name"] = mixed["fullname"] = "test_steady[chainer-mnist_cnn-eager-bfloat16-train]"
+    data["benchmarks"].append(mixed)
+    return data
+
+
+def _seeds_records(tmp_path, second):
+    folder = tmp_path / "results" / "m"
+    save(folder, _seeds_job("c1"), "0001_default-seeds", "2026-01-01T00:00:00")
+    save(folder, second, "0002_default-seeds", "2026-01-02T00:00:00")
+    found = records_of(load_dir(tmp_path / "results"))
+    return {r["kind"]: r for r in found if r["kind"] in ("precision_speedup", "focus_speedup")}
+
+
+def test_the_seeds_jobs_of_one_code_pool_their_mixed_precision_and_focus_ratios(tmp_path):
+    """The Zen 5's torch bfloat16 eager step: 1.02× [0.95, 1.13] in 0120, 0.87× [0.80, 0.96]
+    ("slower") in 0124, one job's interval short of what the next job found."""
+    pooled = _seeds_records(tmp_path, _seeds_job("c1", scale=0.5))  # bfloat16 twice as fast
+    mixed, focus = pooled["precision_speedup"], pooled["focus_speedup"]
+    assert mixed["pooled_runs"] == focus["pooled_runs"] == ["0002_default-seeds",
+                                                            "0001_default-seeds"]
+    assert mixed["estimate"] == pytest.approx(2 ** 0.5, rel=1e-6)
+    assert mixed["low"] <= 1 and 2 <= mixed["high"] and "pooled" in focus["interval"]
+    alone = _seeds_records(tmp_path / "other", _seeds_job("c2", scale=0.5))  # other code
+    assert not any(r.get("pooled_runs") for r in alone.values())
+    assert alone["precision_speedup"]["estimate"] == pytest.approx(2)

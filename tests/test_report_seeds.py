@@ -72,3 +72,16 @@ def test_a_gpu_figure_joins_the_cpu_one():
             "article's 1.12×: the interval lies above it." in text)
     assert "other CPU" not in text  # another CPU machine has its own tables, not this line
     assert seed_004_text([], [gpu]).startswith("**Source article 004**")
+
+
+def test_a_pooled_figure_names_every_job_and_whose_processes_its_spread_describes():
+    """Seeds jobs 0123 and 0119 pool (17 processes); the spread is the newest job's own."""
+    found = {**speedup(1.14, 1.19, 1.17), "processes": 17, "run": "0123_default-seeds",
+             "pooled_runs": ["0123_default-seeds", "0119_default-seeds"],
+             "variance_components": {"round_sd": 0.142, "process_sd": 0.0}}
+    text = seed_004_text([found])
+    assert "17 processes × 10 rounds, `0123_default-seeds`+`0119_default-seeds`)" in text
+    assert "In `0123_default-seeds` its processes differ no more than their rounds" in text
+    found["variance_components"]["process_sd"] = 0.05
+    assert "between the processes of `0123_default-seeds` the log ratio scatters 5.0%" in (
+        seed_004_text([found]))

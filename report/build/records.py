@@ -128,9 +128,10 @@ POOLED = "95% bootstrap over jobs, then processes and rounds (pooled)"
 def pooled(r, eager, kind, repeats):
     """The record fields of `kind` ("speedup" or "aa") pooled over `r`'s job and the `repeats`
     (select.repeats) that timed the same group: the geometric mean of the jobs' paired ratios
-    and stats.pooled_ratio's interval, with the job as the outer level; {} with one job."""
+    and stats.pooled_ratio's interval, with the job as the outer level; {} with one job. `eager`
+    is the ratio's other arm: eager in r's precision, or r's variant in float32."""
     jobs, runs = [], []
-    for result, base in [(r, eager), *_repeated(r, repeats)]:
+    for result, base in [(r, eager), *_repeated(r, eager, repeats)]:
         arm = result.info.get("paired_rounds_s") if kind == "speedup" else base.info.get(
             "aa_rounds_s")
         if base is None or not arm or not base.info.get("paired_rounds_s"):
@@ -146,14 +147,17 @@ def pooled(r, eager, kind, repeats):
             "processes": sum(len(a) for a, _ in jobs)}
 
 
-def _repeated(r, repeats):
-    """[(the same case, its eager result)] in each repeating job's run."""
-    eager_key = (*r.key[:2], "eager", *r.key[3:])
+def _repeated(r, base, repeats):
+    """[(the same case, the same base case)] in each repeating job's run; without `base`, r's
+    eager case."""
+    wanted = ((r.flags, r.key),
+              (base.flags, base.key) if base else (r.flags, (*r.key[:2], "eager", *r.key[3:])))
     by_file, kind = {}, job_kind(r)
     for other in repeats:  # a job of another code, release, profile or job never pools with r's
-        if other.flags == r.flags and other.key in (r.key, eager_key) and job_kind(other) == kind:
-            by_file.setdefault(other.file, {})[other.key] = other
-    return [(found[r.key], found.get(eager_key)) for found in by_file.values() if r.key in found]
+        if (other.flags, other.key) in wanted and job_kind(other) == kind:
+            by_file.setdefault(other.file, {})[other.flags, other.key] = other
+    return [(found[wanted[0]], found.get(wanted[1])) for found in by_file.values()
+            if wanted[0] in found]
 
 
 def steady_records(results, mixed=True, repeats=()):
@@ -198,13 +202,14 @@ def steady_records(results, mixed=True, repeats=()):
     return out + (precision_records(results) if mixed else []) + noise_records(results)
 
 
-def seeds_steady_records(results):
+def seeds_steady_records(results, repeats=()):
     """The seeds job's steady groups: mixed precision against float32 (article 002) and each
     float32 train speedup of a focus group as `focus_speedup` (article 004), never a row of the
-    answer's tables."""
-    focus = [{**rec, "kind": "focus_speedup", "best": None} for rec in steady_records(results, mixed=False)
+    answer's tables; each pooled with the seeds jobs of the same code that repeat it (`repeats`)."""
+    focus = [{**rec, "kind": "focus_speedup", "best": None}
+             for rec in steady_records(results, mixed=False, repeats=repeats)
              if rec["kind"] == "speedup" and rec["phase"] == "train" and rec["interval"]]
-    return focus + precision_records(results)
+    return focus + precision_records(results, repeats)
 
 
 def noise_records(results):
@@ -229,10 +234,11 @@ def precision_index(results):
             if not r.flags[1] and r.info["phase"] in STEP_PHASES and r.valid}
 
 
-def precision_records(results):
+def precision_records(results, repeats=()):
     """Per mixed-precision result: its step time or cold first call and, for train and infer
-    steps, the same variant in float32 ÷ in mixed precision, both from one run; a train step also
-    carries both precisions' loss after the same steps."""
+    steps, the same variant in float32 ÷ in mixed precision, both from one run (pooled with the
+    `repeats` of the same code); a train step also carries both precisions' loss after the same
+    steps."""
     idx, out = precision_index(results), []
     for key, r in sorted(idx.items(), key=str):
         if key[5] == "float32":
@@ -244,7 +250,8 @@ def precision_records(results):
             full = idx.get((*key[:5], "float32"))
             out += [spread_record(r, "step_time"),
                     ratio_record(r, "precision_speedup", full, r.saved("precision"),
-                                 missing="no float32 in this run", **losses(r, full))]
+                                 missing="no float32 in this run", **losses(r, full),
+                                 **(pooled(r, full, "speedup", repeats) if full else {}))]
     return out
 
 
@@ -509,7 +516,7 @@ def machine_records(view):
     steady, seeds = view("steady"), view("seeds_steady")
     mixed = [r for r in seeds if r.flags[0] != BASELINE[0]]  # the seeds job's, else older runs'
     found = (steady_records(steady, mixed=not mixed, repeats=view("steady_repeats"))
-             + seeds_steady_records(seeds)
+             + seeds_steady_records(seeds, view("seeds_steady_repeats"))
              + throughput_records(view("peak"))
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)

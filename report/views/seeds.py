@@ -1,7 +1,7 @@
 """The source articles' own claims beside this run's figures (article 000's: report.views.retrace)."""
 from machines import short_name
 from report.build.ratios import decided, gain_limit, half_width, side
-from report.views.text import interval_cell
+from report.views.text import interval_cell, label
 
 ARTICLE = "the article's"
 SEED_004 = (63.7166, 56.6426)  # five epochs of the MNIST CNN, eager then @static_graph (GPU)
@@ -58,7 +58,7 @@ def _figure(rec, seed):
     machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
     return (f"on{machine} the train step is "
             f"{interval_cell(rec)} (±{half:.1%}, {rec['processes']} "
-            f"processes × {rec['rounds']} rounds, `{rec['run']}`): {against(rec, seed, ARTICLE)}")
+            f"processes × {rec['rounds']} rounds, {label(rec)}): {against(rec, seed, ARTICLE)}")
 
 
 def _depends(rec):
@@ -67,11 +67,15 @@ def _depends(rec):
     between, within = spread.get("process_sd"), spread.get("round_sd")
     if between is None:
         return ""
+    # a pooled figure's spread is its newest job's, the one run whose processes it describes
+    pooled = rec.get("pooled_runs")
+    its = f"In `{rec['run']}` its" if pooled else f"Its {rec['processes']}"
+    whose = f"the processes of `{rec['run']}`" if pooled else "its processes"
     if f"{between:.1%}" == "0.0%":  # the between-process component is estimated at (or near) zero
-        return (f" Its {rec['processes']} processes differ no more than their rounds explain "
+        return (f" {its} processes differ no more than their rounds explain "
                 f"(the log ratio's sd between processes is estimated at 0; {within:.1%} between "
                 f"rounds of one process; [what moved it in other runs]({SEED_004_DEPENDS})).")
     return (f" It depends on the process, how long it has run and how its memory is paged "
             f"([what moves it]({SEED_004_DEPENDS})), more than on how the chain is built: between "
-            f"its processes the log ratio scatters {between:.1%} (sd; "
-            f"{within:.1%} between rounds of one process).")
+            f"{whose} the log ratio scatters {between:.1%} (sd; {within:.1%} between rounds of one "
+            f"process).")

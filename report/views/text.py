@@ -56,7 +56,7 @@ def label(rec, brief=False, more=()):
     numbers only); † marks a dirty tree."""
     runs = [*(rec.get("pooled_runs") or [rec["run"]]), *more]  # pooled: every job it draws from
     return "+".join(f"`{run.split('_')[0] if brief else run}`" for run in runs) + (
-        "†" if rec["dirty"] else "")
+        "†" if rec.get("dirty") else "")
 
 
 def step_text(rec):
