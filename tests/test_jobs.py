@@ -96,3 +96,18 @@ def test_run_py_warns_at_the_end_of_a_job_that_shared_the_machine(monkeypatch, t
     assert run.main(["bench", "--envs", "tf"]) == 0 and made == ["tf", "report"]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "0007_default.json" in err[0] and "pid 4242" in err[0]
+
+
+def test_jobs_that_differ_in_commit_only_share_a_line_of_the_readme():
+    """The Zen 5's three answer jobs: one line, each job's runs and commit named."""
+    from report.views.provenance import job_lines
+    base = {"machine": "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)",
+            "job": "answer", "date": "2026-11-27T06:00:00", "profile": "default", "threads": 2,
+            "frameworks": {"chainer": "7.8.1"}, "python": "3.11.7", "shown": True, "dirty": False}
+    runs = [{**base, "run": f"{n:04d}_default", "commit": commit}
+            for n, commit in ((110, "f6c39c2b00"), (117, "f6c39c2b00"), (126, "885c78af00"))]
+    runs.append({**base, "run": "0130_default-seeds", "commit": "885c78af00", "job": "seeds"})
+    lines = job_lines(runs).splitlines()
+    assert lines[0].startswith("- `0110`–`0117`, `0126`–`0126` (answer jobs), 2026-11-27, "
+                               "commits `f6c39c2b`, `885c78af` on the Zen 5: chainer 7.8.1;")
+    assert lines[1].startswith("- `0130`–`0130` (seeds job), 2026-11-27, commit `885c78af` on")

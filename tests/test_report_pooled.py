@@ -127,3 +127,49 @@ def test_the_seeds_jobs_of_one_code_pool_their_mixed_precision_and_focus_ratios(
     alone = _seeds_records(tmp_path / "other", _seeds_job("c2", scale=0.5))  # other code
     assert not any(r.get("pooled_runs") for r in alone.values())
     assert alone["precision_speedup"]["estimate"] == pytest.approx(2)
+
+
+SECTIONS = Path(__file__).parent / "fixtures" / "tf_sections_default.json"
+
+
+def _memory_job(code, scale=1.0):
+    """The fixture's memory cases as a seeds job of `code`, each graph child's peak × scale."""
+    data = json.loads(SECTIONS.read_text())
+    data["machine_info"]["graphbench"].update(code=code, job="seeds")
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"]["phase"] == "memory"]
+    for b in data["benchmarks"]:
+        info = b["extra_info"]
+        if info["variant"] != "eager":
+            info["peak_memory_bytes_rounds"] = [p * scale for p in info["peak_memory_bytes_rounds"]]
+    return data
+
+
+def _memory_ratios(tmp_path, second):
+    folder = tmp_path / "results" / "m"
+    save(folder, _memory_job("c1"), "0001_default-seeds", "2026-01-01T00:00:00")
+    save(folder, second, "0002_default-seeds", "2026-01-02T00:00:00")
+    return {r["variant"]: r for r in records_of(load_dir(tmp_path / "results"))
+            if r["kind"] == "memory_ratio"}
+
+
+def test_the_memory_ratios_of_repeat_jobs_pool_with_the_job_the_outer_level(tmp_path):
+    """The Zen 5's torch `graph` against eager: 0.94x undecided in 0120, 0.93x 'less' in 0124."""
+    pooled = _memory_ratios(tmp_path, _memory_job("c1", scale=2.0))  # graph peaks doubled
+    alone = _memory_ratios(tmp_path / "other", _memory_job("c2", scale=2.0))  # other code
+    graph, single = pooled["graph"], alone["graph"]
+    assert graph["pooled_runs"] == ["0002_default-seeds", "0001_default-seeds"]
+    assert "pooled_runs" not in single and single["estimate"] == pytest.approx(2 * 26157056 / 23891968)
+    assert graph["estimate"] == pytest.approx(2 ** 0.5 * 26157056 / 23891968)
+    assert graph["low"] <= single["estimate"] / 2 and single["estimate"] <= graph["high"]
+    assert graph["processes"] == 6 and "jobs" in graph["interval"]
+
+
+def test_two_jobs_scatter_is_not_halved_by_drawing_two_of_two():
+    """Drawing 2 of 2 jobs gives half their variance: the pooled interval reaches past both jobs'
+    estimates (a third Zen 5 answer job, 0126-0129, fell inside the uncorrected two-job interval
+    on 14 of 34 ratios)."""
+    from report.build.pool import pooled_medians
+    found = pooled_medians([([2.0, 2.0], [1.0, 1.0]), ([3.0, 3.0], [1.0, 1.0])])
+    assert found.estimate == pytest.approx(6 ** 0.5)
+    assert found.low < 2 and found.high > 3
+    assert found.high == pytest.approx(6 ** 0.5 * 1.5 ** (0.5 * 2 ** 0.5))  # A+A, scaled by √2

@@ -22,6 +22,8 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
           "aa_floor_low", "aa_floor_high", "known_wrong", "note")
 IQR = "interquartile range of rounds"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
+MEMORY_POOLED = ("95% bootstrap over jobs (their scatter scaled by sqrt(n/(n-1))), then child "
+                 "processes (unpaired, pooled)")
 STEP_PHASES = ("train", "infer", "construction")
 SETTING_FACTS = ("model_config", "input_shape", "batch", "params", "flops", "threads", "device",
                  "vector_isa", "wait")  # what a step time was measured on
@@ -122,13 +124,14 @@ def break_even_record(parts, variant, cache="cold"):
                   seconds=steps and steps * train.median)  # the graph steps until it pays
 
 
-POOLED = "95% bootstrap over jobs, then processes and rounds (pooled)"
+POOLED = ("95% bootstrap over jobs (their scatter scaled by sqrt(n/(n-1))), then processes and "
+          "rounds (pooled)")
 
 
 def pooled(r, eager, kind, repeats):
     """The record fields of `kind` ("speedup" or "aa") pooled over `r`'s job and the `repeats`
     (select.repeats) that timed the same group: the geometric mean of the jobs' paired ratios
-    and stats.pooled_ratio's interval, with the job as the outer level; {} with one job. `eager`
+    and pool.pooled_ratio's interval, with the job as the outer level; {} with one job. `eager`
     is the ratio's other arm: eager in r's precision, or r's variant in float32."""
     jobs, runs = [], []
     for result, base in [(r, eager), *_repeated(r, eager, repeats)]:
@@ -140,8 +143,8 @@ def pooled(r, eager, kind, repeats):
         runs.append(result.run)
     if len(jobs) < 2:
         return {}
-    import stats  # NumPy, imported when a figure needs it
-    found = stats.pooled_ratio(jobs)
+    from report.build.pool import pooled_ratio  # NumPy, imported when a figure needs it
+    found = pooled_ratio(jobs)
     return {"estimate": found.estimate, "low": found.low, "high": found.high,
             "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
             "processes": sum(len(a) for a, _ in jobs)}
@@ -461,11 +464,11 @@ def new_and_seen(r):
     return {"new_shape_s": new_s, "seen_shape_s": seen_s, "new_over_seen": new_s / seen_s}
 
 
-def memory_records(results):
+def memory_records(results, repeats=()):
     """Each memory case's train-step RSS peak above its post-import baseline (none where the loss
     was not finite) with its first call and growth, and each variant's peak ÷ the eager peak of
     the same run (above 1: more), with the unpaired interval over the child processes' peaks
-    where both arms saved two or more."""
+    where both arms saved two or more, pooled with the jobs of the same code (`repeats`)."""
     found = of_phase(results, "memory", "model", "variant", "precision", "deterministic",
                      valid=False)
     out = [record(r, "memory_peak", "bytes", r.info["peak_memory_bytes"] if r.valid else None,
@@ -474,7 +477,7 @@ def memory_records(results):
     for (backend, model, variant, *flags), r in found.items():
         eager = found.get((backend, model, "eager", *flags))
         if variant != "eager" and r.valid:
-            out.append(memory_ratio_record(r, eager if eager and eager.valid else None))
+            out.append(memory_ratio_record(r, eager if eager and eager.valid else None, repeats))
     return mark_smallest(out)
 
 
@@ -495,19 +498,31 @@ def mark_smallest(out):
     return out
 
 
-def memory_ratio_record(r, eager):
-    """Variant peak ÷ the eager peak saved in the same run (never another run's)."""
+def memory_ratio_record(r, eager, repeats=()):
+    """Variant peak ÷ the eager peak saved in the same run (never another run's); with repeat
+    jobs of the same code, each job's ratio pooled (pool.pooled_medians)."""
     if eager is None or (eager.machine, eager.file) != (r.machine, r.file):
         return record(r, "memory_ratio", "x", None, note="no eager in this run")
-    rounds = [x.info.get("peak_memory_bytes_rounds") or [] for x in (r, eager)]
+    children = lambda x: x.info.get("peak_memory_bytes_rounds") or []
+    rounds = [children(r), children(eager)]
     if min(map(len, rounds)) < 2:
         return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
                       / eager.info["peak_memory_bytes"],
                       note="no interval (one child per case, or saved without each child's peak)")
+    jobs, runs = [rounds], [r.run]
+    for same, base in _repeated(r, eager, repeats):
+        if base is not None and min(len(children(same)), len(children(base))) >= 2:
+            jobs.append([children(same), children(base)])
+            runs.append(same.run)
     import stats
-    found = stats.ratio_of_medians(*rounds)
-    return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_CI,
-                  found.significant)
+    if len(jobs) < 2:
+        found = stats.ratio_of_medians(*rounds)
+        return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_CI,
+                      found.significant)
+    from report.build.pool import pooled_medians
+    found = pooled_medians(jobs)
+    return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_POOLED,
+                  found.significant, pooled_runs=runs, processes=sum(len(a) for a, _ in jobs))
 
 
 def machine_records(view):
@@ -522,7 +537,8 @@ def machine_records(view):
              + agreement_records(view("determinism"), steady)
              + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
              + lengths_records(view("lengths"))
-             + memory_records(view("memory")) + scale_records(view("scale")))
+             + memory_records(view("memory"), view("memory_repeats"))
+             + scale_records(view("scale")))
     floors = aa_floors(steady)
     group = lambda r: (r["run"], r["backend"], r["model"], r["phase"], r["precision"], r["case"])
     controls = {group(r): r for r in found if r["kind"] == "aa_ratio" and r["low"]}

@@ -145,15 +145,17 @@ def job_kind(r):
     return tuple(release(r)), r.profile_name, r.job, code(r)
 
 
-def repeats(results, picked):
-    """The steady results of the other jobs that repeat the picked ones (the answer job's, the
-    seeds job's): the same machine, code, framework release, profile and job, a file of their
-    own. A pooled interval draws from them, each from those of its own result's job kind
-    (records._repeated)."""
+POOLED = ("steady", "seeds_steady", "memory")  # sections whose figures pool over repeat jobs
+
+
+def repeats(results, picked, sections=POOLED):
+    """The results of `sections` of the other jobs that repeat the picked ones: the same
+    machine, code, framework release, profile and job, a file of their own. A pooled interval
+    draws from them, each from those of its own result's job kind (records._repeated)."""
     runs = {job_kind(r) for r in picked if code(r)}
     chosen_files = {r.file for r in picked}
-    return [r for r in results if section(r) in ("steady", "seeds_steady")
-            and r.file not in chosen_files and job_kind(r) in runs]
+    return [r for r in results if section(r) in sections and r.file not in chosen_files
+            and job_kind(r) in runs]
 
 
 def front(results, made=()):
@@ -226,8 +228,8 @@ def views(results, wanted=()):
         mine = [r for r in results if r.machine == machine]
         runs = chosen(mine, wanted)  # once per machine, not once per section
         picked = {name: pick(mine, name, wanted, runs) for name in SECTIONS}
-        picked["steady_repeats"] = repeats(mine, picked["steady"])
-        picked["seeds_steady_repeats"] = repeats(mine, picked["seeds_steady"])
+        for name in POOLED:
+            picked[f"{name}_repeats"] = repeats(mine, picked[name], (name,))
         out.append((machine, picked.__getitem__))
     return out
 

@@ -188,7 +188,8 @@ def memory_section(records):
         intro, "",
         "**Peak memory of a training step** (× eager's peak: this variant's peak ÷ eager's in "
         "the same run, so above 1 the variant needs more; its 95% interval is a bootstrap over "
-        "the child processes, unpaired; `~` marks one that includes 1)", "",
+        "the child processes, unpaired, with the job as the outer level where jobs of one code "
+        "repeat it; `~` marks one that includes 1)", "",
         peak_table(found, memory_ratios(records)), "",
         "**First call** (build, trace/compile and run the first step): its peak, × eager's "
         "(this ÷ eager's first-call peak, no interval), and what it leaves held", "",
