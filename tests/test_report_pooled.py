@@ -173,3 +173,21 @@ def test_two_jobs_scatter_is_not_halved_by_drawing_two_of_two():
     assert found.estimate == pytest.approx(6 ** 0.5)
     assert found.low < 2 and found.high > 3
     assert found.high == pytest.approx(6 ** 0.5 * 1.5 ** (0.5 * 2 ** 0.5))  # A+A, scaled by √2
+
+
+def test_a_pooled_rows_step_times_are_the_jobs_geometric_mean_and_range(tmp_path):
+    """The Zen 5's Chainer MNIST CNN: eager 31.7 → `graph` 24.8 ms in the newest job alone (1.28)
+    beside a pooled 1.19×; over the three jobs 26.7 → 22.2 ms (1.20)."""
+    folder = tmp_path / "results" / "m"
+    save(folder, _job("c1"), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _job("c1"), "0002_default", "2026-01-02T00:00:00", scale=2.0)  # a slower machine
+    one = json.loads(PAIRED.read_text())["benchmarks"]
+    medians = {(b["extra_info"]["model"], b["extra_info"]["variant"], b["extra_info"]["phase"]):
+               b["stats"]["median"] for b in one}
+    times = [r for r in records_of(load_dir(tmp_path / "results")) if r["kind"] == "step_time"]
+    assert times
+    for r in times:
+        m = medians[r["model"], r["variant"], r["phase"]]
+        assert r["estimate"] == pytest.approx(2 ** 0.5 * m) and r["low"] == pytest.approx(m)
+        assert r["high"] == pytest.approx(2 * m) and r["pooled_runs"] == ["0002_default",
+                                                                          "0001_default"]

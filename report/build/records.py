@@ -1,6 +1,7 @@
 """One record per published figure, built once per machine from the selected results: summary.json
 holds them, and every table, chart, reading and verdict reads them."""
 import json
+import math
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -21,6 +22,7 @@ FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "p
           "significant", "verdict", "verdict_note", "mark", "target", "best", "processes", "rounds",
           "aa_floor_low", "aa_floor_high", "known_wrong", "note")
 IQR = "interquartile range of rounds"
+POOLED_TIME = "range of the jobs' medians (pooled: their geometric mean)"
 MEMORY_CI = "95% bootstrap over child processes (unpaired)"
 MEMORY_POOLED = ("95% bootstrap over jobs (their scatter scaled by sqrt(n/(n-1))), then child "
                  "processes (unpaired, pooled)")
@@ -68,8 +70,22 @@ def saved_record(r, kind, saved, **fields):
 
 
 def spread_record(r, kind, **fields):
-    """A median time with its interquartile range."""
-    return record(r, kind, "s", r.median, r.stats["q1"], r.stats["q3"], IQR, **fields)
+    """A median time with its interquartile range (`fields` may replace both: pooled_time)."""
+    found = {"estimate": r.median, "low": r.stats["q1"], "high": r.stats["q3"], "interval": IQR,
+             **fields}
+    return record(r, kind, "s", found.pop("estimate"), **found)
+
+
+def pooled_time(r, repeats):
+    """A step time's fields over `r`'s job and the `repeats` that timed it: the geometric mean of
+    the jobs' medians and their range, so that its eager ÷ graph reads as the pooled speedup does;
+    {} with one job."""
+    found = [r, *(same for same, _ in _repeated(r, r, repeats))]
+    if len(found) < 2:
+        return {}
+    medians = [x.median for x in found]
+    return {"estimate": math.exp(statistics.fmean(map(math.log, medians))), "low": min(medians),
+            "high": max(medians), "interval": POOLED_TIME, "pooled_runs": [x.run for x in found]}
 
 
 def facts(r, names):
@@ -178,7 +194,8 @@ def steady_records(results, mixed=True, repeats=()):
                 out.append(record(r, "startup_time", "s", statistics.median(seconds),
                                   min(seconds), max(seconds), "range of rounds"))
         elif phase in ("train", "infer"):
-            out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS)))
+            out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS),
+                                     **pooled_time(r, repeats)))
             eager = idx.get((backend, model, "eager", phase, None))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),

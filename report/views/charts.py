@@ -141,8 +141,11 @@ def step_time_chart(records, context, path):
     models = by_model({m for _, m in top})
     if not models:
         return None
+    pooled = any(r.get("pooled_runs") for r in records if r["kind"] == "step_time")
+    spread = ("the jobs' medians: geometric mean and range" if pooled
+              else "median with its interquartile range")
     fig, axes = _figure(models, "Train step time: eager (○) → the best graph variant (●), "
-                        "median with its interquartile range; the table's paired speedup", context,
+                        f"{spread}; the table's paired speedup", context,
                         "ms per step (log scale, shared)", sharex=True)
     for ax, model in zip(axes, models):
         labels = []
