@@ -24,7 +24,8 @@ from report.views.readings import (overhead_reading, retrace_reading, speedup_re
                              throughput_reading)
 from report.build.records import (FIELDS, load_studies, machine_records, parity_records,
                                   wait_records)
-from report.build.runs import for_views, machine_notes, made_by, provenance, section_runs
+from report.build.runs import (for_views, machine_notes, made_by, pooled_runs, provenance,
+                               section_runs)
 from report.views import render as views_render
 from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
@@ -142,10 +143,10 @@ def _charts(machines, outdir):
     for n, (machine, view, records) in enumerate(machines, 1):
         suffix = f"_m{n}" if len(machines) > 1 else ""
         for stem, title, section, reading in CHARTS:
-            context = chart_context(view(section), section)
+            context = chart_context(view(section), section, pooled_runs(view, section))
             if path := draw[stem](records, context, outdir / f"{stem}{suffix}.png"):
-                drawn.append((machine, title, path,
-                              f"{reading(records)} {from_runs(section_runs(view(section)))}",
+                runs = from_runs(section_runs(view(section)), context["pooled"], section)
+                drawn.append((machine, title, path, f"{reading(records)} {runs}",
                               stem in README_CHARTS))
     return drawn
 

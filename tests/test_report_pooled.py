@@ -191,3 +191,47 @@ def test_a_pooled_rows_step_times_are_the_jobs_geometric_mean_and_range(tmp_path
         assert r["estimate"] == pytest.approx(2 ** 0.5 * m) and r["low"] == pytest.approx(m)
         assert r["high"] == pytest.approx(2 * m) and r["pooled_runs"] == ["0002_default",
                                                                           "0001_default"]
+
+
+def _with_first_calls(graph_s, eager_s=0.1):
+    """The paired fixture as a clean job of code c1 with cold first calls for vgg."""
+    data = _job("c1")
+    for variant, seconds in (("eager", eager_s), ("graph", graph_s)):
+        b = json.loads(json.dumps(data["benchmarks"][0]))
+        b["name"] = f"test_construction[chainer-vgg-{variant}-cold]"
+        b["fullname"] = f"suites/test_construction.py::{b['name']}"
+        b["params"] = {"case_id": ["chainer", "vgg", variant, "models"], "cache": "cold"}
+        b["extra_info"] = {**{k: b["extra_info"][k] for k in ("backend", "framework_version",
+                                                              "device", "threads")},
+                           "model": "vgg", "variant": variant, "phase": "construction", "cache": "cold",
+                           "loss_finite": True, "step": "train"}
+        b["stats"] = {**b["stats"], **dict.fromkeys(("min", "max", "median", "mean", "q1", "q3"),
+                                                    seconds)}
+        data["benchmarks"].append(b)
+    return data
+
+
+def test_a_pooled_break_even_reads_the_jobs_first_calls_and_their_range(tmp_path):
+    """Torch's first calls on the Zen 5 moved up to 1.2x between jobs (ResNet 36.5-42.0 s), and
+    the break-even read the newest job's alone: pooled, it reads the geometric mean of the jobs'
+    first calls and its range spans their least and most."""
+    from report.build.ratios import break_even_range
+    folder = tmp_path / "results" / "m"
+    save(folder, _with_first_calls(1.0), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _with_first_calls(4.0), "0002_default", "2026-01-02T00:00:00")
+    found = records_of(load_dir(tmp_path / "results"))
+    get = lambda kind, variant, phase: next(r for r in found if (r["kind"], r["model"],
+                                            r["variant"], r["phase"]) == (kind, "vgg",
+                                                                          variant, phase))
+    first = get("first_call", "graph", "construction")
+    assert first["estimate"] == pytest.approx(2.0) and (first["low"], first["high"]) == (1.0, 4.0)
+    speedup, eager = get("speedup", "graph", "train"), get("step_time", "eager", "train")
+    even = next(r for r in found if r["kind"] == "break_even" and r["model"] == "vgg")
+    assert speedup["pooled_runs"] and speedup["low"] > 1.03  # a gain: the break-even has steps
+    steps, low, high, _ = break_even_range(2.0, 0.1, eager["estimate"], speedup["estimate"],
+                                           speedup["low"], speedup["high"],
+                                           spread=((1.0, 0.1), (4.0, 0.1)))
+    assert (even["estimate"], even["low"], even["high"]) == (steps, low, high)
+    assert low < break_even_range(1.0, 0.1, eager["estimate"], speedup["estimate"],
+                                  speedup["low"], speedup["high"])[0] and "first calls" in even[
+        "interval"]

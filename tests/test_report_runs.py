@@ -220,10 +220,26 @@ def test_each_chart_reading_names_its_run(tmp_path):
                      "--charts", str(tmp_path / "c")]) == 0
     charts = {c["title"]: c["reading"] for c in page_data(tmp_path / "results" / "index.html")["charts"]}
     assert charts["Throughput against the matmul peak"].endswith("From run chainer `0001_default`.")
-    assert charts["Steady-state speedup, train step"].endswith("From run chainer `0002_default`.")
+    pooled = "From runs `0001`–`0002` (repeat jobs pooled: ratios, step times, first calls)."
+    assert charts["Steady-state speedup, train step"].endswith(pooled)  # one code: 0001 repeats
+    step_times = readme.read_text().split("### Train step time, eager beside")[1].split("###")[0]
+    assert step_times.strip().endswith(pooled)
+    assert "### Throughput against" not in readme.read_text()
+
+
+def test_a_reading_of_figures_no_job_repeats_names_the_newest_run(tmp_path):
+    """Another timing code pools nothing: the steady readings name the newest run alone."""
+    pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "results", base, "0001_default", "2026-01-01T00:00:00")
+    base["machine_info"]["graphbench"]["code"] = "other"
+    save(tmp_path / "results", base, "0002_default", "2026-01-02T00:00:00", 2.0)
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{cli.START}\n{cli.END}\n")
+    assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
+                     "--charts", str(tmp_path / "c")]) == 0
     step_times = readme.read_text().split("### Train step time, eager beside")[1].split("###")[0]
     assert step_times.strip().endswith("From run chainer `0002_default`.")
-    assert "### Throughput against" not in readme.read_text()
 
 
 def test_a_number_another_machines_run_holds_is_no_gap(tmp_path):

@@ -108,10 +108,12 @@ def aa_floors(results):
     return {k: (low, high) for k, (_, low, high) in widest.items()}
 
 
-def break_even_record(parts, variant, cache="cold"):
+def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
     """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
-    this machine) is paid back, from four figures of one job: one run's, or the steps' run and
-    the first calls' run of one GPU job (select.same_job), named in `first_calls_run`."""
+    this machine) is paid back by its train `speedup` record: from four figures of one job (one
+    run's, or the steps' run and the first calls' run of one GPU job: select.same_job, named in
+    `first_calls_run`), each the geometric mean over the jobs that repeat it (`repeats`), whose
+    range of first calls widens the speedup interval's range."""
     names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
@@ -127,17 +129,34 @@ def break_even_record(parts, variant, cache="cold"):
         return record(anchor, "break_even", "steps", None, note=note, timed=False,
                       variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts
-    saved = train.saved("speedup")
-    speedup = saved.estimate if saved else eager_train.median / train.median
-    steps, low, high, note = break_even_range(cold.median, eager_cold.median, eager_train.median,
-                                              speedup, *(saved[1:3] if saved else ()))
-    return record(train, "break_even", "steps", steps, low, high,
-                  low and "from the speedup's 95% interval", note=note, case=cache,
+    (first, first_low, first_high), (eager_first, eager_low, eager_high), (eager_step, *_), \
+        (graph_step, *_) = (pooled_median(p, repeats) for p in (cold, eager_cold, eager_train, train))
+    if speedup and speedup["estimate"]:
+        gain = speedup["estimate"]
+        bounds = (speedup["low"], speedup["high"]) if speedup["interval"] else ()
+    else:
+        saved = train.saved("speedup")
+        gain, bounds = (saved.estimate, tuple(saved[1:3])) if saved else (
+            eager_train.median / train.median, ())
+    spread = ((first_low, eager_high), (first_high, eager_low))
+    pooled = first_low != first_high or eager_low != eager_high  # the jobs' first calls differ
+    steps, low, high, note = break_even_range(first, eager_first, eager_step, gain, *bounds,
+                                              spread=spread)
+    interval = low and "from the speedup's 95% interval" + (
+        " and the range of the jobs' first calls" if pooled else "")
+    return record(train, "break_even", "steps", steps, low, high, interval, note=note, case=cache,
                   timed=True,  # all four figures: the steps, or why it never pays, are known
                   first_calls_run=None if cold.file == train.file else cold.run,
                   slow=steps is not None and steps >= SLOW_PAYBACK,  # a short run stays eager
-                  first_call_cheaper=cold.median <= eager_cold.median,  # paid at step 1
-                  seconds=steps and steps * train.median)  # the graph steps until it pays
+                  first_call_cheaper=first <= eager_first,  # paid at step 1
+                  seconds=steps and steps * graph_step)  # the graph steps until it pays
+
+
+def pooled_median(r, repeats):
+    """(median, low, high) of `r` over its job and the `repeats` that timed it: pooled_time's
+    geometric mean and range, else r's own median three times."""
+    found = pooled_time(r, repeats)
+    return (found["estimate"], found["low"], found["high"]) if found else (r.median,) * 3
 
 
 POOLED = ("95% bootstrap over jobs (their scatter scaled by sqrt(n/(n-1))), then processes and "
@@ -187,8 +206,9 @@ def steady_records(results, mixed=True, repeats=()):
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
         if phase == "construction":
-            out.append(record(r, "first_call", "s", r.median, r.stats["min"], r.stats["max"],
-                              "range of rounds"))
+            found = {"estimate": r.median, "low": r.stats["min"], "high": r.stats["max"],
+                     "interval": "range of rounds", **pooled_time(r, repeats)}
+            out.append(record(r, "first_call", "s", found.pop("estimate"), **found))
             if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
                 seconds = r.info["startup_s"]  # each round a new process: its start-up
                 out.append(record(r, "startup_time", "s", statistics.median(seconds),
@@ -204,17 +224,20 @@ def steady_records(results, mixed=True, repeats=()):
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))
+    speedups = {(r["backend"], r["model"], r["variant"]): r for r in out
+                if r["kind"] == "speedup" and r["phase"] == "train"}
     for backend, model, variant in sorted({k[:3] for k in idx if k[3] in ("train", "construction")
                                            and k[2] != "eager"}):
         get = lambda v, p, c=None: idx.get((backend, model, v, p, c))
+        speedup = speedups.get((backend, model, variant))
         out.append(break_even_record((get(variant, "construction", "cold"), get(variant, "train"),
                                       get("eager", "construction", "cold"), get("eager", "train")),
-                                     variant))
+                                     variant, "cold", speedup, repeats))
         if get(variant, "construction", "warm"):  # every later run on this machine
             eager = get("eager", "construction", "warm") or get("eager", "construction", "cold")
             out.append(break_even_record((get(variant, "construction", "warm"),
                                           get(variant, "train"), eager, get("eager", "train")),
-                                         variant, "warm"))  # eager caches nothing: its cold call
+                                         variant, "warm", speedup, repeats))  # eager caches nothing
     out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS),
                          **pooled(r, r, "aa", repeats))
             for r in idx.values() if r.saved("aa")]

@@ -8,8 +8,8 @@ from machines import gpu_model
 from report.build.load import WAITS, unfinished
 from report.build.page_data import run_table
 from report.build.plan_gaps import not_measured
-from report.build.select import (SECTIONS, invalid, latest, part_name, retrace_rules, shown_runs,
-                                 unit)
+from report.build.select import (POOLED, SECTIONS, invalid, latest, part_name, retrace_rules,
+                                 shown_runs, unit)
 
 
 def provenance(results, machines, wanted=()):
@@ -90,7 +90,15 @@ def shown(view):
     versions = {}
     for r in view("steady"):
         versions.update(r.graphbench.get("versions") or {})
-    return {"runs": {name: section_runs(view(name)) for name in SECTIONS}, "versions": versions}
+    return {"runs": {name: section_runs(view(name)) for name in SECTIONS}, "versions": versions,
+            "pooled": {name: pooled_runs(view, name) for name in SECTIONS}}
+
+
+def pooled_runs(view, name):
+    """The sorted names of section `name`'s runs and of the repeat jobs its pooled figures draw
+    from (select.repeats); () where no job repeats it."""
+    repeats = view(f"{name}_repeats") if name in POOLED else ()
+    return tuple(sorted({r.run for r in (*view(name), *repeats)})) if repeats else ()
 
 
 def section_runs(picked):

@@ -301,10 +301,11 @@ def retrace_rules(results):
     return found
 
 
-def chart_context(results, suite):
+def chart_context(results, suite, pooled=()):
     """What a chart names beside its figures, from the runs behind them (views never read
-    runs): each machine's setting, framework versions, the runs (dirty: uncommitted changes),
-    what the profile left out of `suite`, and the retrace suite's skip rules."""
+    runs): each machine's setting, framework versions, the runs (dirty: uncommitted changes)
+    and every run its pooled figures draw on (`pooled`: runs.pooled_runs), what the profile left
+    out of `suite`, and the retrace suite's skip rules."""
     machines, versions = set(), {}
     for r in latest(results):
         g = r.graphbench
@@ -312,4 +313,5 @@ def chart_context(results, suite):
         versions.update({k: v for k, v in g.get("versions", {}).items() if k in VERSIONED})
     return {"machines": sorted(machines, key=str), "versions": versions,
             "runs": sorted({(r.info["backend"], r.run, bool(r.dirty)) for r in results}),
+            "pooled": pooled,
             "gaps": profile_gaps(results, suite), "retrace_rules": retrace_rules(results)}

@@ -9,7 +9,7 @@ import matplotlib.ticker  # noqa: E402
 from catalog import COLORS  # noqa: E402
 from report.views.retrace import by_depth, skip_note, totals  # noqa: E402
 from report.views.tables import chosen, lookup  # noqa: E402
-from report.views.text import variant_order  # noqa: E402
+from report.views.text import run_spans, variant_order  # noqa: E402
 
 OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
 
@@ -29,6 +29,8 @@ def subtitle(context):
     machines = [f"{m} · {device} · {threads} threads · profile {profile}"
                 for m, device, threads, profile in context["machines"]]
     runs = [f"{backend} {run}{'†' if dirty else ''}" for backend, run, dirty in context["runs"]]
+    if context.get("pooled"):  # every job a pooled figure draws on, as spans of run numbers
+        runs = [run_spans(context["pooled"]).replace("`", "") + " (repeat jobs pooled)"]
     versions = context["versions"]
     return (" | ".join(machines) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
             + "\nruns: " + ", ".join(runs)
@@ -195,8 +197,11 @@ def overhead_chart(records, context, path):
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
+    pooled = any(r.get("pooled_runs") for r in records if r["kind"] == "first_call")
     fig, axes = _figure(models, "Graph construction overhead: first train step minus steady step "
-                        "(dot: median; whiskers: min–max of rounds; ● cold, ○ warm cache)",
+                        + ("(dot: the jobs' geometric mean; whiskers: their range"
+                           if pooled else "(dot: median; whiskers: min–max of rounds")
+                        + "; ● cold, ○ warm cache)",
                         context, "seconds (log scale, shared)", sharex=True)
     ax_floor, top, wrong = 1e-4, 1.0, known_wrong(records)
     for ax, model in zip(axes, models):
@@ -238,15 +243,19 @@ def overhead_chart(records, context, path):
 def break_even_chart(records, context, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
     a first run (cold caches, filled dot) and every later run (warm cache, open dot) on one shared log
-    axis; whiskers span the steps at the two ends of the speedup's interval; a row with no figure
-    says why."""
+    axis; whiskers span the steps at the two ends of the speedup's interval (and of the jobs'
+    first calls, pooled); a row with no figure says why."""
     cells, idx = lookup(records), _index(records)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
+    jobs = any("first calls" in (r["interval"] or "") for r in records
+               if r["kind"] == "break_even")
     fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
                         "run (●) and later runs on a warm cache (○);\nwhiskers: from the "
-                        "speedup's 95% interval", context, "steps (log scale, shared)", sharex=True)
+                        "speedup's 95% interval" + (" and the jobs' range of first calls"
+                                                    if jobs else ""),
+                        context, "steps (log scale, shared)", sharex=True)
     wrong = known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []

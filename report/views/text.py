@@ -106,9 +106,28 @@ def break_even_text(rec):
     return f"{rec['estimate']:,}"
 
 
-def from_runs(per_backend):
+POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
+                  "memory": "ratios"}  # what records.py pools over a section's repeat jobs
+
+
+def run_spans(runs):
+    """Run names as spans of consecutive numbers: ['0110_default', ..., '0117_default',
+    '0126_default'] -> '`0110`–`0117`, `0126`'."""
+    numbers, spans = sorted({int(run.split("_")[0]) for run in runs}), []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(f"`{a:04d}`" + (f"–`{b:04d}`" if b > a else "") for a, b in spans)
+
+
+def from_runs(per_backend, pooled=(), section="steady"):
     """One line naming the run every backend's figures of this section come from (`per_backend`:
-    report.build.runs.section_runs)."""
+    report.build.runs.section_runs); where repeat jobs pool (`pooled`: runs.pooled_runs), every
+    run the section draws on, as spans."""
+    if pooled:
+        return f"From runs {run_spans(pooled)} (repeat jobs pooled: {POOLED_FIGURES[section]})."
     parts = []
     for backend, runs in sorted(per_backend.items()):
         if len(runs) == 1:
