@@ -168,14 +168,12 @@ def pooled(r, eager, kind, repeats):
     (select.repeats) that timed the same group: the geometric mean of the jobs' paired ratios
     and pool.pooled_ratio's interval, with the job as the outer level; {} with one job. `eager`
     is the ratio's other arm: eager in r's precision, or r's variant in float32."""
-    jobs, runs = [], []
-    for result, base in [(r, eager), *_repeated(r, eager, repeats)]:
+    def arms(result, base):
         arm = result.info.get("paired_rounds_s") if kind == "speedup" else base.info.get(
             "aa_rounds_s")
-        if base is None or not arm or not base.info.get("paired_rounds_s"):
-            continue
-        jobs.append((base.info["paired_rounds_s"], arm))
-        runs.append(result.run)
+        if base is not None and arm and base.info.get("paired_rounds_s"):
+            return base.info["paired_rounds_s"], arm
+    jobs, runs = repeated_arms(r, eager, repeats, arms)
     if len(jobs) < 2:
         return {}
     from report.build.pool import pooled_ratio  # NumPy, imported when a figure needs it
@@ -183,6 +181,17 @@ def pooled(r, eager, kind, repeats):
     return {"estimate": found.estimate, "low": found.low, "high": found.high,
             "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
             "processes": sum(len(a) for a, _ in jobs)}
+
+
+def repeated_arms(r, base, repeats, arms):
+    """([each job's two arms], [its run]) over r's job and the `repeats` that timed the same
+    pair: `arms(result, base)` gives a job's arms, or None where it has none to pool."""
+    jobs, runs = [], []
+    for result, other in [(r, base), *_repeated(r, base, repeats)]:
+        if found := arms(result, other):
+            jobs.append(found)
+            runs.append(result.run)
+    return jobs, runs
 
 
 def _repeated(r, base, repeats):
@@ -549,11 +558,8 @@ def memory_ratio_record(r, eager, repeats=()):
         return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
                       / eager.info["peak_memory_bytes"],
                       note="no interval (one child per case, or saved without each child's peak)")
-    jobs, runs = [rounds], [r.run]
-    for same, base in _repeated(r, eager, repeats):
-        if base is not None and min(len(children(same)), len(children(base))) >= 2:
-            jobs.append([children(same), children(base)])
-            runs.append(same.run)
+    jobs, runs = repeated_arms(r, eager, repeats, lambda same, base: base and min(
+        len(children(same)), len(children(base))) >= 2 and [children(same), children(base)])
     import stats
     if len(jobs) < 2:
         found = stats.ratio_of_medians(*rounds)
