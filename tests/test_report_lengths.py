@@ -41,7 +41,7 @@ def test_the_answer_names_the_strategy_its_margin_the_fastest_step_and_a_silent_
     assert line.startswith("token lengths that vary (48 batches), first to finish: `graph` at "
                            "powers of two, 20 s (next: graph_dynamic/exact, 1.25× as long; "
                            "`graph` at exact lengths 3.00×); within 1.5× of it, which one cold "
-                           "run each does not tell apart: `graph_dynamic` at exact lengths; "
+                           "run each cannot tell apart: `graph_dynamic` at exact lengths; "
                            "fastest step once compiled: `graph_dynamic` at exact lengths, 7 ms")
     assert "`graph_static` at multiples of 32 hit the recompile limit: later lengths ran " \
            "eagerly, no error ([finding](findings/torch_recompile_fallback.md))" in line

@@ -235,3 +235,46 @@ def test_a_pooled_break_even_reads_the_jobs_first_calls_and_their_range(tmp_path
     assert low < break_even_range(1.0, 0.1, eager["estimate"], speedup["estimate"],
                                   speedup["low"], speedup["high"])[0] and "first calls" in even[
         "interval"]
+
+
+def _lengths_job(totals, cut=()):
+    """The paired fixture as a clean job of code c1 holding chainer lengths totals {(variant,
+    strategy): seconds}, those in `cut` cut short by the budget."""
+    data = _job("c1")
+    template, data["benchmarks"] = data["benchmarks"][0], []
+    for (variant, strategy), seconds in totals.items():
+        b = json.loads(json.dumps(template))
+        b["name"] = f"test_lengths[chainer-decoder-{variant}-{strategy}]"
+        b["fullname"] = f"suites/test_lengths.py::{b['name']}"
+        b["params"] = {"case_id": ["chainer", "decoder", variant, "lengths", "float32"],
+                       "strategy": strategy}
+        b["extra_info"] = {**{k: template["extra_info"][k] for k in ("backend", "device",
+                                                                     "threads")},
+                           "model": "decoder", "variant": variant, "phase": "lengths",
+                           "strategy": strategy, "precision": "float32", "deterministic": False,
+                           "loss_finite": True, "steps_planned": 48, "steps_done": 48,
+                           "cut_short": "budget" if (variant, strategy) in cut else None}
+        b["stats"] = {**b["stats"], **dict.fromkeys(("min", "max", "median", "mean", "q1", "q3"),
+                                                    seconds)}
+        data["benchmarks"].append(b)
+    return data
+
+
+def test_the_lengths_totals_of_repeat_jobs_pool_and_a_cut_run_pools_with_none(tmp_path):
+    """The Zen 5's two seeds jobs put JAX `jax.jit` padded to powers of two at 7.78 s and 6.92 s:
+    the first to finish reads the jobs' geometric mean, not the newest job's total alone."""
+    folder = tmp_path / "results" / "m"
+    save(folder, _lengths_job({("eager", "exact"): 1.0, ("graph", "exact"): 1.8,
+                               ("graph", "max"): 9.0}), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _lengths_job({("eager", "exact"): 4.0, ("graph", "exact"): 1.8,
+                               ("graph", "max"): 3.0}, cut=[("graph", "max")]),
+         "0002_default", "2026-01-02T00:00:00")
+    found = {(r["variant"], r["case"]): r for r in records_of(load_dir(tmp_path / "results"))
+             if r["kind"] == "lengths_total"}
+    eager = found["eager", "exact"]
+    assert eager["estimate"] == pytest.approx(2.0) and (eager["low"], eager["high"]) == (1.0, 4.0)
+    assert eager["pooled_runs"] == ["0002_default", "0001_default"]
+    assert found["graph", "max"]["estimate"] == 3.0 and not found["graph", "max"].get(
+        "pooled_runs")  # the newest job's run was cut short: its total stands alone
+    assert found["graph", "exact"]["first"] and found["graph", "exact"]["tied"] == [
+        ("eager", "exact")]  # 1.8 s against eager's pooled 2.0, not the newest job's 4.0

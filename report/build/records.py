@@ -459,14 +459,21 @@ def _over(records, variant, field, usable):
     return records
 
 
-def lengths_records(results):
+def lengths_records(results, repeats=()):
     """One `lengths_total` record per (backend, variant, strategy) run, case = strategy; a run cut
-    short by its budget keeps its time and says so; lengths.mark_first marks what finishes
-    first."""
-    return mark_first([record(r, "lengths_total", "s", r.median, note=(
-        "cut short by the profile's budget" if r.info.get("cut_short") else None),
-        **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r)) for r in latest(results)
-        if r.info["phase"] == "lengths" and r.valid])
+    short by its budget keeps its time and says so; a whole run that other jobs of the same code
+    ran whole too (`repeats`) reads the geometric mean of the jobs' totals with their range
+    (pooled_time); lengths.mark_first marks what finishes first."""
+    whole = lambda x: x.valid and not x.info.get("cut_short")
+    out = []
+    for r in latest(results):
+        if r.info["phase"] == "lengths" and r.valid:
+            found = {"estimate": r.median, **(pooled_time(r, [x for x in repeats if whole(x)])
+                                              if whole(r) else {})}
+            out.append(record(r, "lengths_total", "s", found.pop("estimate"), note=(
+                "cut short by the profile's budget" if r.info.get("cut_short") else None),
+                **found, **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r)))
+    return mark_first(out)
 
 
 def _seen_step(r):
@@ -582,7 +589,7 @@ def machine_records(view):
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)
              + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
-             + lengths_records(view("lengths"))
+             + lengths_records(view("lengths"), view("lengths_repeats"))
              + memory_records(view("memory"), view("memory_repeats"))
              + scale_records(view("scale")))
     floors = aa_floors(steady)

@@ -4,6 +4,7 @@ from catalog import PADDINGS, call_name
 from gpu.plan import NOT_ON_THE_LEASE
 from machines import short_name
 from report.build.ratios import NOISE, SAME
+from report.views.lengths import cold_runs
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
 SHORT = {("tf", "xla"): "XLA (`jit_compile=True`)", ("jax", "graph"): "`jax.jit`",
@@ -190,7 +191,7 @@ def short_run(records, others=()):
 
 def varying_shapes(records):
     """Which strategy finished the varying-length batches first, per backend, with the runs one
-    cold run each does not tell apart from it (the build's `tie`)."""
+    cold run each (per job, where jobs pool) does not tell apart from it (the build's `tie`)."""
     first = sorted((r for r in records if r["kind"] == "lengths_total" and r.get("first")),
                    key=lambda r: (list(NAMES) + [r["backend"]]).index(r["backend"]))
     if not first:
@@ -198,7 +199,8 @@ def varying_shapes(records):
     batches = first[0].get("steps_planned")
     tie = next((r["tie"] for r in first if r.get("tie")), None)
     return (f"- **Shapes that vary** ({batches} batches of token lengths that vary"
-            + (f"; one cold run each, so totals within {tie}× are not told apart" if tie else "")
+            + (f"; {cold_runs(first)} each, so totals within {tie}× are not told apart" if tie
+               else "")
             + "), first to finish: " + "; ".join(_first_and_tied(r) for r in first) + ".")
 
 

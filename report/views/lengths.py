@@ -5,7 +5,14 @@ from report.views.text import label
 
 FALLBACK = "findings/torch_recompile_fallback.md"
 
-SINGLE = "one cold run each, no interval: read only large differences"
+SINGLE = ("one cold run each (where jobs of one code repeat it, the geometric mean of their "
+          "totals, with their range), no interval: read only large differences")
+
+
+def cold_runs(records):
+    """'one cold run' or, where the totals pool repeat jobs, '2 jobs' cold runs'."""
+    jobs = max((len(r.get("pooled_runs") or ()) for r in records), default=0)
+    return f"{jobs} jobs' cold runs" if jobs > 1 else "one cold run"
 HOW = ("A seeded stream of train batches whose longest sequence follows a long tail, each batch "
        "padded by a strategy, through each variant in one cold run (fresh model, function and "
        "compile cache): the total time includes every trace and compile. Traces and compiles are "
@@ -26,7 +33,8 @@ def lengths_table(records):
     lines = ["| backend | padding | variant | total s | steps | shapes | traces | compiles "
              "| steady step ms | padding waste | recompile-limit hits | run |", "|---" * 12 + "|"]
     for r in rows:
-        total = f"{r['estimate']:.2f}" + (" **first**" if r.get("first") else "") + (
+        spread = f" ({r['low']:.2f}–{r['high']:.2f})" if r.get("pooled_runs") else ""
+        total = f"{r['estimate']:.2f}{spread}" + (" **first**" if r.get("first") else "") + (
             " (fastest step)" if r.get("fastest_step") else "") + (
             f" (cut: {r['note']})" if r["note"] else "")
         lines.append(
@@ -61,7 +69,7 @@ def lengths_line(records, backend):
             text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
         text += ")"
     if top.get("tied"):
-        text += (f"; within {top['tie']}× of it, which one cold run each does not tell apart: "
+        text += (f"; within {top['tie']}× of it, which {cold_runs(mine)} each cannot tell apart: "
                  + ", ".join(f"`{variant}` at {STRATEGIES[case]}" for variant, case in top["tied"]))
     if fast := next((r for r in mine if r.get("fastest_step")), None):
         text += f"; fastest step once compiled: {name(fast)}, {fast['steady_step_s'] * 1e3:.3g} ms"

@@ -107,7 +107,7 @@ def break_even_text(rec):
 
 
 POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
-                  "memory": "ratios"}  # what records.py pools over a section's repeat jobs
+                  "memory": "ratios", "lengths": "totals"}  # what records.py pools
 
 
 def run_spans(runs):
