@@ -278,3 +278,26 @@ def test_the_lengths_totals_of_repeat_jobs_pool_and_a_cut_run_pools_with_none(tm
         "pooled_runs")  # the newest job's run was cut short: its total stands alone
     assert found["graph", "exact"]["first"] and found["graph", "exact"]["tied"] == [
         ("eager", "exact")]  # 1.8 s against eager's pooled 2.0, not the newest job's 4.0
+
+
+def test_the_retrace_totals_of_repeat_jobs_pool_and_beating_eager_reads_them(tmp_path):
+    """A retrace total is one cold run per job: the report reads their geometric mean, so a
+    `graph` that beat eager in the newest job alone (1.5 s against 2.0) but not over both
+    (against 1.0 s in the first job) is not said to beat it."""
+    def job(eager_s, graph_s):
+        data = _lengths_job({("eager", "exact"): eager_s, ("graph", "exact"): graph_s})
+        for b in data["benchmarks"]:
+            i, variant = b["extra_info"], b["extra_info"]["variant"]
+            b["name"] = f"test_retrace[chainer-vgg-{variant}-train-varying]"
+            b["params"] = {"case_id": ["chainer", "vgg", variant, "retrace", "float32"],
+                           "phase": "train", "pattern": "varying"}
+            i.update(model="vgg", phase="retrace", step="train", pattern="varying", traces=4)
+        return data
+    folder = tmp_path / "results" / "m"
+    save(folder, job(1.0, 1.5), "0001_default", "2026-01-01T00:00:00")
+    save(folder, job(2.0, 1.5), "0002_default", "2026-01-02T00:00:00")
+    found = {r["variant"]: r for r in records_of(load_dir(tmp_path / "results"))
+             if r["kind"] == "retrace_total"}
+    assert found["eager"]["estimate"] == pytest.approx(2 ** 0.5) and found["eager"][
+        "pooled_runs"] == ["0002_default", "0001_default"]
+    assert found["graph"]["beats_eager"] is False  # 1.5 s against eager's pooled 1.41 s

@@ -414,16 +414,25 @@ def pipeline_records(results):
     return out
 
 
-def retrace_records(results):
+def retrace_records(results, repeats=()):
     """Total time of each published retrace sequence (case = step-pattern), its counts, the mean
-    step at a new shape and at a seen one, and its total over eager's; a cut-short one says so."""
-    found = [record(r, "retrace_total", "s", r.median, traces=r.info.get("traces"),
+    step at a new shape and at a seen one, and its total over eager's; a cut-short one says so;
+    a whole one is the geometric mean over the jobs of one code that ran it whole (`repeats`)."""
+    found = [record(r, "retrace_total", "s", traces=r.info.get("traces"),
                     note="cut short by the profile's budget" if r.info.get("cut_short") else None,
-                    **facts(r, RETRACE_FACTS), **facts(r.info.get("model_config") or {}, ("depth",)),
-                    **new_and_seen(r))
+                    **whole_total(r, repeats), **facts(r, RETRACE_FACTS),
+                    **facts(r.info.get("model_config") or {}, ("depth",)), **new_and_seen(r))
              for r in latest(results) if r.info["phase"] == "retrace" and r.valid
              and r.info.get("step") == "train"]  # the tables show train steps only
     return beats_eager(over_signature(over_eager(found)))
+
+
+def whole_total(r, repeats):
+    """The estimate of one cold run's total: r's own, or, where r and other jobs of its code ran
+    the whole sequence, pooled_time's geometric mean with their range (a cut run pools with none)."""
+    whole = lambda x: x.valid and not x.info.get("cut_short")
+    return {"estimate": r.median, **(pooled_time(r, [x for x in repeats if whole(x)])
+                                     if whole(r) else {})}
 
 
 def over_eager(records):
@@ -464,16 +473,10 @@ def lengths_records(results, repeats=()):
     short by its budget keeps its time and says so; a whole run that other jobs of the same code
     ran whole too (`repeats`) reads the geometric mean of the jobs' totals with their range
     (pooled_time); lengths.mark_first marks what finishes first."""
-    whole = lambda x: x.valid and not x.info.get("cut_short")
-    out = []
-    for r in latest(results):
-        if r.info["phase"] == "lengths" and r.valid:
-            found = {"estimate": r.median, **(pooled_time(r, [x for x in repeats if whole(x)])
-                                              if whole(r) else {})}
-            out.append(record(r, "lengths_total", "s", found.pop("estimate"), note=(
-                "cut short by the profile's budget" if r.info.get("cut_short") else None),
-                **found, **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r)))
-    return mark_first(out)
+    return mark_first([record(r, "lengths_total", "s", note=(
+        "cut short by the profile's budget" if r.info.get("cut_short") else None),
+        **whole_total(r, repeats), **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r))
+        for r in latest(results) if r.info["phase"] == "lengths" and r.valid])
 
 
 def _seen_step(r):
@@ -588,7 +591,8 @@ def machine_records(view):
              + throughput_records(view("peak"))
              + micro_records(view("micro")) + determinism_records(view("determinism"))
              + agreement_records(view("determinism"), steady)
-             + pipeline_records(view("pipeline")) + retrace_records(view("retrace"))
+             + pipeline_records(view("pipeline"))
+             + retrace_records(view("retrace"), view("retrace_repeats"))
              + lengths_records(view("lengths"), view("lengths_repeats"))
              + memory_records(view("memory"), view("memory_repeats"))
              + scale_records(view("scale")))

@@ -94,8 +94,9 @@ def tables(shown, records, h, notes, others=()):
     if text := retrace_tables(records, notes["retrace_rules"]):
         parts += [f"{h} Retracing (source article 000)", "", runs("retrace"), "",
                   "Total time of one cold run of the whole sequence, with traces/compiles "
-                  "(tr) at its end: a single sample per cell (one process; the profiles' time "
-                  "budgets allow no repeats), so no interval — read only large differences.", "", text,
+                  "(tr) at its end: one sample per cell and job (one process; the profiles' "
+                  "time budgets allow no repeats; where jobs of one code repeat it, their "
+                  "geometric mean), so no interval — read only large differences.", "", text,
                   seed_comparison(records), "", compile_per_shape(records), "",
                   "What to do, from these runs:", "", advice(records), ""]
     if text := lengths_table(records):

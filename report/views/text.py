@@ -107,7 +107,7 @@ def break_even_text(rec):
 
 
 POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
-                  "memory": "ratios", "lengths": "totals"}  # what records.py pools
+                  "memory": "ratios", "lengths": "totals", "retrace": "totals"}  # records.py's
 
 
 def run_spans(runs):
