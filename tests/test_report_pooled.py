@@ -301,3 +301,26 @@ def test_the_retrace_totals_of_repeat_jobs_pool_and_beating_eager_reads_them(tmp
     assert found["eager"]["estimate"] == pytest.approx(2 ** 0.5) and found["eager"][
         "pooled_runs"] == ["0002_default", "0001_default"]
     assert found["graph"]["beats_eager"] is False  # 1.5 s against eager's pooled 1.41 s
+
+
+def _micro_job(scale=1.0):
+    """The paired fixture's train groups as micro workloads (one per network) of code c1."""
+    data = _job("c1", scale)
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"]["phase"] == "train"]
+    for b in data["benchmarks"]:
+        b["extra_info"].update(phase="micro", workload=b["extra_info"]["model"])
+    return data
+
+
+def test_the_micro_ratios_of_repeat_seeds_jobs_pool_with_their_a_a(tmp_path):
+    """Article 001's micro workloads (conv, LSTM cell) pool over the seeds jobs of one code, as
+    the steady steps do: the Zen 5's JAX conv read 1.009x 'within 3%' in the newest job alone."""
+    folder = tmp_path / "results" / "m"
+    save(folder, _micro_job(), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _micro_job(0.5), "0002_default", "2026-01-02T00:00:00")
+    found = records_of(load_dir(tmp_path / "results"))
+    micro = [r for r in found if r["kind"] == "micro_speedup" and r["interval"]]
+    assert micro and all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in micro)
+    assert all(r["low"] < r["estimate"] < r["high"] for r in micro)
+    assert any(r["kind"] == "aa_ratio" and r.get("pooled_runs") and r["case"] in {
+        m["case"] for m in micro} for r in found)

@@ -347,30 +347,34 @@ def gflops(result):
     return result.info["flops"] / result.median / 1e9
 
 
-def micro_records(results):
+def micro_records(results, repeats=()):
     """Per micro workload: each variant's steady time; eager ÷ graph, paired with its interval
-    where the graph result saved one (else the ratio of medians); eager's A/A control."""
+    where the graph result saved one (else the ratio of medians); eager's A/A control; each
+    paired ratio pooled over the jobs of one code that repeat it (`repeats`)."""
     found = of_phase(results, "micro", "workload", "variant", valid=False)
     out = []
     for (backend, workload, variant), r in sorted(found.items()):
         out.append(spread_record(r, "micro_time", case=workload, **facts(r, MICRO_FACTS)))
-        if variant == "graph" and (r.saved("speedup") or (backend, workload, "eager") in found):
-            out.append(ratio_record(r, "micro_speedup", found.get((backend, workload, "eager")),
-                                    r.saved("speedup"), case=workload))
+        eager = found.get((backend, workload, "eager"))
+        if variant == "graph" and (r.saved("speedup") or eager):
+            out.append(ratio_record(r, "micro_speedup", eager, r.saved("speedup"), case=workload,
+                                    **pooled(r, eager, "speedup", repeats)))
         if aa := r.saved("aa"):
-            out.append(saved_record(r, "aa_ratio", aa, case=workload))
+            out.append(saved_record(r, "aa_ratio", aa, case=workload,
+                                    **pooled(r, r, "aa", repeats)))
     return out
 
 
-def determinism_records(results):
+def determinism_records(results, repeats=()):
     """Per case: the step with deterministic ops off and on, whether same-seed runs repeated, and
     off ÷ on, paired with its interval where the `on` result saved one, else the ratio of the two
-    results' medians."""
+    results' medians; pooled over the jobs of one code that repeat it (`repeats`)."""
     runs = of_phase(results, "determinism", "model", "variant", "deterministic")
     out = [spread_record(r, "determinism_step", deterministic=key[3],
                          **facts(r, DETERMINISM_FACTS)) for key, r in runs.items()]
     return out + [ratio_record(on, "determinism_ratio", runs.get((*key[:3], False)),
-                               on.saved("determinism"))
+                               on.saved("determinism"),
+                               **pooled(on, runs.get((*key[:3], False)), "speedup", repeats))
                   for key, on in sorted(runs.items()) if key[3]
                   and (on.saved("determinism") or (*key[:3], False) in runs)]
 
@@ -394,9 +398,10 @@ def agreement_records(determinism, steady):
     return out
 
 
-def pipeline_records(results):
+def pipeline_records(results, repeats=()):
     """Per loader: the epoch time (IQR), examples per second, input wait per step and baseline
-    epoch ÷ this loader's (on the baseline: ÷ its A/A twin's)."""
+    epoch ÷ this loader's (on the baseline: ÷ its A/A twin's); each paired ratio pooled over the
+    jobs of one code that repeat it (`repeats`)."""
     found = of_phase(results, "pipeline", "model", "variant", "loader")
     out = []
     for (backend, model, variant, loader), r in found.items():
@@ -408,9 +413,10 @@ def pipeline_records(results):
         if loader != LOADER_BASELINE:
             base = found.get((backend, model, variant, LOADER_BASELINE))
             out.append(ratio_record(r, "loader_ratio", base, r.saved("loader"),
-                                    missing=f"no {LOADER_BASELINE} loader in this run"))
+                                    missing=f"no {LOADER_BASELINE} loader in this run",
+                                    **pooled(r, base, "speedup", repeats)))
         elif aa := r.saved("aa"):
-            out.append(saved_record(r, "aa_ratio", aa))
+            out.append(saved_record(r, "aa_ratio", aa, **pooled(r, r, "aa", repeats)))
     return out
 
 
@@ -589,9 +595,10 @@ def machine_records(view):
     found = (steady_records(steady, mixed=not mixed, repeats=view("steady_repeats"))
              + seeds_steady_records(seeds, view("seeds_steady_repeats"))
              + throughput_records(view("peak"))
-             + micro_records(view("micro")) + determinism_records(view("determinism"))
+             + micro_records(view("micro"), view("micro_repeats"))
+             + determinism_records(view("determinism"), view("determinism_repeats"))
              + agreement_records(view("determinism"), steady)
-             + pipeline_records(view("pipeline"))
+             + pipeline_records(view("pipeline"), view("pipeline_repeats"))
              + retrace_records(view("retrace"), view("retrace_repeats"))
              + lengths_records(view("lengths"), view("lengths_repeats"))
              + memory_records(view("memory"), view("memory_repeats"))

@@ -145,7 +145,8 @@ def job_kind(r):
     return tuple(release(r)), r.profile_name, r.job, code(r)
 
 
-POOLED = ("steady", "seeds_steady", "memory", "lengths", "retrace")  # pooling repeat jobs
+POOLED = ("steady", "seeds_steady", "memory", "lengths", "retrace", "micro", "pipeline",
+          "determinism")  # the sections whose figures pool over repeat jobs
 
 
 def repeats(results, picked, sections=POOLED):

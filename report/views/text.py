@@ -107,7 +107,8 @@ def break_even_text(rec):
 
 
 POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
-                  "memory": "ratios", "lengths": "totals", "retrace": "totals"}  # records.py's
+                  "memory": "ratios", "lengths": "totals", "retrace": "totals", "micro": "ratios",
+                  "pipeline": "ratios", "determinism": "ratios"}  # what records.py pools
 
 
 def run_spans(runs):
