@@ -303,12 +303,15 @@ def test_the_retrace_totals_of_repeat_jobs_pool_and_beating_eager_reads_them(tmp
     assert found["graph"]["beats_eager"] is False  # 1.5 s against eager's pooled 1.41 s
 
 
-def _micro_job(scale=1.0):
-    """The paired fixture's train groups as micro workloads (one per network) of code c1."""
+def _micro_job(scale=1.0, phase="micro"):
+    """The paired fixture's train groups as micro workloads (one per network) of code c1, or
+    (`phase` "scale") as points of the sweep."""
     data = _job("c1", scale)
     data["benchmarks"] = [b for b in data["benchmarks"] if b["extra_info"]["phase"] == "train"]
     for b in data["benchmarks"]:
-        b["extra_info"].update(phase="micro", workload=b["extra_info"]["model"])
+        b["extra_info"].update(phase=phase, workload=b["extra_info"]["model"])
+        if phase == "scale":
+            b["extra_info"]["model"] = f"vgg-s{len(b['extra_info']['model'])}-w1-b1"
     return data
 
 
@@ -324,3 +327,14 @@ def test_the_micro_ratios_of_repeat_seeds_jobs_pool_with_their_a_a(tmp_path):
     assert all(r["low"] < r["estimate"] < r["high"] for r in micro)
     assert any(r["kind"] == "aa_ratio" and r.get("pooled_runs") and r["case"] in {
         m["case"] for m in micro} for r in found)
+
+
+def test_the_sweeps_points_pool_over_repeat_answer_jobs(tmp_path):
+    """The sweep runs in every answer job: its points pool as the answer's rows do (the Zen 5's
+    torch decoder compute point read 1.05x [1.026, 1.096] undecided in the newest job alone)."""
+    folder = tmp_path / "results" / "m"
+    save(folder, _micro_job(phase="scale"), "0001_default", "2026-01-01T00:00:00")
+    save(folder, _micro_job(0.5, phase="scale"), "0002_default", "2026-01-02T00:00:00")
+    points = [r for r in records_of(load_dir(tmp_path / "results"))
+              if r["kind"] == "scale_speedup" and r["interval"]]
+    assert points and all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in points)

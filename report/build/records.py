@@ -493,9 +493,10 @@ def _seen_step(r):
     return stats.seen_shape_median(times, (r.info.get("tokens") or [])[:len(times)])
 
 
-def scale_records(results):
+def scale_records(results, repeats=()):
     """The sweep: each point's train step of eager and `graph` (with its setting) and eager ÷ graph,
-    paired with its interval; a point whose loss went non-finite says so."""
+    paired with its interval, pooled over the jobs of one code that repeat it (`repeats`); a point
+    whose loss went non-finite says so."""
     found = of_phase(results, "scale", "model", "variant", valid=False)
     out = []
     for (backend, label, variant), r in sorted(found.items()):
@@ -508,9 +509,10 @@ def scale_records(results):
         out.append(spread_record(r, kind + "step_time", **facts(r, SETTING_FACTS)))
         eager = found.get((backend, label, "eager"))
         if variant != "eager":
-            out.append(ratio_record(r, kind + "speedup", eager if eager and eager.valid else None,
-                                    r.saved("speedup"), **facts(r, SETTING_FACTS),
-                                    **facts(r, ADAPTIVE_FACTS)))
+            eager = eager if eager and eager.valid else None
+            out.append(ratio_record(r, kind + "speedup", eager, r.saved("speedup"),
+                                    **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
+                                    **pooled(r, eager, "speedup", repeats)))
     return out
 
 
@@ -602,7 +604,7 @@ def machine_records(view):
              + retrace_records(view("retrace"), view("retrace_repeats"))
              + lengths_records(view("lengths"), view("lengths_repeats"))
              + memory_records(view("memory"), view("memory_repeats"))
-             + scale_records(view("scale")))
+             + scale_records(view("scale"), view("scale_repeats")))
     floors = aa_floors(steady)
     group = lambda r: (r["run"], r["backend"], r["model"], r["phase"], r["precision"], r["case"])
     controls = {group(r): r for r in found if r["kind"] == "aa_ratio" and r["low"]}

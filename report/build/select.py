@@ -146,7 +146,7 @@ def job_kind(r):
 
 
 POOLED = ("steady", "seeds_steady", "memory", "lengths", "retrace", "micro", "pipeline",
-          "determinism")  # the sections whose figures pool over repeat jobs
+          "determinism", "scale")  # the sections whose figures pool over repeat jobs
 
 
 def repeats(results, picked, sections=POOLED):

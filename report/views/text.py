@@ -108,7 +108,7 @@ def break_even_text(rec):
 
 POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
                   "memory": "ratios", "lengths": "totals", "retrace": "totals", "micro": "ratios",
-                  "pipeline": "ratios", "determinism": "ratios"}  # what records.py pools
+                  "pipeline": "ratios", "determinism": "ratios", "scale": "ratios"}  # records.py's
 
 
 def run_spans(runs):
