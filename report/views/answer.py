@@ -43,8 +43,8 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
                 and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
                  "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
-                 "Paired 95% intervals (pooled over the jobs the run cell names; step times: "
-                 "the geometric mean of their medians); ±: the "
+                 "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
+                 "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
                  "speedup. Best graph "
                  "variant: `graph` unless another is faster past ±3%. "
