@@ -211,11 +211,12 @@ def _with_first_calls(graph_s, eager_s=0.1):
     return data
 
 
-def test_a_pooled_break_even_reads_the_jobs_first_calls_and_their_range(tmp_path):
+def test_a_pooled_break_even_reads_the_jobs_first_calls_and_spans_each_jobs_own(tmp_path):
     """Torch's first calls on the Zen 5 moved up to 1.2x between jobs (ResNet 36.5-42.0 s), and
     the break-even read the newest job's alone: pooled, it reads the geometric mean of the jobs'
-    first calls and its range spans their least and most."""
-    from report.build.ratios import break_even_range
+    first calls, and its range spans the speedup's interval and each job's own break-even
+    (the ResNet's: 7,488-11,185 steps in the four jobs)."""
+    from report.build.ratios import break_even, break_even_range
     folder = tmp_path / "results" / "m"
     save(folder, _with_first_calls(1.0), "0001_default", "2026-01-01T00:00:00")
     save(folder, _with_first_calls(4.0), "0002_default", "2026-01-02T00:00:00")
@@ -228,13 +229,14 @@ def test_a_pooled_break_even_reads_the_jobs_first_calls_and_their_range(tmp_path
     speedup, eager = get("speedup", "graph", "train"), get("step_time", "eager", "train")
     even = next(r for r in found if r["kind"] == "break_even" and r["model"] == "vgg")
     assert speedup["pooled_runs"] and speedup["low"] > 1.03  # a gain: the break-even has steps
-    steps, low, high, _ = break_even_range(2.0, 0.1, eager["estimate"], speedup["estimate"],
-                                           speedup["low"], speedup["high"],
-                                           spread=((1.0, 0.1), (4.0, 0.1)))
-    assert (even["estimate"], even["low"], even["high"]) == (steps, low, high)
-    assert low < break_even_range(1.0, 0.1, eager["estimate"], speedup["estimate"],
-                                  speedup["low"], speedup["high"])[0] and "first calls" in even[
-        "interval"]
+    one = next(b for b in json.loads(PAIRED.read_text())["benchmarks"] if (
+        b["extra_info"]["model"], b["extra_info"]["variant"], b["extra_info"]["phase"]) == (
+        "vgg", "graph", "train"))
+    step, gain = eager["estimate"], one["extra_info"]["speedup"]  # each job's own, here the same
+    jobs = [break_even(s, step / gain, 0.1, step) for s in (1.0, 4.0)]
+    assert (even["estimate"], even["low"], even["high"]) == break_even_range(
+        2.0, 0.1, step, speedup["estimate"], speedup["low"], speedup["high"], jobs=jobs)[:3]
+    assert even["low"] <= jobs[0] < jobs[1] <= even["high"] and "each job" in even["interval"]
 
 
 def _lengths_job(totals, cut=()):

@@ -141,14 +141,13 @@ NO_GAIN = f"no gain past ±{NOISE:.0%}"
 SLOW_PAYBACK = 100  # train steps: a graph variant paid back only later is no choice for a short run
 
 
-def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None, spread=None):
+def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None, jobs=()):
     """(steps, fewest, most, note) until a first call of `cold` s is paid back by a train step
     `speedup`× eager's; the range from the speedup's 95% interval (low, high) where there is one,
-    and from the jobs' range of first calls (`spread`: ((cold, eager_cold) least apart,
-    (cold, eager_cold) most apart)) where several jobs timed them. No steps where the interval
-    does not lie past 1 + NOISE ('no gain past ±3%', the verdict's threshold) or lies below
-    1 / (1 + NOISE) ('never (slower)', the verdict "slower")."""
-    steps = lambda s, c=cold, e=eager_cold: break_even(c, eager_step / s, e, eager_step)
+    widened to each repeat job's own break-even (`jobs`, None where one never paid). No steps
+    where the interval does not lie past 1 + NOISE ('no gain past ±3%', the verdict's threshold)
+    or lies below 1 / (1 + NOISE) ('never (slower)', the verdict "slower")."""
+    steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
     if low is None:
         n = steps(speedup)
         return n, None, None, "never (graph step not faster)" if n is None else "unpaired"
@@ -157,8 +156,8 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None,
     if cold > eager_cold and beyond(low, high) != "above":
         return None, None, None, f"{NO_GAIN}: " + (f"at most {gain_limit(high)}" if high > 1
                                                    else "its interval lies below 1")
-    fewest, most = spread or ((cold, eager_cold), (cold, eager_cold))
-    return steps(speedup), steps(high, *fewest), steps(low, *most), None
+    paid = [n for n in jobs if n is not None]
+    return steps(speedup), min([steps(high), *paid]), max([steps(low), *paid]), None
 
 
 def side(rec, figure):

@@ -12,8 +12,8 @@ from report.build.load import BASELINE
 from report.build import best, claims
 from report.build.figure import WORDS, labelled
 from report.build.lengths import mark_first
-from report.build.ratios import (CI, SLOW_PAYBACK, break_even_range, meaning, pays, ratio,
-                                 significant)
+from report.build.ratios import (CI, SLOW_PAYBACK, break_even, break_even_range, meaning, pays,
+                                 ratio, significant)
 from report.build.select import (index, invalid, job_kind, latest, mark_headlines, of_phase,
                                   profile_skip)
 
@@ -112,8 +112,8 @@ def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
     """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
     this machine) is paid back by its train `speedup` record: from four figures of one job (one
     run's, or the steps' run and the first calls' run of one GPU job: select.same_job, named in
-    `first_calls_run`), each the geometric mean over the jobs that repeat it (`repeats`), whose
-    range of first calls widens the speedup interval's range."""
+    `first_calls_run`), each the geometric mean over the jobs that repeat it (`repeats`); the
+    range spans the speedup's interval and each job's own break-even (jobs_break_even)."""
     names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
@@ -129,21 +129,19 @@ def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
         return record(anchor, "break_even", "steps", None, note=note, timed=False,
                       variant=variant, phase="train", case=cache, known_wrong=None)
     cold, train, eager_cold, eager_train = parts
-    (first, first_low, first_high), (eager_first, eager_low, eager_high), (eager_step, *_), \
-        (graph_step, *_) = (pooled_median(p, repeats) for p in (cold, eager_cold, eager_train, train))
+    first, eager_first, eager_step, graph_step = (
+        pooled_median(p, repeats) for p in (cold, eager_cold, eager_train, train))
     if speedup and speedup["estimate"]:
         gain = speedup["estimate"]
         bounds = (speedup["low"], speedup["high"]) if speedup["interval"] else ()
     else:
         saved = train.saved("speedup")
-        gain, bounds = (saved.estimate, tuple(saved[1:3])) if saved else (
-            eager_train.median / train.median, ())
-    spread = ((first_low, eager_high), (first_high, eager_low))
-    pooled = first_low != first_high or eager_low != eager_high  # the jobs' first calls differ
+        gain, bounds = _gain(train, eager_train), tuple(saved[1:3]) if saved else ()
+    jobs = jobs_break_even(parts, repeats)
     steps, low, high, note = break_even_range(first, eager_first, eager_step, gain, *bounds,
-                                              spread=spread)
+                                              jobs=jobs)
     interval = low and "from the speedup's 95% interval" + (
-        " and the range of the jobs' first calls" if pooled else "")
+        " and each job's own break-even" if len(jobs) > 1 else "")
     return record(train, "break_even", "steps", steps, low, high, interval, note=note, case=cache,
                   timed=True,  # all four figures: the steps, or why it never pays, are known
                   first_calls_run=None if cold.file == train.file else cold.run,
@@ -153,10 +151,32 @@ def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
 
 
 def pooled_median(r, repeats):
-    """(median, low, high) of `r` over its job and the `repeats` that timed it: pooled_time's
-    geometric mean and range, else r's own median three times."""
-    found = pooled_time(r, repeats)
-    return (found["estimate"], found["low"], found["high"]) if found else (r.median,) * 3
+    """r's median over its job and the `repeats` that timed it: pooled_time's geometric mean,
+    else r's own."""
+    return pooled_time(r, repeats).get("estimate", r.median)
+
+
+def jobs_break_even(parts, repeats):
+    """Each job's own break-even from its own four figures (cold first call, train step, eager's
+    first call and step: `parts` and their twins in the `repeats` run of the same file), with its
+    own speedup; [] with one job. A slow job is slow in all four, so this spread is not the
+    first calls' and steps' extremes taken together."""
+    cold, train, eager_cold, eager_train = parts
+    firsts = {same.file: (same, base) for same, base in _repeated(cold, eager_cold, repeats)}
+    found = [break_even(cold.median, eager_train.median / _gain(train, eager_train),
+                        eager_cold.median, eager_train.median)]
+    for same, base in _repeated(train, eager_train, repeats):
+        if base is not None and same.file in firsts and firsts[same.file][1] is not None:
+            first, eager_first = firsts[same.file]
+            found.append(break_even(first.median, base.median / _gain(same, base),
+                                    eager_first.median, base.median))
+    return found if len(found) > 1 else []
+
+
+def _gain(train, eager_train):
+    """One job's train speedup: its saved paired ratio, else eager's median ÷ the graph's."""
+    saved = train.saved("speedup")
+    return saved.estimate if saved else eager_train.median / train.median
 
 
 POOLED = ("95% bootstrap over jobs (their scatter scaled by sqrt(n/(n-1))), then processes and "

@@ -243,17 +243,17 @@ def overhead_chart(records, context, path):
 def break_even_chart(records, context, path):
     """Steps until construction + n graph steps cost less than n eager steps, from the records:
     a first run (cold caches, filled dot) and every later run (warm cache, open dot) on one shared log
-    axis; whiskers span the steps at the two ends of the speedup's interval (and of the jobs'
-    first calls, pooled); a row with no figure says why."""
+    axis; whiskers span the steps at the two ends of the speedup's interval (and, pooled, each
+    job's own break-even); a row with no figure says why."""
     cells, idx = lookup(records), _index(records)
     models = [m for m in _models(idx) if any(k[1] == m and k[3] == "construction" for k in idx)]
     if not models:
         return None
-    jobs = any("first calls" in (r["interval"] or "") for r in records
+    jobs = any("each job" in (r["interval"] or "") for r in records
                if r["kind"] == "break_even")
     fig, axes = _figure(models, "Break-even: train steps before the graph variant pays off, first "
                         "run (●) and later runs on a warm cache (○);\nwhiskers: from the "
-                        "speedup's 95% interval" + (" and the jobs' range of first calls"
+                        "speedup's 95% interval" + (" and each job's own break-even"
                                                     if jobs else ""),
                         context, "steps (log scale, shared)", sharex=True)
     wrong = known_wrong(records)
