@@ -145,7 +145,7 @@ def _charts(machines, outdir):
         for stem, title, section, reading in CHARTS:
             context = chart_context(view(section), section, pooled_runs(view, section))
             if path := draw[stem](records, context, outdir / f"{stem}{suffix}.png"):
-                runs = from_runs(section_runs(view(section)), context["pooled"], section)
+                runs = from_runs(section_runs(view(section)), context["pooled"])
                 drawn.append((machine, title, path, f"{reading(records)} {runs}",
                               stem in README_CHARTS))
     return drawn

@@ -57,23 +57,23 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
 
 
 def ratio_record(r, kind, base, saved, missing="no eager in this run", **fields):
-    """base ÷ r as record `kind` by the one ratio rule (ratios.ratio)."""
-    found = {**ratio(saved, base, r, missing), **fields}  # pooled fields replace one job's
-    return record(r, kind, "x", found.pop("estimate"), **found)
+    """base ÷ r as record `kind` by the one ratio rule (ratios.ratio); pooled `fields` replace
+    one job's."""
+    return record(r, kind, "x", **{**ratio(saved, base, r, missing), **fields})
 
 
 def saved_record(r, kind, saved, **fields):
-    """A paired ratio as its suite saved it (load.Saved), with its 95% interval."""
-    found = {"estimate": saved.estimate, "low": saved.low, "high": saved.high, "interval": CI,
-             "significant": significant(saved), **fields}  # pooled fields replace one job's
-    return record(r, kind, "x", found.pop("estimate"), **found)
+    """A paired ratio as its suite saved it (load.Saved), with its 95% interval; pooled `fields`
+    replace one job's."""
+    return record(r, kind, "x", **{"estimate": saved.estimate, "low": saved.low,
+                                   "high": saved.high, "interval": CI,
+                                   "significant": significant(saved), **fields})
 
 
 def spread_record(r, kind, **fields):
     """A median time with its interquartile range (`fields` may replace both: pooled_time)."""
-    found = {"estimate": r.median, "low": r.stats["q1"], "high": r.stats["q3"], "interval": IQR,
-             **fields}
-    return record(r, kind, "s", found.pop("estimate"), **found)
+    return record(r, kind, "s", **{"estimate": r.median, "low": r.stats["q1"],
+                                   "high": r.stats["q3"], "interval": IQR, **fields})
 
 
 def pooled_time(r, repeats):
@@ -235,9 +235,9 @@ def steady_records(results, mixed=True, repeats=()):
     out = []
     for (backend, model, variant, phase, cache), r in sorted(idx.items(), key=str):
         if phase == "construction":
-            found = {"estimate": r.median, "low": r.stats["min"], "high": r.stats["max"],
-                     "interval": "range of rounds", **pooled_time(r, repeats)}
-            out.append(record(r, "first_call", "s", found.pop("estimate"), **found))
+            out.append(record(r, "first_call", "s", **{
+                "estimate": r.median, "low": r.stats["min"], "high": r.stats["max"],
+                "interval": "range of rounds", **pooled_time(r, repeats)}))
             if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
                 seconds = r.info["startup_s"]  # each round a new process: its start-up
                 out.append(record(r, "startup_time", "s", statistics.median(seconds),

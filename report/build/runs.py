@@ -95,10 +95,12 @@ def shown(view):
 
 
 def pooled_runs(view, name):
-    """The sorted names of section `name`'s runs and of the repeat jobs its pooled figures draw
-    from (select.repeats); () where no job repeats it."""
+    """{"runs": the sorted names of section `name`'s runs and of the repeat jobs its pooled
+    figures draw from (select.repeats), "figures": which of its figures pool}; {} where no job
+    repeats it."""
     repeats = view(f"{name}_repeats") if name in POOLED else ()
-    return tuple(sorted({r.run for r in (*view(name), *repeats)})) if repeats else ()
+    return {"runs": tuple(sorted({r.run for r in (*view(name), *repeats)})),
+            "figures": POOLED[name]} if repeats else {}
 
 
 def section_runs(picked):

@@ -145,8 +145,9 @@ def job_kind(r):
     return tuple(release(r)), r.profile_name, r.job, code(r)
 
 
-POOLED = ("steady", "seeds_steady", "memory", "lengths", "retrace", "micro", "pipeline",
-          "determinism", "scale")  # the sections whose figures pool over repeat jobs
+POOLED = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios", "memory": "ratios",
+          "lengths": "totals", "retrace": "totals", "micro": "ratios", "pipeline": "ratios",
+          "determinism": "ratios", "scale": "ratios"}  # each pooling section: what records pools
 
 
 def repeats(results, picked, sections=POOLED):
@@ -302,7 +303,7 @@ def retrace_rules(results):
     return found
 
 
-def chart_context(results, suite, pooled=()):
+def chart_context(results, suite, pooled=None):
     """What a chart names beside its figures, from the runs behind them (views never read
     runs): each machine's setting, framework versions, the runs (dirty: uncommitted changes)
     and every run its pooled figures draw on (`pooled`: runs.pooled_runs), what the profile left
@@ -314,5 +315,5 @@ def chart_context(results, suite, pooled=()):
         versions.update({k: v for k, v in g.get("versions", {}).items() if k in VERSIONED})
     return {"machines": sorted(machines, key=str), "versions": versions,
             "runs": sorted({(r.info["backend"], r.run, bool(r.dirty)) for r in results}),
-            "pooled": pooled,
+            "pooled": pooled or {},
             "gaps": profile_gaps(results, suite), "retrace_rules": retrace_rules(results)}

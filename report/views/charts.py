@@ -30,7 +30,7 @@ def subtitle(context):
                 for m, device, threads, profile in context["machines"]]
     runs = [f"{backend} {run}{'†' if dirty else ''}" for backend, run, dirty in context["runs"]]
     if context.get("pooled"):  # every job a pooled figure draws on, as spans of run numbers
-        runs = [run_spans(context["pooled"]).replace("`", "") + " (repeat jobs pooled)"]
+        runs = [run_spans(context["pooled"]["runs"]).replace("`", "") + " (repeat jobs pooled)"]
     versions = context["versions"]
     return (" | ".join(machines) + "\n" + ", ".join(f"{k} {v}" for k, v in sorted(versions.items()))
             + "\nruns: " + ", ".join(runs)

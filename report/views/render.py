@@ -89,7 +89,7 @@ def every_table(machines, notes):
 def tables(shown, records, h, notes, others=()):
     """One machine's tables from its records, each section naming its runs (`shown`:
     report.build.runs.shown) and what the build noted beside them (runs.table_notes)."""
-    runs = lambda name: from_runs(shown["runs"][name], shown["pooled"][name], name)
+    runs = lambda name: from_runs(shown["runs"][name], shown["pooled"][name])
     parts = [f"{h} All figures", "", runs("steady"), "", summary_table(records)]
     if text := retrace_tables(records, notes["retrace_rules"]):
         parts += [f"{h} Retracing (source article 000)", "", runs("retrace"), "",

@@ -106,11 +106,6 @@ def break_even_text(rec):
     return f"{rec['estimate']:,}"
 
 
-POOLED_FIGURES = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
-                  "memory": "ratios", "lengths": "totals", "retrace": "totals", "micro": "ratios",
-                  "pipeline": "ratios", "determinism": "ratios", "scale": "ratios"}  # records.py's
-
-
 def run_spans(runs):
     """Run names as spans of consecutive numbers: ['0110_default', ..., '0117_default',
     '0126_default'] -> '`0110`–`0117`, `0126`'."""
@@ -123,12 +118,12 @@ def run_spans(runs):
     return ", ".join(f"`{a:04d}`" + (f"–`{b:04d}`" if b > a else "") for a, b in spans)
 
 
-def from_runs(per_backend, pooled=(), section="steady"):
+def from_runs(per_backend, pooled=None):
     """One line naming the run every backend's figures of this section come from (`per_backend`:
     report.build.runs.section_runs); where repeat jobs pool (`pooled`: runs.pooled_runs), every
-    run the section draws on, as spans."""
+    run the section draws on, as spans, and what pools."""
     if pooled:
-        return f"From runs {run_spans(pooled)} (repeat jobs pooled: {POOLED_FIGURES[section]})."
+        return f"From runs {run_spans(pooled['runs'])} (repeat jobs pooled: {pooled['figures']})."
     parts = []
     for backend, runs in sorted(per_backend.items()):
         if len(runs) == 1:
