@@ -193,6 +193,22 @@ def test_a_pooled_rows_step_times_are_the_jobs_geometric_mean_and_range(tmp_path
                                                                           "0001_default"]
 
 
+def test_a_job_that_never_paid_back_leaves_the_pooled_range_without_an_upper_end():
+    """A pooled gain whose interval lies above 1.03 while one job's own graph step was not faster:
+    that job's break-even is 'never', so the range has no upper end and says so, in the table's
+    text too (it used to drop that job and print the others' range)."""
+    from report.build.ratios import break_even_range
+    from report.views.text import break_even_text
+    steps, low, high, note = break_even_range(19.8, 0.02, 6.7e-3, 1.2, 1.1, 1.3,
+                                              jobs=[20, None, 25])
+    assert steps and low <= 20 and high is None and note == "1 of 3 jobs never paid back"
+    text = break_even_text({"estimate": steps, "low": low, "high": high, "interval": "x",
+                            "note": note})
+    assert text == f"{steps:,} ({low:,}–never; 1 of 3 jobs never paid back)"
+    assert break_even_range(19.8, 0.02, 6.7e-3, 1.2, 1.1, 1.3, jobs=[20, 25])[2:] == (
+        break_even_range(19.8, 0.02, 6.7e-3, 1.2, 1.1, 1.3)[2], None)
+
+
 def _with_first_calls(graph_s, eager_s=0.1):
     """The paired fixture as a clean job of code c1 with cold first calls for vgg."""
     data = _job("c1")

@@ -144,7 +144,8 @@ SLOW_PAYBACK = 100  # train steps: a graph variant paid back only later is no ch
 def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None, jobs=()):
     """(steps, fewest, most, note) until a first call of `cold` s is paid back by a train step
     `speedup`× eager's; the range from the speedup's 95% interval (low, high) where there is one,
-    widened to each repeat job's own break-even (`jobs`, None where one never paid). No steps
+    widened to each repeat job's own break-even (`jobs`, None where one never paid: then no
+    upper end, and the note counts those jobs). No steps
     where the interval does not lie past 1 + NOISE ('no gain past ±3%', the verdict's threshold)
     or lies below 1 / (1 + NOISE) ('never (slower)', the verdict "slower")."""
     steps = lambda s: break_even(cold, eager_step / s, eager_cold, eager_step)
@@ -157,7 +158,10 @@ def break_even_range(cold, eager_cold, eager_step, speedup, low=None, high=None,
         return None, None, None, f"{NO_GAIN}: " + (f"at most {gain_limit(high)}" if high > 1
                                                    else "its interval lies below 1")
     paid = [n for n in jobs if n is not None]
-    return steps(speedup), min([steps(high), *paid]), max([steps(low), *paid]), None
+    never = len(jobs) - len(paid)  # a job whose own graph step was not faster: no upper end
+    return (steps(speedup), min([steps(high), *paid]),
+            None if never else max([steps(low), *paid]),
+            f"{never} of {len(jobs)} jobs never paid back" if never else None)
 
 
 def side(rec, figure):

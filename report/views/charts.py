@@ -269,9 +269,12 @@ def break_even_chart(records, context, path):
                 n, color = rec["estimate"], COLORS.get(backend, OTHER)
                 high = rec["high"] if rec["interval"] else n
                 low = rec["low"] if rec["interval"] else n
+                never = high is None  # a job never paid back: the whisker has no upper end
+                high = n if never else high
                 ax.errorbar(n, row + offset, xerr=[[n - low], [high - n]], fmt="o", ms=5,
                             color=color, mfc=face or color, mec=color, capsize=2, lw=0.8)
-                ax.text(high * 1.1, row + offset, f" {n:,}", va="center", fontsize=6)
+                label = f" {n:,}" + (f" ({rec['note']})" if never else "")
+                ax.text(high * 1.1, row + offset, label, va="center", fontsize=6)
             cold = found[0][0]
             if (backend, model, variant) in wrong:
                 ax.text(1, row, " known wrong answer: no figure", va="center", fontsize=6,

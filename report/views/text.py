@@ -101,6 +101,8 @@ def break_even_text(rec):
         return rec["note"] if rec["note"].startswith("never") else f"— ({rec['note']})"
     if rec.get("first_call_cheaper"):
         return f"{rec['estimate']:,} (first call cheaper than eager's)"
+    if rec["interval"] and rec["high"] is None:  # a job never paid back: no upper end
+        return f"{rec['estimate']:,} ({rec['low']:,}–never; {rec['note']})"
     if rec["interval"] and rec["low"] != rec["high"]:
         return f"{rec['estimate']:,} ({rec['low']:,}–{rec['high']:,})"
     return f"{rec['estimate']:,}"
