@@ -84,7 +84,7 @@ def environment(device):
     wheels = sorted(ROOT.glob(".whl/chainer-*.whl"))
     if device == "cuda" and not wheels and importlib.util.find_spec("chainer") is None:
         raise NoGPU("no Chainer here and no .whl/chainer-7.8.1-py3-none-any.whl to install "
-                    "(docs/METHOD.md, On a GPU: how to build it)")
+                    "(python3 gpu/provenance.py builds it: carry .whl)")
     if device == "cuda" and wheels:  # the GPU machine's Python has no Chainer: its wheel travels
         target = STORE / "chainer"
         if not target.exists():

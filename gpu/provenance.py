@@ -1,12 +1,41 @@
 """Print the environment a copied tree's run needs to name its commit: GRAPHBENCH_COMMIT=...
-GRAPHBENCH_CODE=... (gpu/run.sh); stops where the tree differs from its commit."""
+GRAPHBENCH_CODE=... (gpu/run.sh); stops where the tree differs from its commit. Builds Chainer's
+wheel into .whl/ where none is: the GPU machine has no Chainer and installs it from there
+(gpu/job.py), so a window's call carries .whl."""
+import re
 import subprocess
 import sys
+import tempfile
+import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from conftest import changed_files, timing_code  # noqa: E402
+
+WHEELS = ROOT / ".whl"
+
+
+def chainer_pin():
+    """The Chainer requirement tox.ini's chainer env installs ('chainer==7.8.1')."""
+    return re.search(r"chainer==[\w.]+", (ROOT / "tox.ini").read_text()).group()
+
+
+def chainer_wheel():
+    """.whl/'s Chainer wheel, built where there is none as the chainer env builds Chainer: its
+    source archive needs a setuptools with pkg_resources (before 70), without build isolation."""
+    if found := sorted(WHEELS.glob("chainer-*.whl")):
+        return found[0]
+    print(f"gpu/provenance.py: building {chainer_pin()}'s wheel into .whl/ (the GPU machine "
+          "installs Chainer from it)", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        venv.create(tmp, with_pip=True)
+        python = str(Path(tmp, "bin", "python"))
+        quiet = {"check": True, "stdout": subprocess.DEVNULL}
+        subprocess.run([python, "-m", "pip", "install", "-q", "setuptools<70", "wheel"], **quiet)
+        subprocess.run([python, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                        "-w", str(WHEELS), chainer_pin()], **quiet)
+    return sorted(WHEELS.glob("chainer-*.whl"))[0]
 
 
 def main():
@@ -14,6 +43,12 @@ def main():
     if changed := changed_files():
         print(f"gpu/provenance.py: commit first; the tree differs from HEAD in {', '.join(changed)}",
               file=sys.stderr)
+        return 1
+    try:
+        chainer_wheel()
+    except (subprocess.CalledProcessError, IndexError) as error:
+        print(f"gpu/provenance.py: no Chainer wheel in .whl/ and building one failed ({error}): "
+              "the GPU job would stop at its start", file=sys.stderr)
         return 1
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout.strip()

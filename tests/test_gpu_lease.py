@@ -65,10 +65,38 @@ def test_provenance_refuses_a_tree_that_differs_from_its_commit(monkeypatch, cap
     assert capsys.readouterr().err.startswith("gpu/provenance.py: commit first;")
     monkeypatch.setattr(provenance, "changed_files", lambda: [])
     monkeypatch.setattr(provenance, "timing_code", lambda: "abc")
+    monkeypatch.setattr(provenance, "chainer_wheel", lambda: ROOT / ".whl" / "chainer.whl")
     assert provenance.main() == 0
     head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                           cwd=ROOT).stdout.strip()
     assert capsys.readouterr().out == f"GRAPHBENCH_COMMIT={head} GRAPHBENCH_CODE=abc\n"
+
+
+def test_provenance_builds_chainers_wheel_only_where_none_is_and_says_when_it_cannot(
+        tmp_path, monkeypatch, capsys):
+    """A new checkout has no .whl/: the job on the GPU machine would stop at its start, so the
+    command run before each call builds the wheel, with the chainer env's pin and setuptools."""
+    sys.path.insert(0, str(ROOT / "gpu"))
+    import provenance
+    assert provenance.chainer_pin() == "chainer==7.8.1"
+    monkeypatch.setattr(provenance, "WHEELS", tmp_path)
+    commands = []
+
+    def pip(command, **_):
+        commands.append(command)
+        if "wheel" in command[3:4]:
+            raise subprocess.CalledProcessError(1, command)
+    monkeypatch.setattr(provenance.venv, "create", lambda *a, **k: None)
+    monkeypatch.setattr(provenance.subprocess, "run", pip)
+    monkeypatch.setattr(provenance, "changed_files", lambda: [])
+    assert provenance.main() == 1
+    assert capsys.readouterr().err.splitlines()[-1].startswith(
+        "gpu/provenance.py: no Chainer wheel in .whl/ and building one failed")
+    assert "setuptools<70" in commands[0] and commands[1][-1] == "chainer==7.8.1"
+    assert "--no-build-isolation" in commands[1] and str(tmp_path) in commands[1]
+    (tmp_path / "chainer-7.8.1-py3-none-any.whl").write_bytes(b"")
+    commands.clear()
+    assert provenance.chainer_wheel().name == "chainer-7.8.1-py3-none-any.whl" and not commands
 
 
 def _gpu_run(folder, name, gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", code="abc",
