@@ -19,6 +19,7 @@ import venv
 from pathlib import Path
 
 from catalog import BACKENDS
+from report.build.compact import compact
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".tools"
@@ -401,6 +402,7 @@ def bench(envs, profile, pytest_args, job="answer"):
                     "suites.progress", "--profile", profile, *selection,
                     f"--benchmark-save={name}", *storage, *pytest_args)
         mine = saved_by(saved_runs() - had, env)
+        compact(mine)  # half the bytes: results/ travels with every GPU call (64 MiB at most)
         new |= mine
         if code:
             (failed if mine else empty).append(env)

@@ -4,8 +4,9 @@
 
 runs timed with their device's default wait into results/ (report.build.merge: a machine folder of
 their own), runs timed with another wait into results/waits/<device>/ (kept out of the tables and
-pooling), studies and checks into results/findings/<GPU model>/. Refuses, writing nothing, where
-a file is already there with other content."""
+pooling), each run without indentation (report.build.compact), studies and checks into
+results/findings/<GPU model>/. Refuses, writing nothing, where a file is already there with other
+content."""
 import json
 import shutil
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from conftest import default_wait  # noqa: E402
+from report.build.compact import RUNS, compact, same_run  # noqa: E402
 from report.build.merge import MergeError, merge, plan  # noqa: E402
 
 
@@ -37,13 +39,14 @@ def take_back(folders, results=ROOT / "results"):
         for n, folder in enumerate(folders):
             with tarfile.open(Path(folder, "runs.tar")) as tar:
                 tar.extractall(Path(tmp, str(n)), filter="data")
+            compact(Path(tmp, str(n)).glob(f"*/{RUNS}"))  # results/ travels with every GPU call
             for path in sorted(Path(tmp, str(n)).glob("*/*.json")):
                 where = destination(path, json.loads(path.read_text()), results)
                 if where is None:
                     (stage / path.parent.name).mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, stage / path.parent.name / path.name)
                 elif (where / path.name).is_file() and \
-                        (where / path.name).read_bytes() != path.read_bytes():
+                        not same_run(where / path.name, path):
                     raise MergeError(f"{where / path.name} exists with other content")
                 else:
                     placed[where / path.name] = path

@@ -1,5 +1,6 @@
 """Jobs by purpose (issue 35): `run.py bench` saves the answer, `--job seeds` the seeds'
 experiments; together they time every suite, and each saved run says its job."""
+import json
 import types
 from pathlib import Path
 
@@ -109,6 +110,28 @@ def test_run_py_passes_the_job_and_names_the_run_after_it(monkeypatch, argv, job
     suites = calls[0]
     assert f"--benchmark-save={save}" in suites
     assert (suites[suites.index("--job") + 1] == job) if job else "--job" not in suites
+
+
+def test_run_py_keeps_each_run_its_env_saved_without_indentation(monkeypatch, tmp_path):
+    """pytest-benchmark indents a run by four spaces; results/ travels with every GPU call (64 MiB
+    at most), so run.py rewrites the env's new runs compactly: the same JSON, half the bytes."""
+    new = tmp_path / "m" / "0001_default.json"
+    new.parent.mkdir()
+    data = {"machine_info": {"graphbench": {"tox_env": "chainer"}}, "benchmarks": [{"x": 1.5}]}
+    seen = iter([set(), {new}])  # before the env, after it
+
+    def call(*args):
+        if "chainer" in args:
+            new.write_text(json.dumps(data, indent=4))
+        return 0
+    monkeypatch.setattr(run, "call", call)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "disk_short", lambda envs, device="cpu": "")
+    monkeypatch.setattr(run, "saved_runs", lambda: next(seen, {new}))
+    monkeypatch.setattr(run, "shared", lambda new: None)
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    assert run.main(["bench", "--envs", "chainer"]) == 0
+    assert new.read_text() == json.dumps(data, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("argv, says", [

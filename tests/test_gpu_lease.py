@@ -99,6 +99,18 @@ def test_provenance_builds_chainers_wheel_only_where_none_is_and_says_when_it_ca
     assert provenance.chainer_wheel().name == "chainer-7.8.1-py3-none-any.whl" and not commands
 
 
+def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
+    """Each GPU call carries the tracked tree with Chainer's wheel, 64 MiB at most, or it is
+    refused: the tree keeps 8 MiB spare for the wheel (1 MiB) and the runs later jobs add. It held
+    56.4 MiB on 2026-11-27, runs indented as pytest-benchmark saves them; 31.8 without."""
+    listed = subprocess.run(["git", "ls-files", "-z"], capture_output=True, text=True, cwd=ROOT,
+                            check=True).stdout.split("\0")
+    size = sum((ROOT / name).stat().st_size for name in listed if (ROOT / name).is_file())
+    assert size <= (64 - 8) * 2 ** 20, (
+        f"the tracked tree holds {size / 2 ** 20:.1f} MiB: `python -m report.build.compact` "
+        "rewrites indented runs in half the bytes; else move old runs out of the tree")
+
+
 def _gpu_run(folder, name, gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", code="abc",
              complete=True):
     folder.mkdir(parents=True, exist_ok=True)
@@ -654,8 +666,11 @@ def test_a_windows_files_go_where_the_report_reads_them_or_nowhere(tmp_path, cap
     runs = ROOT / "results" / "Linux-CPython-3.12-64bit-1453ffec"
     packed = tmp_path / "window"
     packed.mkdir()
+    indented = tmp_path / "0089.json"  # as pytest-benchmark saves a run on the GPU machine
+    indented.write_text(json.dumps(json.loads((runs / "0089_gpu-jax-mnist_cnn.json").read_text()),
+                                   indent=4))
     with tarfile.open(packed / "runs.tar", "w") as tar:
-        tar.add(runs / "0089_gpu-jax-mnist_cnn.json", "Linux-CPython-3.12-64bit/0089_a.json")
+        tar.add(indented, "Linux-CPython-3.12-64bit/0089_a.json")
         tar.add(ROOT / "results/waits/cuda/0092_gpu-jax-mnist_cnn-wait-step.json",
                 "Linux-CPython-3.12-64bit/0092_b.json")
         tar.add(ROOT / "results/findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json",
@@ -670,6 +685,9 @@ def test_a_windows_files_go_where_the_report_reads_them_or_nowhere(tmp_path, cap
     assert "findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json" in placed
     assert any(p.startswith("Linux-CPython-3.12-64bit-") and p.endswith("0089_a.json")
                for p in placed)  # its own machine folder, beside the CPU's
+    from report.build.compact import compact_text
+    run = next(results.glob("Linux-CPython-3.12-64bit-*/0089_a.json"))
+    assert run.read_text() == compact_text(indented.read_text())  # half the bytes, the same JSON
     (results / "findings/NVIDIA-H100-80GB-HBM3/gpu_step-cost-jax.json").write_text("{}")
     before = sorted(results.rglob("*"))
     assert take_back.main([str(packed)], results) == 2 and sorted(results.rglob("*")) == before

@@ -112,6 +112,31 @@ def test_a_conflict_refuses_naming_both_and_writes_nothing(tmp_path, capsys):
     assert main([str(dest), str(a), str(b)]) == 2 and tree(dest) == before
 
 
+def test_a_run_compacted_and_the_same_run_indented_are_one_run_and_another_still_conflicts(
+        tmp_path, capsys):
+    """results/ keeps its runs without indentation (report.build.compact) while a copy elsewhere
+    has pytest-benchmark's four spaces: the same JSON is one run, not a conflict."""
+    from report.build.compact import compact
+    one = machine("gpu-box", "AMD EPYC 7763")
+    a = results(tmp_path / "a", one, "0001_quick")
+    indented = tmp_path / "b" / PLATFORM / "0001_quick.json"
+    indented.parent.mkdir(parents=True)
+    indented.write_text(json.dumps(json.loads((a / PLATFORM / "0001_quick.json").read_text()),
+                                   indent=4))
+    raw = indented.read_bytes()
+    assert compact([a / PLATFORM / "0001_quick.json"]) > 0  # as results/ keeps it
+    dest = tmp_path / "merged"
+    assert main([str(dest), str(a), str(tmp_path / "b")]) == 0
+    assert tree(dest)[f"{PLATFORM}/0001_quick.json"] == tree(a)[f"{PLATFORM}/0001_quick.json"]
+    assert compact([indented]) > len(raw) / 2 and json.loads(indented.read_bytes()) == json.loads(
+        raw) and indented.read_bytes() != raw
+    other = json.loads(raw)
+    other["datetime"] = "2026-02-01T00:00:00"
+    indented.write_text(json.dumps(other, indent=4))
+    assert main([str(tmp_path / "m2"), str(a), str(tmp_path / "b")]) == 2
+    assert "conflict" in capsys.readouterr().err
+
+
 def test_a_missing_source_or_a_file_as_dest_is_refused(tmp_path, capsys):
     a, _ = two_cpus(tmp_path)
     dest = tmp_path / "merged"

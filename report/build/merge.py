@@ -8,7 +8,8 @@ another file in a folder (a user report) to the machine of that folder's runs, i
 A file goes to DEST/<folder> unless that folder already holds (or this merge puts there) runs of
 another machine; then to DEST/<folder>-<key>, the key being the first 8 hex digits of the SHA-1 of
 its machine's name: the same machine always lands in the same folder, never beside another's runs.
-Two files bound for one path are skipped when identical and a conflict when not: the merge then
+Two files bound for one path are skipped when identical (a run: the same JSON, however indented:
+report.build.compact) and a conflict when not: the merge then
 refuses with one line naming both and exit 2. A missing SRC or a DEST that is a file is refused
 too. Everything is checked before the first copy, so an error writes nothing.
 """
@@ -19,6 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from report.build.compact import same_run
 from report.build.load import SUMMARY, machine_name
 
 
@@ -81,7 +83,7 @@ def _claim(copies, target, path):
     earlier = copies.get(target) or (target if target.is_file() else None)
     if earlier is None:
         copies[target] = path
-    elif earlier.read_bytes() != path.read_bytes():
+    elif earlier.read_bytes() != path.read_bytes() and not same_run(earlier, path):
         raise MergeError(f"conflict: {earlier} and {path} differ and both belong at {target}; "
                          "nothing written")
 
