@@ -223,12 +223,13 @@ def pytest_outcome(output):
 def pack(out, before, costs, ledger):
     """Every run and study this job saved, and `ledger` (what each step cost, which take_back
     puts beside the GPU's studies and gpu.plan sizes later windows' steps from), in
-    $OUT/runs.tar (written whole, then renamed)."""
+    $OUT/runs.tar (written whole, then renamed; gzip-compressed, which tarfile reads as it is:
+    a file that comes back from the GPU machine may hold 16 MiB at most)."""
     STUDIES.mkdir(parents=True, exist_ok=True)
     (STUDIES / ledger["file"]).write_text(json.dumps(
         {"machine": ledger["machine"], "steps": costs}, indent=1))
     staged = out / "runs.tar.tmp"
-    with tarfile.open(staged, "w") as tar:
+    with tarfile.open(staged, "w:gz") as tar:
         for path in sorted(STORE.glob("*/*.json")):  # runs and studies, not the compile caches
             if (path.parent == STUDIES or path.parent.name.startswith("Linux-")) \
                     and path.name not in before:

@@ -164,6 +164,7 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
                         ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
         monkeypatch.setenv(name, value)
     assert job.main(["--seconds", "300"]) == 1  # the cut step failed
+    assert (tmp_path / "out" / "runs.tar").read_bytes()[:2] == b"\x1f\x8b"  # gzip: 16 MiB a file
     with tarfile.open(tmp_path / "out" / "runs.tar") as tar:
         ledger = [n for n in tar.getnames() if n.startswith("findings/costs_")]
     saved = json.loads((tmp_path / ledger[0]).read_text())
