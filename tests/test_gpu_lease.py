@@ -103,8 +103,10 @@ def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
     """Each GPU call carries the tracked tree with Chainer's wheel, 64 MiB at most, or it is
     refused: the tree keeps 8 MiB spare for the wheel (1 MiB) and the runs later jobs add. It held
     56.4 MiB on 2026-11-27, runs indented as pytest-benchmark saves them; 31.8 without."""
-    listed = subprocess.run(["git", "ls-files", "-z"], capture_output=True, text=True, cwd=ROOT,
-                            check=True).stdout.split("\0")
+    listed = subprocess.run(["git", "ls-files", "-z"], capture_output=True, text=True, cwd=ROOT)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: no tracked tree to carry")
+    listed = listed.stdout.split("\0")
     size = sum((ROOT / name).stat().st_size for name in listed if (ROOT / name).is_file())
     assert size <= (64 - 8) * 2 ** 20, (
         f"the tracked tree holds {size / 2 ** 20:.1f} MiB: `python -m report.build.compact` "
