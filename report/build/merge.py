@@ -9,9 +9,9 @@ A file goes to DEST/<folder> unless that folder already holds (or this merge put
 another machine; then to DEST/<folder>-<key>, the key being the first 8 hex digits of the SHA-1 of
 its machine's name: the same machine always lands in the same folder, never beside another's runs.
 Two files bound for one path are skipped when identical (a run: the same JSON, however indented:
-report.build.compact) and a conflict when not: the merge then
-refuses with one line naming both and exit 2. A missing SRC or a DEST that is a file is refused
-too. Everything is checked before the first copy, so an error writes nothing.
+report.build.compact) and a conflict when not: the merge then refuses with one line naming both
+and exit 2. A missing SRC or a DEST that is a file is refused too. Everything is checked before
+the first copy, so an error writes nothing.
 """
 import argparse
 import hashlib
