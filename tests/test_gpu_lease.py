@@ -513,6 +513,19 @@ def _rec(kind, backend, variant, phase="train", model="mnist_cnn", estimate=2.0,
             **({"timed": True} if kind == "break_even" else {}), **more}
 
 
+def test_the_gpu_table_says_chainer_runs_without_cudnn_on_cupy_14():
+    from report.build.runs import version_notes
+    from report.views.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    for cupy, says in (("14.2.0", True), ("13.6.0", False)):
+        versions = {"chainer": "7.8.1", "cupy-cuda13x": cupy}
+        shown = {"versions": versions, "version_notes": version_notes(versions),
+                 "timed_as_a_loop": True}
+        head = gpu_table(gpu, shown, [_rec("speedup", "chainer", "graph")], "cpu", [])[0]
+        assert (f"cupy-cuda13x {cupy} (no cuDNN: CuPy 14 dropped it)" in head) == says, head
+        assert f"cupy-cuda13x {cupy}" in head
+
+
 def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured():
     from report.views.gpu import gpu_table
     gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"

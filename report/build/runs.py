@@ -91,7 +91,15 @@ def shown(view):
     for r in view("steady"):
         versions.update(r.graphbench.get("versions") or {})
     return {"runs": {name: section_runs(view(name)) for name in SECTIONS}, "versions": versions,
+            "version_notes": version_notes(versions),
             "pooled": {name: pooled_runs(view, name) for name in SECTIONS}}
+
+
+def version_notes(versions):
+    """{package: what its recorded version changes for a backend}: CuPy 14 removed cuDNN (its
+    upgrade guide), so Chainer on it convolves and normalises with its own kernels."""
+    return {name: "no cuDNN: CuPy 14 dropped it" for name, version in versions.items()
+            if name.startswith("cupy") and int(version.split(".")[0]) >= 14}
 
 
 def pooled_runs(view, name):

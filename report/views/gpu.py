@@ -80,9 +80,10 @@ def known_wrong(records):
 def setting(shown):
     """The GPU machine's framework versions, as its steady runs recorded them (report.build.runs.
     shown)."""
-    versions = shown["versions"]
+    versions, notes = shown["versions"], shown.get("version_notes", {})
     keep = ("torch", "jax", "chainer", "cupy-cuda13x")
-    return ", ".join(f"{k} {versions[k]}" for k in keep if k in versions)
+    return ", ".join(f"{k} {versions[k]}" + (f" ({notes[k]})" if k in notes else "")
+                     for k in keep if k in versions)
 
 
 def wait_line(records):
