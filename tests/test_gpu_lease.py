@@ -524,6 +524,7 @@ def test_the_gpu_table_says_chainer_runs_without_cudnn_on_cupy_14():
         head = gpu_table(gpu, shown, [_rec("speedup", "chainer", "graph")], "cpu", [])[0]
         assert (f"cupy-cuda13x {cupy} (no cuDNN: CuPy 14 dropped it)" in head) == says, head
         assert f"cupy-cuda13x {cupy}" in head
+    assert version_notes({"cupy": "dev", "numpy": "14.0"}) == {}  # no major to read: no note
 
 
 def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured():

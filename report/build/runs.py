@@ -1,6 +1,7 @@
 """Where the figures come from, as records the views render: one per saved run (the page's run
 row and what its provenance line adds), the run numbers missing per machine, and per machine what
 its tables name beside their figures (results known to be wrong, retrace skip rules)."""
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -98,8 +99,9 @@ def shown(view):
 def version_notes(versions):
     """{package: what its recorded version changes for a backend}: CuPy 14 removed cuDNN (its
     upgrade guide), so Chainer on it convolves and normalises with its own kernels."""
+    major = lambda version: int(re.match(r"\d*", version).group() or 0)
     return {name: "no cuDNN: CuPy 14 dropped it" for name, version in versions.items()
-            if name.startswith("cupy") and int(version.split(".")[0]) >= 14}
+            if name.startswith("cupy") and major(version) >= 14}
 
 
 def pooled_runs(view, name):
