@@ -20,9 +20,10 @@ def compact_text(data):
 
 
 def same_run(a, b):
-    """Whether two run files hold the same JSON, however indented."""
+    """Whether two files hold the same bytes, or runs the same JSON however indented."""
     try:
-        return json.loads(Path(a).read_bytes()) == json.loads(Path(b).read_bytes())
+        first, second = Path(a).read_bytes(), Path(b).read_bytes()
+        return first == second or json.loads(first) == json.loads(second)
     except (OSError, ValueError):
         return False
 

@@ -99,9 +99,9 @@ def shown(view):
 def version_notes(versions):
     """{package: what its recorded version changes for a backend}: CuPy 14 removed cuDNN (its
     upgrade guide), so Chainer on it convolves and normalises with its own kernels."""
-    major = lambda version: int(re.match(r"\d*", version).group() or 0)
-    return {name: "no cuDNN: CuPy 14 dropped it" for name, version in versions.items()
-            if name.startswith("cupy") and major(version) >= 14}
+    majors = {name: re.match(r"\d+", version) for name, version in versions.items()}
+    return {name: "no cuDNN: CuPy 14 dropped it" for name, major in majors.items()
+            if name.startswith("cupy") and major and int(major.group()) >= 14}
 
 
 def pooled_runs(view, name):
