@@ -149,7 +149,8 @@ def phase_times(path, began, ended):
     of which `to_pytest_s` (the interpreter, pytest and its plugins) and `configure_s` (the
     conftest's configure: on a GPU each backend loaded and primed); `session_s`; `after_s`
     from the session's end to the process's, of which `exit_s` after pytest unconfigured
-    (the interpreter's own exit); {} where pytest wrote none, a phase cut short is left out."""
+    (the interpreter's own exit); within configure each backend's `<backend>_import_s`,
+    `_configure_s` and `_prime_s`; {} where pytest wrote none, a phase cut short is left out."""
     try:
         at = json.loads(Path(path).read_text())
     except (OSError, ValueError):
@@ -159,7 +160,9 @@ def phase_times(path, began, ended):
              "configure_s": (at.get("configure_began"), at.get("configure_ended")),
              "session_s": (at.get("session_began"), at.get("session_ended")),
              "after_s": (at.get("session_ended"), ended),
-             "exit_s": (at.get("unconfigure_ended"), ended)}
+             "exit_s": (at.get("unconfigure_ended"), ended),
+             **{f"{mark[:-len('_began')]}_s": (at[mark], at.get(mark.replace("_began", "_ended")))
+                for mark in at if re.fullmatch(r"\w+_(import|configure|prime)_began", mark)}}
     return {name: round(end - start, 1) for name, (start, end) in spans.items()
             if isinstance(start, float) and isinstance(end, float)}
 

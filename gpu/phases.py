@@ -2,7 +2,10 @@
 its process began and ended, written to $GRAPHBENCH_PHASES as JSON after each (a step stopped at
 its limit keeps those that passed). Window 4's torch ResNet step spent 85 s of 262 outside its
 session, on what nothing recorded: the interpreter and imports, the conftest's configure (on a
-GPU each backend loaded and primed) or the exit."""
+GPU each backend loaded and primed) or the exit. Window 5's torch configure took 74 s of them;
+each backend's import, configure and prime are marked apart (the first time each runs), to say
+whether that is the libraries' first read from disk or inductor's cold prime in every process."""
+import functools
 import json
 import os
 import time
@@ -10,6 +13,7 @@ import time
 import pytest
 
 _marks = {"plugin_loaded": time.time()}  # -p plugins load before any conftest
+BACKEND_PARTS = ("configure", "prime")  # what conftest.backend_module calls on a loaded backend
 
 
 def _mark(name):
@@ -20,9 +24,40 @@ def _mark(name):
             json.dump(_marks, out)
 
 
+def _timed(name, call):
+    """`call`, marking `name`_began and `name`_ended around its first run."""
+    @functools.wraps(call)
+    def timed(*args, **kwargs):
+        if f"{name}_began" in _marks:
+            return call(*args, **kwargs)
+        _mark(f"{name}_began")
+        try:
+            return call(*args, **kwargs)
+        finally:
+            _mark(f"{name}_ended")
+    timed.phases_marked = True
+    return timed
+
+
+def _timed_load(load):
+    """The conftest's backend `load`, marking each backend's import and its calls apart."""
+    def timed_load(name):
+        module = _timed(f"{name}_import", load)(name)
+        for part in BACKEND_PARTS:
+            call = getattr(module, part, None)
+            if callable(call) and not getattr(call, "phases_marked", False):
+                setattr(module, part, _timed(f"{name}_{part}", call))
+        return module
+    return timed_load
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     _mark("configure_began")
+    for plugin in config.pluginmanager.get_plugins():  # the suite's conftest, before it runs
+        if callable(getattr(plugin, "backend_module", None)) and callable(getattr(plugin, "load",
+                                                                                  None)):
+            plugin.load = _timed_load(plugin.load)
 
 
 class _Last:
