@@ -26,20 +26,14 @@ TOOLS = ROOT / ".tools"
 VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
 
 
-def tox_ini(section, key):
-    """One raw setting of tox.ini."""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(ROOT / "tox.ini")
-    return config.get(section, key).strip()
-
-
 def tox_envs():
     """tox.ini's env_list, in its order (the order `tox` and `run.py bench` run them in)."""
-    return tuple(e.strip() for e in tox_ini("tox", "env_list").split(",") if e.strip())
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(ROOT / "tox.ini")
+    return tuple(e.strip() for e in config.get("tox", "env_list").split(",") if e.strip())
 
 
 FRAMEWORK_ENVS = tuple(env for env in tox_envs() if env in BACKENDS)  # each backend's own env
-TEST_ARGS = tox_ini("testenv", "test_args")  # what a framework env tests (tox.ini)
 PROFILES = ("quick", "default", "paper")
 # a framework on another release (tox.ini): never run by default; bench saves its runs under
 # results/versions/<env>/ with a report of their own there, so the README keeps the pins' runs
@@ -372,11 +366,10 @@ def test(parser, envs, profile, pytest_args):
     if setup := set_up(envs):
         return setup
     if not (profile or pytest_args):
-        return call(tox(), *gpu_args(envs), *parallel(envs), *shared_threads(envs))
+        return call(tox(), *gpu_args(envs), *parallel(envs))
     failed = call(tox(), *gpu_args(frameworks), *parallel(frameworks), "--", "tests",
                   "suites", "--benchmark-disable", "--profile", profile or "quick", "-m",
-                  "not framework_free", *shared_threads(frameworks, posargs=True),
-                  *pytest_args)  # those run in the report env
+                  "not framework_free", *pytest_args)  # those run in the report env
     return call(tox(), *parallel(own)) or failed if own else failed
 
 
@@ -389,21 +382,6 @@ def parallel(envs):
         return ("-e", *envs)
     longest_first = sorted(envs, key=lambda env: -TEST_MINUTES[env])
     return ("run-parallel", "-p", "auto", "-e", ",".join(longest_first))
-
-
-def shared_threads(envs, posargs=False):
-    """The framework envs' `--threads` when `envs` run side by side: the cores shared among the
-    envs at once (`-p auto`: one per core), as pytest arguments (`posargs`) or as tox's override
-    of tox.ini's test_args; none for one env alone, which keeps every core. Two envs at 2
-    threads each on 2 cores took 6-12% longer than at 1 each (the Zen 4, 2026-11-27: pools that
-    spin for cores the other env holds); a later --threads among a user's pytest arguments wins."""
-    if len(envs) < 2:
-        return ()
-    cores = os.cpu_count() or 1
-    threads = f"--threads {max(1, cores // min(len(envs), cores))}"
-    if posargs:
-        return tuple(threads.split())
-    return ("-x", f"testenv.test_args={TEST_ARGS} {threads}")
 
 
 def bench(envs, profile, pytest_args, job="answer"):
