@@ -55,8 +55,7 @@ def _timed_load(load):
 def pytest_configure(config):
     _mark("configure_began")
     for plugin in config.pluginmanager.get_plugins():  # the suite's conftest, before it runs
-        if callable(getattr(plugin, "backend_module", None)) and callable(getattr(plugin, "load",
-                                                                                  None)):
+        if all(callable(getattr(plugin, name, None)) for name in ("backend_module", "load")):
             plugin.load = _timed_load(plugin.load)
 
 
