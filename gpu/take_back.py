@@ -6,7 +6,8 @@ runs timed with their device's default wait into results/ (report.build.merge: a
 their own), runs timed with another wait into results/waits/<device>/ (kept out of the tables and
 pooling), each run without indentation (report.build.compact), studies and checks into
 results/findings/<GPU model>/. Refuses, writing nothing, where a file is already there with other
-content."""
+content, or where a folder holds a dry run's files (DEVICE=cpu): its runs would join the CPU's,
+and its cost ledger would size the plan by this CPU alone."""
 import json
 import shutil
 import sys
@@ -19,6 +20,13 @@ sys.path.insert(0, str(ROOT))
 from conftest import default_wait  # noqa: E402
 from report.build.compact import RUNS, compact, same_run  # noqa: E402
 from report.build.merge import MergeError, merge, plan  # noqa: E402
+
+
+def device(path, data):
+    """The device a brought-back file was timed on: a study's or check's machine, a run's."""
+    if path.parent.name == "findings":
+        return data["machine"].get("device")
+    return data["machine_info"]["graphbench"]["device"]
 
 
 def destination(path, data, results):
@@ -41,7 +49,13 @@ def take_back(folders, results=ROOT / "results"):
                 tar.extractall(Path(tmp, str(n)), filter="data")
             compact(Path(tmp, str(n)).glob(f"*/{RUNS}"))  # results/ travels with every GPU call
             for path in sorted(Path(tmp, str(n)).glob("*/*.json")):
-                where = destination(path, json.loads(path.read_text()), results)
+                data = json.loads(path.read_text())
+                if device(path, data) == "cpu":
+                    raise MergeError(
+                        f"{folder} holds a dry run's files (DEVICE=cpu; {path.name}), not a GPU "
+                        "window's: its runs are not GPU runs, and a dry run's cost ledger goes "
+                        "to results/findings/dry-run/ by hand (docs/METHOD.md)")
+                where = destination(path, data, results)
                 if where is None:
                     (stage / path.parent.name).mkdir(parents=True, exist_ok=True)
                     shutil.copy2(path, stage / path.parent.name / path.name)

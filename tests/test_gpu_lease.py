@@ -730,6 +730,32 @@ def test_a_windows_files_go_where_the_report_reads_them_or_nowhere(tmp_path, cap
     assert take_back.main([str(tmp_path / "nowhere")], results) == 2
 
 
+@pytest.mark.parametrize("dry", ["run", "ledger"])
+def test_a_dry_runs_folder_is_refused_whole_in_one_line(tmp_path, capsys, dry):
+    """A dry run (DEVICE=cpu) packs its files as a window does: taken back, its runs joined the
+    CPU's in results/ and its ledger made the plan's dry-run CPU this one (49 guesses, not 9)."""
+    import tarfile
+    from gpu import take_back
+    gpu_run = ROOT / "results/waits/cuda/0092_gpu-jax-mnist_cnn-wait-step.json"
+    cpu_run = ROOT / "results/Linux-CPython-3.12-64bit/0085_default.json"
+    ledger = {"machine": {"gpu": "cpu", "device": "cpu", "cpu": "AMD EPYC"}, "steps": []}
+    (tmp_path / "costs_1.json").write_text(json.dumps(ledger))
+    packed = tmp_path / "dry"
+    packed.mkdir()
+    with tarfile.open(packed / "runs.tar", "w") as tar:
+        tar.add(gpu_run, "Linux-CPython-3.12-64bit/0092_b.json")
+        if dry == "run":
+            tar.add(cpu_run, "Linux-CPython-3.12-64bit/0143_gpu-jax-decoder.json")
+        else:
+            tar.add(tmp_path / "costs_1.json", "findings/costs_1.json")
+    results = tmp_path / "results"
+    results.mkdir()
+    assert take_back.main([str(packed)], results) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(packed) in err[0] and "dry run" in err[0]
+    assert "nothing written" in err[0] and not any(results.rglob("*"))
+
+
 def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     from types import SimpleNamespace
     from report.build.select import front_gpu
