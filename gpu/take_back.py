@@ -34,9 +34,9 @@ def destination(path, data, results):
     timed with another wait than its device's under waits/, or None for report.build.merge."""
     if path.parent.name == "findings":
         return results / "findings" / data["machine"]["gpu"].replace(" ", "-")
-    info = data["machine_info"]["graphbench"]
+    timed_on = device(path, data)
     waits = {b["extra_info"].get("wait") for b in data["benchmarks"]} - {None}
-    return results / "waits" / info["device"] if waits - {default_wait(info["device"])} else None
+    return results / "waits" / timed_on if waits - {default_wait(timed_on)} else None
 
 
 def take_back(folders, results=ROOT / "results"):
