@@ -450,6 +450,8 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     assert waits[0] == "jax-mnist_cnn-wait-step" and [s.name for s in PLAN].index(waits[-1]) > max(
         PLAN.index(s) for s in PLAN if s.part in ("first calls", "busy"))
     sweep = [s for s in PLAN if s.part == "sweep"]  # the default profile's: the report shows it
+    parts = [s.part for s in PLAN if s.part]  # the issue asks for its busy points only: last
+    assert parts[-len(sweep):] == ["sweep"] * len(sweep) and parts.count("parity") == 12
     assert [s.backend for s in sweep[::len(SWEEP_POINTS)]] == ["jax", "chainer", "torch"]
     assert all("suites/test_scale.py" in s.args and "--profile" not in s.args for s in sweep)
     points = [s.args[-1] for s in sweep]  # one step a point; busy points: steps of their own
