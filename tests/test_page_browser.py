@@ -3,6 +3,7 @@ it loads without a console error, a filter narrows the rows to the count the rec
 every figure the page shows equals its record in summary.json."""
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import time
@@ -129,3 +130,15 @@ def test_a_rows_details_show_its_runs_commit_versions_and_threads(page, built):
     rec = built[1][int(page.get_attribute("#figure-table .tabulator-row", "data-rec"))]
     assert rec["commit"] in details and "threads" in details and "versions" in details
     assert all(run in details for run in rec.get("pooled_runs") or [rec["run"]])
+
+
+def test_a_run_cell_of_several_runs_may_break_after_each_plus(page):
+    """The answer's run cells join up to four runs with "+", where a line may not break: each
+    gets a break opportunity there, so the figures beside it keep their width; its text stays."""
+    page.click('nav button[data-tab="answer"]')
+    joins = page.eval_on_selector_all("#answer td, #tables td", """tds => tds.flatMap(td =>
+        [...td.childNodes].filter(n => n.nodeType === Node.TEXT_NODE && n.textContent === "+"
+                                       && n.previousSibling?.nodeName === "CODE")
+        .map(n => n.nextSibling?.nodeName))""")
+    assert len(joins) > 100 and set(joins) == {"WBR"}  # each "+" between two runs, then a break
+    assert re.search(r"\b\d{4}_\w+\+\d{4}_", page.inner_text("#answer"))  # copied as it was

@@ -222,6 +222,10 @@ function compareTable() {
 function markdown() {
   document.getElementById("answer").innerHTML = marked.parse(DATA.answer || "_No answer._");
   document.getElementById("tables").innerHTML = marked.parse(DATA.tables || "_No tables._");
+  // a run cell joins up to four runs with "+", where no line may break: a break after each
+  document.querySelectorAll("#answer td code + code, #tables td code + code").forEach(c => {
+    if (c.previousSibling.textContent === "+") c.before(document.createElement("wbr"));
+  });
   document.getElementById("charts").innerHTML = DATA.charts.map(c =>
     `<div class="chart"><h2>${esc(c.title)}</h2><p>On <code>${esc(c.machine)}</code></p>
      <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy"><p>${esc(c.reading)}</p></div>`).join("")
