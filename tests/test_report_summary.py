@@ -334,3 +334,10 @@ def test_a_break_even_the_profile_left_out_says_so(tmp_path):
     notes = {r["model"]: r["note"] for r in steady_records(load_dir(tmp_path))
              if r["kind"] == "break_even" and r["run"] == "0002_quick"}
     assert notes["mnist_cnn"].startswith("no eager cold first call")
+
+
+def test_a_gain_under_one_percent_keeps_a_significant_digit():
+    """An interval whose upper end barely passes 1 leaves a gain the text names, not '0.0%'."""
+    assert [gain_bound(h) for h in (1.0004, 1.0047, 1.2, 0.98)] == [
+        "no gain larger than 0.04%", "no gain larger than 0.5%", "no gain larger than 20%",
+        "no gain larger than 0%"]

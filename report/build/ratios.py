@@ -11,9 +11,10 @@ def includes_one(low, high):
 
 
 def gain_limit(high):
-    """The largest gain an interval with upper end `high` leaves open, as a percentage."""
+    """The largest gain an interval with upper end `high` leaves open, as a percentage (under
+    1%, one significant digit: an upper end of 1.0004 leaves 0.04%, not '0.0%')."""
     gain = max(0.0, high - 1)
-    return f"{gain:.0%}" if gain >= 0.01 else f"{gain:.1%}"
+    return f"{gain:.0%}" if gain >= 0.01 else f"{gain * 100:.1g}%"
 
 
 def gain_bound(high):
