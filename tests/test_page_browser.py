@@ -1,35 +1,48 @@
 """The results page in a real browser (Debian's Chromium, driven by Playwright; `tox -e browser`):
 it loads without a console error, a filter narrows the rows to the count the records give, and
-every figure the page shows equals its record in summary.json."""
+every figure the page shows equals its record in summary.json; and the published files are what
+the report makes from the committed runs (no browser needed: it shares the page's build here)."""
 import importlib.util
 import json
 import re
-import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
+from tests import published
 from tests.browser import chromium
 
 # a mark, not a module-level importorskip: where the module is deselected, no skip line
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
                                 reason="playwright is installed in the browser env only: "
                                        "`.tools/bin/tox -e browser`")
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """(page, summary records): the report's page and summary.json, made from results/."""
-    out = tmp_path_factory.mktemp("page")
-    made = subprocess.run([sys.executable, "-m", "report", "--results", "results", "--page",
-                           str(out / "index.html"), "--summary", str(out / "summary.json")],
-                          cwd=ROOT, capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
-    return out / "index.html", json.loads((out / "summary.json").read_text())["records"]
+    """(page, summary records): the report's page and summary.json, made from results/ with the
+    README, RESULTS.md and charts, in a copy of the tree (tests/published.py)."""
+    tree = tmp_path_factory.mktemp("published")
+    made = published.make(tree)
+    assert made.returncode == 0, made.stderr[-2000:]
+    return (tree / "results" / "index.html",
+            json.loads((tree / "results" / "summary.json").read_text())["records"])
+
+
+def test_the_published_files_are_what_the_committed_runs_make(built):
+    """README's answer and results, RESULTS.md, summary.json and the page are what the report
+    makes from the committed runs: a figure typed in, or a report change not redrawn, fails."""
+    runs = published.runs_since_the_commit()
+    if runs is None:
+        pytest.skip("not a git checkout: the committed runs cannot be told from later ones")
+    if runs:
+        pytest.skip(f"{runs[0]} and {len(runs) - 1} more under results/ are not as committed "
+                    "(runs saved since, which the next report publishes)")
+    found = published.stale(built[0].parents[1])
+    assert not found, (f"{', '.join(found)}: not what `python -m report --readme README.md "
+                       "--charts docs/charts` makes from results/; redraw and commit")
 
 
 @pytest.fixture(scope="module")

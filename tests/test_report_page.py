@@ -109,3 +109,11 @@ def test_without_chromium_or_the_right_to_install_it_the_browser_tests_say_why(m
     monkeypatch.setattr(browser.os, "geteuid", lambda: 1000)
     path, why = browser.chromium()
     assert path is None and "no Chromium" in why and "\n" not in why
+
+
+def test_a_float_differing_in_its_last_bits_is_the_same_published_figure():
+    """tests/published.py compares summary.json to 1e-9: another CPU's vector sums, not a change."""
+    from tests.published import same
+    assert same({"x": [0.1 + 0.2, 1, "a", None]}, {"x": [0.3, 1, "a", None]})
+    assert not same({"x": [0.3001]}, {"x": [0.3]}) and not same([1.0], [1.0, 2.0])
+    assert not same({"x": 1.0}, {"y": 1.0}) and not same("1.0", 1.0) and not same(True, 1.0)
