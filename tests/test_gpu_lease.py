@@ -141,10 +141,10 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
     # steps come right after the first calls, not at the end
     _gpu_run(runs, "0094_gpu-torch-vgg.json", code="old")
     left = [s.name for s in missing([tmp_path], h100, "abc")]
-    after = left[left.index("first-calls-torch-vgg") + 1]
+    after = left[left.index("first-calls-torch-vgg-graph") + 1]
     assert after == "torch-vgg" and left[-1] == "chainer-mnist_cnn-wait-step"
     # the first calls ran in an earlier call of the window: their model's steps come first
-    _gpu_run(runs, "0095_gpu-first-calls-torch-vgg.json")
+    _gpu_run(runs, "0095_gpu-first-calls-torch-vgg-graph.json")
     assert [s.name for s in missing([tmp_path], h100, "abc")][0] == "torch-vgg"
 
 
@@ -204,7 +204,7 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
             first_calls_chainer_mnist_cnn=20.0, torch_mnist_cnn=60.0)
     _ledger(tmp_path / "dry", "cpu", jax_mnist_cnn=10.0, first_calls_jax_mnist_cnn=30.0,
             first_calls_jax_resnet=100.0, first_calls_chainer_mnist_cnn=40.0,
-            first_calls_chainer_vgg=30.0, first_calls_torch_vgg=50.0, lengths_jax_eager=10.0,
+            first_calls_chainer_vgg=30.0, first_calls_torch_vgg_graph=50.0, lengths_jax_eager=10.0,
             torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2,
             busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut",
             first_calls_torch_resnet_cudagraphs=22.0, sweep_jax_vgg_s224_w1_b1=10.0)
@@ -217,7 +217,7 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["first-calls-jax-resnet"].expect_s == 200  # its backend's and kind's
     assert sized["first-calls-jax-resnet"].limit_s == 400  # a CPU's guess: twice it
     assert sized["first-calls-chainer-vgg"].expect_s == 15
-    assert sized["first-calls-torch-vgg"].expect_s == 150  # its backend's: no torch first calls
+    assert sized["first-calls-torch-vgg-graph"].expect_s == 150  # its backend's: no torch first calls
     assert sized["torch-mnist_cnn"].expect_s == 60
     # a 2-core CPU computes a busy point far longer than a GPU: sized only by its own kind's
     # ratios; a token stream's cost is its compiles, a sweep point's its compiles and start
@@ -278,7 +278,7 @@ def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_pat
     assert "400 s" in lines["first-calls-jax-resnet"] and "dry run" in lines[
         "first-calls-jax-resnet"]
     assert "  40 s" in lines["jax-mnist_cnn"] and "a GPU job's cost" in lines["jax-mnist_cnn"]
-    assert "GUESS_S" in lines["first-calls-torch-decoder"]
+    assert "GUESS_S" in lines["first-calls-torch-decoder-graph"]
 
 
 def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, monkeypatch):
@@ -314,11 +314,11 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     assert job.main(["--seconds", str(seconds)]) == 0
     assert ran == ["parity-jax"] and "with jax-resnet" in capsys.readouterr().out
     # a pair longer than the whole call: the first calls run alone (their steps in the next)
-    torch = [named["first-calls-torch-vgg"], named["torch-vgg"]]
+    torch = [named["first-calls-torch-vgg-graph"], named["torch-vgg"]]
     monkeypatch.setattr(job, "missing", lambda *_: torch)
     ran.clear()
     assert job.main(["--seconds", str(torch[0].expect_s + 40 + 30)]) == 0
-    assert ran[0] == "first-calls-torch-vgg" and "with torch-vgg" not in capsys.readouterr().out
+    assert ran[0] == "first-calls-torch-vgg-graph" and "with torch-vgg" not in capsys.readouterr().out
 
 
 def test_a_steps_cost_says_where_its_time_went_before_and_after_its_pytest_session(tmp_path):
@@ -397,12 +397,12 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     assert preview(steps, [150, 535]) == [["parity-jax"], ["first-calls-jax-resnet",
                                                            "jax-resnet"]]
     # a pair longer than a call: the first calls alone, their steps first in the next call
-    torch = [sized("first-calls-torch-vgg", 400), sized("torch-vgg", 300), sized("parity-jax", 10)]
-    assert preview(torch, [535, 535]) == [["first-calls-torch-vgg", "parity-jax"], ["torch-vgg"]]
+    torch = [sized("first-calls-torch-vgg-graph", 400), sized("torch-vgg", 300), sized("parity-jax", 10)]
+    assert preview(torch, [535, 535]) == [["first-calls-torch-vgg-graph", "parity-jax"], ["torch-vgg"]]
     # a step longer than any call (the dry run sized torch's ResNet first calls at 651 s): said
-    why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-vgg", 651)],
+    why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-vgg-graph", 651)],
                                               lambda: 535))
-    assert "more than a call holds (480 s)" in why["first-calls-torch-vgg"]
+    assert "more than a call holds (480 s)" in why["first-calls-torch-vgg-graph"]
     # the job's start is inside its --seconds: 15 s of 535 before its first step, in the preview too
     two = [sized("parity-jax", 300), sized("parity-chainer", 190)]
     assert preview(two, [535]) == [["parity-jax"]]
@@ -416,6 +416,10 @@ def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path
               and s.label == "resnet"]
     assert [s.args[s.args.index("--variant") + 1] for s in halves] == [
         "eager,graph", "eager,graph_cudagraphs,cuda_graph"]
+    # every torch model's: the MNIST CNN's four arms outlasted their 413-s limit (window 6)
+    assert [s.name for s in PLAN if s.part == "first calls" and s.backend == "torch"] == [
+        f"first-calls-torch-{m}-{half}" for m in ("mnist_cnn", "vgg", "resnet", "decoder")
+        for half in ("graph", "cudagraphs")]
     # the ResNet's steps of an older code: once, right after the first of the two
     _gpu_run(tmp_path / "runs", "0094_gpu-torch-resnet.json", code="old")
     left = [s.name for s in missing([tmp_path], "NVIDIA H100 80GB HBM3", "abc")]

@@ -18,7 +18,9 @@ def _which(left, labels):
     missing all of its part's labels (or a part without labels) by its name alone."""
     groups = {}
     for backend, missing in left.items():
-        key = () if missing == labels[backend] else tuple(x.removeprefix("busy-") for x in missing)
+        # a label once (torch's first calls take two steps a model); all: every step missing
+        key = () if missing == labels[backend] else tuple(
+            dict.fromkeys(x.removeprefix("busy-") for x in missing))
         groups.setdefault(key, []).append(backend)
     return "; ".join(", ".join(bs) + (f": {', '.join(key)}" if key else "")
                      for key, bs in sorted(groups.items(), key=lambda item: len(item[0])))
