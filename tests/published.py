@@ -15,6 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WRITTEN = ("results/summary.json", "results/index.html")  # under results/, by the report
+# the data the results page embeds (tests/reporting.page_data reads it too)
 DATA = re.compile(r'(<script id="data" type="application/json">)(.*?)(</script>)', re.S)
 
 

@@ -1,11 +1,11 @@
 """The report's own path for tests: results → each machine's chosen runs → its records; what the
 results page embeds."""
 import json
-import re
 from pathlib import Path
 
 from report.build.records import machine_records
 from report.build.select import views
+from tests.published import DATA
 
 
 def machines_of(results, wanted=()):
@@ -20,9 +20,7 @@ def records_of(results, wanted=()):
 
 def page_data(path):
     """The data the results page at `path` embeds, as its script reads it."""
-    found = re.search(r'<script id="data" type="application/json">(.*?)</script>',
-                      Path(path).read_text(), re.S)
-    return json.loads(found[1])
+    return json.loads(DATA.search(Path(path).read_text())[2])
 
 
 def tables_of(results):
