@@ -790,6 +790,39 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
 ABOVE_THE_TABLE = 200
 
 
+def test_first_calls_read_from_a_kept_cache_are_a_later_runs_and_a_line_says_why():
+    """Chainer's on a GPU (CuPy's kernel cache): the row shows no first run, the later runs'
+    break-even and first call with the first calls' run, and a line quotes the round that
+    compiled."""
+    from report.views.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    first = {"run": "0103_gpu-first-calls-chainer-mnist_cnn", "phase": "construction",
+             "kept_cache": "CuPy's kernel cache"}
+    records = [_rec("speedup", "chainer", "graph", estimate=1.26),
+               dict(_rec("break_even", "chainer", "graph", case="cold"), estimate=None,
+                    timed=False, note="no cold first call: CuPy's kernel cache was kept between "
+                                      "processes"),
+               _rec("break_even", "chainer", "graph", estimate=1, case="warm",
+                    first_calls_run=first["run"]),
+               dict(_rec("first_call", "chainer", "eager", case="warm", **first), estimate=0.23,
+                    high=3.22),
+               _rec("first_call", "chainer", "graph", estimate=0.23, case="warm", **first)]
+    text = "\n".join(gpu_table(gpu, LOOP, records, "cpu", []))
+    row = next(line for line in text.splitlines() if line.startswith("| mnist_cnn | chainer"))
+    assert " | — / 1 | — → 0.23 | GPU only | `0091`, `0103` |" in row
+    from report.build.plan_gaps import not_measured
+    brief = "\n".join(gpu_table(gpu, {**LOOP, "not_measured": not_measured(records)}, records,
+                                "cpu", [], brief=True))
+    assert "a first run's first calls (chainer: CuPy's kernel cache kept)" \
+        in brief and "slowest round" not in brief  # the README names it; RESULTS.md says why
+    assert ("On this GPU, chainer's first calls read CuPy's kernel cache, which cold rounds do "
+            "not empty: only the first process to need a kernel compiles it (mnist_cnn eager: "
+            "slowest round 3.22 s, median 0.23 s), so they are a later run's (warm); a first "
+            "run's are not measured") in text
+    assert "kernel cache" not in "\n".join(gpu_table(
+        gpu, LOOP, [dict(r, kept_cache=None) for r in records], "cpu", []))
+
+
 def _measured_whole(found, cpu):
     """`found` (a GPU's records) with every row and part of the plan measured: each missing row a
     copy of a measured one, each row's first calls and break-even the CPU's widest (torch's)."""
@@ -798,6 +831,10 @@ def _measured_whole(found, cpu):
     step = next(r for r in found if r["kind"] == "step_time")
     first = [r for r in cpu if r["kind"] in ("first_call", "break_even")
              and r["backend"] == "torch" and r["model"] == "resnet" and r["variant"] == "graph"]
+    # a backend whose first calls read a kept cache there keeps its line under the table
+    kept_by = {r["backend"]: r["kept_cache"] for r in found if r.get("kept_cache")}
+    kept = lambda row: ({"kept_cache": kept_by[row["backend"]]} if row["backend"] in kept_by
+                        else {})
     out = [r for r in found if r["kind"] not in ("first_call", "break_even")]
     for model in ANSWER_MODELS:
         for backend, variants in VARIANTS.items():
@@ -808,7 +845,7 @@ def _measured_whole(found, cpu):
                                  high=130.0) for p in ("train", "infer")]
                     out += [dict(step, **{**row, "variant": v}, estimate=1.23456)
                             for v in ("eager", variant)]
-                out += [dict(r, **row, machine=speedup["machine"]) for r in first]
+                out += [dict(r, **row, machine=speedup["machine"], **kept(row)) for r in first]
     out += [dict(speedup, kind=PARTS[s.part][1][0], backend=s.backend, estimate=12, failed=0,
                  failures=[], **({"model": s.label, "variant": s.label} if s.label else {}))
             for s in PLAN if s.part not in ("", "busy", "first calls")]

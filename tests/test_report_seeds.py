@@ -67,9 +67,12 @@ def test_a_gpu_figure_joins_the_cpu_one():
            "run": "0086_gpu-chainer"}
     text = seed_004_text([cpu], [gpu, {**gpu, "device": "cpu", "machine": "vm (other CPU)"}])
     assert "on the vm (AMD EPYC) the train step is 0.97×" in text
-    assert ("; on the H200 the train step is 1.20× [1.18, 1.22] "
+    assert ("; on the H200 1.20× [1.18, 1.22] "
             "(±1.7%, 3 processes × 10 rounds, `0086_gpu-chainer`): a larger gain than the "
             "article's 1.12×: the interval lies above it." in text)
+    same = seed_004_text([{**gpu, "machine": "vm (AMD EPYC)", "device": "cpu"}], [gpu])
+    assert same.endswith("`0086_gpu-chainer`): the same.")  # one verdict said once
+    assert same.count("the interval lies above it") == 1
     assert "other CPU" not in text  # another CPU machine has its own tables, not this line
     assert seed_004_text([], [gpu]).startswith("**Source article 004**")
 

@@ -168,6 +168,31 @@ def test_break_even_from_the_speedups_interval(tmp_path):
         "mnist_cnn": False, "resnet": False, "vgg": True}  # vgg: 1.25x [1.08, 1.54], a range
 
 
+def test_chainers_cold_first_calls_on_a_gpu_are_read_as_warm_for_the_cache_cupy_kept(tmp_path):
+    """CuPy keeps compiled kernels on disk and the suite's cold rounds do not empty them: on CUDA
+    a Chainer "cold" round is a later run's, so its first calls are warm records that say which
+    cache, the first run's break-even is not timed, and start-up stays a cold process's."""
+    from report.build.records import steady_records
+    results = paired_with_construction(tmp_path, {"mnist_cnn": [2.5, 2.6], "vgg": [2.1, 2.2],
+                                                  "resnet": [2.0, 2.1]})
+    on_cpu = steady_records(results)
+    for r in results:
+        r.info["device"] = "cuda"
+    on_gpu = steady_records(results)
+    kinds = lambda records, kind: {(r["model"], r["variant"], r["case"], r.get("kept_cache"))
+                                   for r in records if r["kind"] == kind}
+    cold_on_cpu = kinds(on_cpu, "first_call")
+    assert cold_on_cpu and {c for _, _, c, _ in cold_on_cpu} == {"cold"}
+    assert kinds(on_gpu, "first_call") == {(m, v, "warm", "CuPy's kernel cache")
+                                           for m, v, _, _ in cold_on_cpu}
+    even = {r["case"]: r for r in on_gpu if r["kind"] == "break_even" and r["model"] == "vgg"}
+    assert even["cold"]["estimate"] is None and not even["cold"]["timed"]
+    assert even["cold"]["note"] == "no cold first call: CuPy's kernel cache was kept between processes"
+    assert even["warm"]["timed"] and even["warm"]["estimate"] == next(
+        r["estimate"] for r in on_cpu if r["kind"] == "break_even" and r["model"] == "vgg")
+    assert {r["case"] for r in on_gpu if r["kind"] == "startup_time"} == {"cold"}
+
+
 def test_determinism_precision_and_pipeline_records_match_their_tables():
     from report.views.determinism import determinism_section
     from report.build.load import load_file

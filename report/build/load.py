@@ -15,6 +15,10 @@ BASELINE = ("float32", False)  # (precision, deterministic) of the main tables
 # what `run.py bench` writes itself (the report's README, RESULTS.md, charts, page and runs): a tree
 # changed only there still is its commit, so a second job in one clone is not a dirty run
 JOB_OUTPUTS = ("README.md", "RESULTS.md", "docs/charts/", "results/")
+# compiled kernels a framework keeps on disk where the suite's cold rounds do not empty them, by
+# (backend, device): after the first process that compiled them, a "cold" round there is a later
+# run's, so it is read as warm (docs/METHOD.md, "Chainer's first calls on a GPU")
+KEPT_CACHES = {("chainer", "cuda"): "CuPy's kernel cache"}
 
 
 class Saved(NamedTuple):
@@ -92,6 +96,19 @@ class Result:
         return self.info.get("loss_finite") is not False
 
     @property
+    def kept_cache(self):
+        """The compiled kernels this backend keeps on this device where the suite's cold rounds
+        do not empty them (KEPT_CACHES), or None."""
+        return KEPT_CACHES.get((self.info["backend"], self.info.get("device")))
+
+    @property
+    def cache(self):
+        """The compile cache a construction round started from: the suite's cold or warm, but
+        warm where a cache the suite does not empty was kept (`kept_cache`)."""
+        cache = self.info.get("cache")
+        return "warm" if cache == "cold" and self.kept_cache else cache
+
+    @property
     def key(self):
         i = self.info
         if i["phase"] == "micro":
@@ -103,7 +120,7 @@ class Result:
             return (i["backend"], i["model"], i["variant"], i["phase"], i.get("strategy"))
         if i["phase"] == "pipeline":  # one result per loader
             return (i["backend"], i["model"], i["variant"], i["phase"], i.get("loader"))
-        return (i["backend"], i["model"], i["variant"], i["phase"], i.get("cache"))
+        return (i["backend"], i["model"], i["variant"], i["phase"], self.cache)
 
 
 class Damaged(ValueError):

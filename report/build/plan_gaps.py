@@ -30,7 +30,8 @@ def not_measured(records):
     """The plan's answer rows with no run on this machine yet ('vgg (torch)'; a model alone: none
     of the three backends), then its other parts with a step not measured ('lengths that vary
     (torch)': some of torch's lengths variants; 'first calls … (torch; jax: decoder)': the steps
-    of each backend, and where only some, which models or variants)."""
+    of each backend, and where only some, which models or variants); a backend's first calls on a
+    first run where a kept cache made its cold rounds warm (report.build.load.KEPT_CACHES)."""
     done = {(r["backend"], r["model"]) for r in records if r["kind"] == "speedup"
             or r["kind"] == "step_time" and r.get("known_wrong")}
     rows, parts, labels = {}, {}, {}
@@ -47,4 +48,6 @@ def not_measured(records):
     for part, left in parts.items():
         whole = set(left) == set(BACKENDS) and all(left[b] == labels[part][b] for b in left)
         out.append(PARTS[part][0] if whole else f"{PARTS[part][0]} ({_which(left, labels[part])})")
-    return out
+    kept = {r["backend"]: r["kept_cache"] for r in records if r.get("kept_cache")}
+    return out + [f"a first run's first calls ({backend}: {cache} kept)"
+                  for backend, cache in sorted(kept.items())]  # report.build.load.KEPT_CACHES

@@ -108,12 +108,13 @@ def aa_floors(results):
     return {k: (low, high) for k, (_, low, high) in widest.items()}
 
 
-def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
+def break_even_record(parts, variant, cache="cold", speedup=None, repeats=(), kept=None):
     """Steps until the graph variant's first call (`cache`: cold, or warm for every later run on
     this machine) is paid back by its train `speedup` record: from four figures of one job (one
     run's, or the steps' run and the first calls' run of one GPU job: select.same_job, named in
     `first_calls_run`), each the geometric mean over the jobs that repeat it (`repeats`); the
-    range spans the speedup's interval and each job's own break-even (jobs_break_even)."""
+    range spans the speedup's interval and each job's own break-even (jobs_break_even). `kept`:
+    the cache that made the cold first calls warm (load.KEPT_CACHES)."""
     names = (f"{cache} first call", "train step", f"eager {cache} first call", "eager train step")
     if not all(parts):
         missing = ", ".join(n for n, p in zip(names, parts) if p is None)
@@ -122,6 +123,8 @@ def break_even_record(parts, variant, cache="cold", speedup=None, repeats=()):
                                                     variant)
         if skipped:
             note = f"first calls left out by profile `{anchor.profile_name}` in this run"
+        elif kept and parts[0] is None:
+            note = f"no cold first call: {kept} was kept between processes"
         elif parts[0] is None and parts[2] is None:  # the run timed no first call at all
             note = "no first calls timed in this run"
         else:
@@ -237,11 +240,12 @@ def steady_records(results, mixed=True, repeats=()):
         if phase == "construction":
             out.append(record(r, "first_call", "s", **{
                 "estimate": r.median, "low": r.stats["min"], "high": r.stats["max"],
-                "interval": "range of rounds", **pooled_time(r, repeats)}))
-            if variant == "eager" and cache == "cold" and r.info.get("startup_s"):
+                "interval": "range of rounds", **pooled_time(r, repeats),
+                **({"kept_cache": r.kept_cache} if r.kept_cache else {})}))
+            if variant == "eager" and r.info.get("cache") == "cold" and r.info.get("startup_s"):
                 seconds = r.info["startup_s"]  # each round a new process: its start-up
                 out.append(record(r, "startup_time", "s", statistics.median(seconds),
-                                  min(seconds), max(seconds), "range of rounds"))
+                                  min(seconds), max(seconds), "range of rounds", case="cold"))
         elif phase in ("train", "infer"):
             out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS),
                                      **pooled_time(r, repeats)))
@@ -261,7 +265,9 @@ def steady_records(results, mixed=True, repeats=()):
         speedup = speedups.get((backend, model, variant))
         out.append(break_even_record((get(variant, "construction", "cold"), get(variant, "train"),
                                       get("eager", "construction", "cold"), get("eager", "train")),
-                                     variant, "cold", speedup, repeats))
+                                     variant, "cold", speedup, repeats,
+                                     kept=(warm := get(variant, "construction", "warm"))
+                                     and warm.kept_cache))
         if get(variant, "construction", "warm"):  # every later run on this machine
             eager = get("eager", "construction", "warm") or get("eager", "construction", "cold")
             out.append(break_even_record((get(variant, "construction", "warm"),

@@ -36,9 +36,9 @@ def _first_calls(records, backend, model, variant):
     even = [_find(records, "break_even", backend, model, variant, case=c) for c in ("cold", "warm")]
     first = [_find(records, "first_call", backend, model, variant, "construction", c)
              for c in ("cold", "warm")]
-    if not first[0]:
+    if not any(first):
         return "—", "—"
-    if backend in no_cache_backends(records):
+    if first[0] and backend in no_cache_backends(records):
         return f"{_paid_back(even[0])} / same", f"{first[0]['estimate']:.2f} (no cache)"
     return " / ".join(map(_paid_back, even)), " → ".join(
         f"{f['estimate']:.2f}" if f else "—" for f in first)
@@ -50,9 +50,9 @@ def _row(records, cpu, speedup, columns, brief=False):
     eager = _find(records, "step_time", backend, model, "eager")
     graph = _find(records, "step_time", backend, model, variant)
     on_cpu = _find(cpu, "speedup", backend, model, variant)
-    even = _find(records, "break_even", backend, model, variant, case="cold")
-    runs = [speedup["run"], *([even["first_calls_run"]] if even and even.get("first_calls_run")
-                              else [])]
+    evens = (_find(records, "break_even", backend, model, variant, case=c) for c in ("cold", "warm"))
+    first_calls = next((e["first_calls_run"] for e in evens if e and e.get("first_calls_run")), None)
+    runs = [speedup["run"], *([first_calls] if first_calls else [])]
     paid, first = _first_calls(records, backend, model, variant)
     cells = {"model": model, "backend": backend, "variant": f"`{variant}`",
              "train ms, eager → graph": f"{ms(eager['estimate'])} → {ms(graph['estimate'])}"
@@ -68,6 +68,24 @@ def _row(records, cpu, speedup, columns, brief=False):
                  else speedup_text(on_cpu)),
              "run": ", ".join(f"`{run.split('_')[0]}`" for run in runs)}
     return "| " + " | ".join(cells[c] for c in columns) + " |"
+
+
+def kept_line(records):
+    """Which backends' cold first calls read a cache the suite does not empty (the build reads
+    them as warm: report.build.load.KEPT_CACHES), with the round that compiled, or ''."""
+    kept = {}
+    for r in records:
+        if r["kind"] == "first_call" and r.get("kept_cache") and r["estimate"]:
+            kept.setdefault((r["backend"], r["kept_cache"]), []).append(r)
+    said = []
+    for (backend, cache), found in sorted(kept.items()):
+        most = max(found, key=lambda r: r["high"] / r["estimate"])
+        said.append(f"On this GPU, {backend}'s first calls read {cache}, which cold rounds do "
+                    "not empty: only the first process to need a kernel compiles it "
+                    f"({most['model']} {most['variant']}: slowest round {most['high']:.2f} s, "
+                    f"median {most['estimate']:.2f} s), so they are a later run's (warm); a first "
+                    "run's are not measured ([why](docs/METHOD.md#chainers-first-calls-on-a-gpu)).")
+    return " ".join(said)
 
 
 def known_wrong(records):
@@ -168,9 +186,10 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
                                   for c in columns) + " |", "|---" * len(columns) + "|",
             *(_row(records, cpu, r, columns, brief) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
+            *([line, ""] if not brief and (line := kept_line(records)) else []),
             *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
-               "(#findings-wrong-answers-this-suite-found))."] if (wrong := known_wrong(records))
-              else []),
+               "(#findings-wrong-answers-this-suite-found)).", ""]
+              if (wrong := known_wrong(records)) else []),
             *([line, ""] if (line := busy_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
             (f"Not yet on this GPU: {'; '.join(missing)}. "

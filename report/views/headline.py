@@ -53,17 +53,21 @@ def wrong(records, backend):
 
 
 def pays_back(records, rows):
-    """When a backend's chosen rows pay their first call back, on a first run."""
+    """When a backend's chosen rows pay their first call back, on a first run (else, where no
+    first run's was timed, on later runs)."""
     chosen = {(r["backend"], r["model"], r["variant"]) for r in rows}
-    found = [r for r in records if r["kind"] == "break_even" and r["case"] == "cold"
-             and (r["backend"], r["model"], r["variant"]) in chosen and r["estimate"]]
-    if not found:
+    for case, later in (("cold", ""), ("warm", " on later runs")):
+        found = [r for r in records if r["kind"] == "break_even" and r["case"] == case
+                 and (r["backend"], r["model"], r["variant"]) in chosen and r["estimate"]]
+        if found:
+            break
+    else:
         return ""
     models = sorted({r["model"] for r in found})
-    settled = {r["model"] for r in records if r["kind"] == "break_even" and r["case"] == "cold"
+    settled = {r["model"] for r in records if r["kind"] == "break_even" and r["case"] == case
                and (r["backend"], r["model"], r["variant"]) in chosen and r.get("timed")}
     # named where a row has no first calls timed yet (a GPU window's, say)
-    where = f" ({', '.join(models)})" if {r["model"] for r in rows} - settled else ""
+    where = later + (f" ({', '.join(models)})" if {r["model"] for r in rows} - settled else "")
     if all(r.get("first_call_cheaper") for r in found):
         return f"; its first call is already cheaper than eager's{where}"
     most = max(found, key=lambda r: r["estimate"])

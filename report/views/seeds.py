@@ -35,7 +35,12 @@ def seed_004_text(records, gpu_records=(), brief=False):
     if not any(found):
         return ""
     seed = SEED_004[0] / SEED_004[1]
-    figures = "; ".join(_figure(rec, seed) for rec in found if rec)
+    figures, said = [], None
+    for rec in filter(None, found):
+        figure, verdict = _figure(rec, seed, first=not figures)
+        figures.append(figure + (": the same" if verdict == said else f": {verdict}"))
+        said = verdict
+    figures = "; ".join(figures)
     return (f"**Source article 004** (Chainer `@static_graph` on this MNIST CNN, five epochs on "
             f"the article's GPU: {SEED_004[0]:.1f} s → {SEED_004[1]:.1f} s, {seed:.2f}×): "
             f"{figures}." + (f" [What moves it]({SEED_004_DEPENDS})." if brief
@@ -51,14 +56,14 @@ def _seed_004_record(records):
     return min(found, key=lambda r: r["kind"] != "focus_speedup", default=None)
 
 
-def _figure(rec, seed):
-    """'on the CPU (or GPU) of `machine` the train step is ...: what it says of the article's'."""
+def _figure(rec, seed, first=True):
+    """('on `machine` the train step is ...' (`first`; else without 'the train step is'), what
+    it says of the article's)."""
     half = half_width(rec)
-    kind = "CPU" if rec.get("device") in (None, "cpu") else "GPU"
     machine = f" the {short_name(rec['machine'])}" if rec.get("machine") else " this machine"
-    return (f"on{machine} the train step is "
+    return (f"on{machine}{' the train step is' if first else ''} "
             f"{interval_cell(rec)} (±{half:.1%}, {rec['processes']} "
-            f"processes × {rec['rounds']} rounds, {label(rec)}): {against(rec, seed, ARTICLE)}")
+            f"processes × {rec['rounds']} rounds, {label(rec)})"), against(rec, seed, ARTICLE)
 
 
 def _depends(rec):
