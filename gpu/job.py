@@ -143,6 +143,28 @@ def phases_file(step):
     return STORE / "phases" / f"{step.name}.json"
 
 
+PROFILED = {"torch"}  # a backend whose prime is profiled in its first step of a call (gpu/phases.py):
+# torch's took 63-71 s in every process on the H100 (window 6), 12-18 s on the Zen 4
+_profiled = set()
+
+
+def prime_profile(step):
+    """Where `step`'s prime profile goes ($GRAPHBENCH_PROFILE), in its backend's first pytest step
+    of this call (PROFILED), else None."""
+    if step.kind == "study" or step.backend not in PROFILED or step.backend in _profiled:
+        return None
+    _profiled.add(step.backend)
+    return STORE / "profiles" / f"{step.name}.json"
+
+
+def read_profile(step, path):
+    """{'<backend>_prime_profile': what gpu/phases.py wrote} for the step's cost, or {}."""
+    try:
+        return {f"{step.backend}_prime_profile": json.loads(path.read_text())} if path else {}
+    except (OSError, ValueError):
+        return {}
+
+
 def phase_times(path, began, ended):
     """Where a pytest step's seconds went, from its phases (gpu/phases.py) and its start and end
     (`began`, `ended`: time.time()): `before_session_s` from its start to its pytest session's,
@@ -171,13 +193,16 @@ def run_step(step, device, env, seconds, machine):
     """Run one step within `seconds`; a study's or check's output is saved with the machine."""
     argv = command(step, device, env)
     phases = phases_file(step)
-    phases.parent.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        phases.unlink()  # an earlier call's, in a store kept warm
+    profile = prime_profile(step)
+    for stale in filter(None, (phases, profile)):  # an earlier call's, in a store kept warm
+        stale.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
     began = time.time()
     child = subprocess.Popen(
-        argv, env={**env, **dict(step.env), "GRAPHBENCH_PHASES": str(phases)}, cwd=ROOT,
+        argv, env={**env, **dict(step.env), "GRAPHBENCH_PHASES": str(phases),
+                   **({"GRAPHBENCH_PROFILE": str(profile)} if profile else {})}, cwd=ROOT,
         text=True, stdout=None if step.kind == "run" else subprocess.PIPE)
     try:
         stdout, _ = child.communicate(timeout=seconds)
@@ -208,7 +233,7 @@ def run_step(step, device, env, seconds, machine):
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1),
-            **phase_times(phases, began, began + took)}
+            **phase_times(phases, began, began + took), **read_profile(step, profile)}
 
 
 def pytest_outcome(output):

@@ -4,7 +4,10 @@ its limit keeps those that passed). Window 4's torch ResNet step spent 85 s of 2
 session, on what nothing recorded: the interpreter and imports, the conftest's configure (on a
 GPU each backend loaded and primed) or the exit. Window 5's torch configure took 74 s of them;
 each backend's import, configure and prime are marked apart (the first time each runs), to say
-whether that is the libraries' first read from disk or inductor's cold prime in every process."""
+whether that is the libraries' first read from disk or inductor's cold prime in every process.
+Window 6 said the prime: 63-71 s in every torch process (12-18 s on the Zen 4). Where
+$GRAPHBENCH_PROFILE names a file, a backend's first prime runs under cProfile and its top
+functions go there as JSON, to say what those seconds are."""
 import functools
 import json
 import os
@@ -14,6 +17,7 @@ import pytest
 
 _marks = {"plugin_loaded": time.time()}  # -p plugins load before any conftest
 BACKEND_PARTS = ("configure", "prime")  # what conftest.backend_module calls on a loaded backend
+PROFILE_TOP = {"cumulative": 30, "own": 15}  # a profiled prime's lists: by cumulative, own time
 
 
 def _mark(name):
@@ -32,11 +36,43 @@ def _timed(name, call):
             return call(*args, **kwargs)
         _mark(f"{name}_began")
         try:
+            if name.endswith("_prime") and (path := os.environ.get("GRAPHBENCH_PROFILE")):
+                return _profiled(path, call, *args, **kwargs)
             return call(*args, **kwargs)
         finally:
             _mark(f"{name}_ended")
     timed.phases_marked = True
     return timed
+
+
+def _where(key):
+    """'torch/_inductor/cpu_vec_isa.py:177(check_build)' of a pstats key: the path from the
+    package on, or the builtin's name."""
+    path, line, function = key
+    for root in ("site-packages/", "dist-packages/", "lib/python3."):
+        if root in path:
+            path = path.split(root, 1)[1]
+            break
+    return f"{path}:{line}({function})" if line else function
+
+
+def _profiled(path, call, *args, **kwargs):
+    """`call` under cProfile; its top functions by cumulative and by own time written to `path`
+    as [[where, seconds, calls], ...], also where a stop cuts it short."""
+    import cProfile
+    import pstats
+    profile = cProfile.Profile()
+    began = time.time()
+    try:
+        return profile.runcall(call, *args, **kwargs)
+    finally:
+        found = pstats.Stats(profile).stats  # {key: (primitive calls, calls, own, cumulative, _)}
+        order = {"cumulative": 3, "own": 2}
+        with open(path, "w") as out:
+            json.dump({"seconds": round(time.time() - began, 1), **{
+                kind: [[_where(key), round(found[key][at], 2), found[key][1]] for key in sorted(
+                    found, key=lambda k: -found[k][at])[:PROFILE_TOP[kind]]]
+                for kind, at in order.items()}}, out, indent=0)
 
 
 def _timed_load(load):

@@ -381,6 +381,43 @@ def test_a_steps_cost_says_where_its_time_went_before_and_after_its_pytest_sessi
     assert job.phase_times(phases, 0.0, 1.0) == {}
 
 
+def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypatch):
+    """Window 6: torch's prime took 63-71 s in every process on the H100, 12-18 s on the Zen 4;
+    the next window says where, at the cost of one prime under cProfile."""
+    from gpu import job
+    from gpu.plan import PLAN
+    monkeypatch.setattr(job, "STORE", tmp_path / "store")
+    monkeypatch.setattr(job, "_profiled", set())
+    torch_steps = [s for s in PLAN if s.backend == "torch" and s.kind != "study"]
+    paths = [job.prime_profile(s) for s in torch_steps[:2]]
+    assert paths[0] == tmp_path / "store" / "profiles" / f"{torch_steps[0].name}.json"
+    assert paths[1] is None  # once a call
+    assert job.prime_profile(next(s for s in PLAN if s.backend == "jax")) is None
+    assert job.read_profile(torch_steps[0], paths[0]) == {}  # cut before the prime: nothing
+    test = tmp_path / "test_one.py"
+    test.write_text("def test_one():\n    pass\n")
+    (tmp_path / "fakeback.py").write_text(
+        "import time\n\ndef configure():\n    pass\n\n"
+        "def warm_up():\n    time.sleep(0.3)\n\ndef prime():\n    warm_up()\n")
+    (tmp_path / "conftest.py").write_text(
+        "import importlib\n\ndef load(name):\n    return importlib.import_module(name)\n\n"
+        "def backend_module(name):\n    module = load(name)\n    module.configure()\n"
+        "    module.prime()\n    module.prime()\n\n"
+        "def pytest_configure(config):\n    backend_module('fakeback')\n")
+    paths[0].parent.mkdir(parents=True)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+                           "gpu.phases", str(test)], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT),
+                               "GRAPHBENCH_PHASES": str(tmp_path / "phases.json"),
+                               "GRAPHBENCH_PROFILE": str(paths[0])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = job.read_profile(torch_steps[0], paths[0])["torch_prime_profile"]
+    assert 0.3 <= found["seconds"] < 0.6  # the first prime alone
+    warm_up = next(e for e in found["cumulative"] if e[0].endswith("(warm_up)"))
+    assert warm_up[1] >= 0.3 and warm_up[2] == 1
+    assert found["own"][0][0] == "<built-in method time.sleep>" and len(found["cumulative"]) <= 30
+
+
 def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_says_so():
     """The preview of window 5 ran torch's MNIST CNN steps (215 s, measured already at an older
     code) in a call where their first calls did not fit: a rerun no break-even could read."""
