@@ -415,7 +415,7 @@ def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypa
     assert 0.3 <= found["seconds"] < 0.6  # the first prime alone
     warm_up = next(e for e in found["cumulative"] if e[0].endswith("(warm_up)"))
     assert warm_up[1] >= 0.3 and warm_up[2] == 1
-    assert found["own"][0][0] == "<built-in method time.sleep>" and len(found["cumulative"]) <= 30
+    assert found["own"][0][0] == "<built-in method time.sleep>" and len(found["cumulative"]) <= 80
 
 
 def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_says_so():
