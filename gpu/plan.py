@@ -79,6 +79,12 @@ class Step:
 FIRST_CALL_STEPS = {("torch", m): (("-graph", "eager,graph"),
                                    ("-cudagraphs", "eager,graph_cudagraphs,cuda_graph"))
                     for m in ANSWER_MODELS}
+# what a half expects before it runs on a GPU, by its cases: the cut MNIST CNN step's parent
+# started in 73 s (its torch import and prime), then took 342 s for 4-5 cases (three fresh
+# processes each, a warm one after an untimed populating one): about 75 s a case. The `-graph`
+# half times three cases (eager cold, `graph` cold and warm), about 300 s; the `-cudagraphs`
+# half five (eager cold, then each CUDA-graph arm cold and warm), about 450 s
+FIRST_CALL_GUESS_S = {"-graph": 300, "-cudagraphs": 450}
 
 
 GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "default")
@@ -162,8 +168,10 @@ PLAN = (
     *(Step(f"first-calls-{b}-{m}{suffix}", b, ("suites/test_construction.py", "--job", "answer",
                                                 "--backend", b, "--model", m, "--variant",
                                                 variants, "-k", "not float16 and not bfloat16"),
-           GUESS_S["first-calls", b] * 2, f"first calls {b} {m} ({variants}), cold and warm",
-           expect_s=GUESS_S["first-calls", b], part="first calls", label=m)
+           FIRST_CALL_GUESS_S.get(suffix, GUESS_S["first-calls", b]) * 2,
+           f"first calls {b} {m} ({variants}), cold and warm",
+           expect_s=FIRST_CALL_GUESS_S.get(suffix, GUESS_S["first-calls", b]),
+           part="first calls", label=m)
       for m in ANSWER_MODELS for b in BACKENDS
       for suffix, variants in FIRST_CALL_STEPS.get((b, m), (("", VARIANTS[b]),))),
     # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:
@@ -363,8 +371,9 @@ def sized(step, costs, scaled=None):
         expect = min(math.ceil(scaled[step.name]), WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
                        sized_by="dry run × GPU/dry ratio")
+    halves = step.part == "first calls" and step.name.endswith(tuple(FIRST_CALL_GUESS_S))
     return replace(step, sized_by="windows 2-3 (MEASURED_S)" if step.name in MEASURED_S
-                   else "the plan's guess (GUESS_S)")
+                   else f"the plan's guess ({'FIRST_CALL_GUESS_S' if halves else 'GUESS_S'})")
 
 
 def main(argv=None):

@@ -475,6 +475,26 @@ def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path
         "torch: mnist_cnn, vgg, decoder)")
 
 
+def test_a_torch_first_calls_half_expects_the_time_of_its_cases():
+    """Window 6 cut the MNIST CNN's first calls after 4-5 cases in 420 s (about 75 s a case):
+    sized at the whole step's 300 s, the five-case `-cudagraphs` half would start after another
+    step and be cut again; it waits for a call with its 450 s."""
+    from dataclasses import replace
+    from gpu import job
+    from gpu.plan import PLAN, WHOLE_CALL_S
+    half = {s.name.rsplit("-", 1)[1]: s for s in PLAN
+            if s.name.startswith("first-calls-torch-mnist_cnn-")}
+    assert (half["graph"].expect_s, half["cudagraphs"].expect_s) == (300, 450)
+    assert half["cudagraphs"].expect_s <= WHOLE_CALL_S and half["cudagraphs"].limit_s >= 900
+    before = replace(half["graph"], name="another", expect_s=100, part="")
+    ran, left = [], [520.0]  # a first call's seconds after the job's start
+    for step, why in job.chosen([before, half["cudagraphs"]], lambda: left[0]):
+        if why is None:
+            ran.append(step.name)
+            left[0] -= step.expect_s
+    assert ran == ["another"]  # 420 s left: not enough for 450 and the grace to save
+
+
 def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     from gpu.plan import ANSWER_MODELS, PLAN, SWEEP_POINTS
     steady = [s for s in PLAN if s.kind == "run" and s.keys]
