@@ -8,6 +8,7 @@ whether that is the libraries' first read from disk or inductor's cold prime in 
 Window 6 said the prime: 63-71 s in every torch process (12-18 s on the Zen 4). Where
 $GRAPHBENCH_PROFILE names a file, a backend's first prime runs under cProfile and its top
 functions go there as JSON, to say what those seconds are."""
+import contextlib
 import functools
 import json
 import os
@@ -56,15 +57,63 @@ def _where(key):
     return f"{path}:{line}({function})" if line else function
 
 
+def _program(args):
+    """'g++ cxyz.cpp cxyz.so' of a subprocess's argv: the program and the files it names, or
+    what a Python runs (`-c`'s code, whose lines are joined, or `-m`'s module)."""
+    args = args.split() if isinstance(args, str) else [str(a) for a in args]
+    named = [os.path.basename(a) for a in args[1:] if a.endswith((".cpp", ".c", ".so", ".o"))]
+    ran = next((" ".join(args[n:n + 2]) for n, a in enumerate(args) if a in ("-c", "-m")), "")
+    return " ".join(filter(None, [os.path.basename(args[0]) if args else "?", *named,
+                                  " ".join(ran.split())]))[:160]
+
+
+@contextlib.contextmanager
+def _subprocesses(found):
+    """Each subprocess that ends in the block (run, call, check_output: all start a Popen)
+    appended to `found` as [program, seconds]: cProfile on Python 3.12 loses frames under
+    dynamo, a wall clock does not."""
+    import subprocess
+    popen = subprocess.Popen
+
+    class Timed(popen):
+        def __init__(self, args, *rest, **kwargs):
+            self._began, self._said = time.time(), _program(args)
+            super().__init__(args, *rest, **kwargs)
+
+        def _ended(self):
+            if self.returncode is not None and self._said:
+                found.append([self._said, round(time.time() - self._began, 2)])
+                self._said = None
+
+        def wait(self, timeout=None):
+            try:
+                return super().wait(timeout)
+            finally:
+                self._ended()
+
+        def communicate(self, *args, **kwargs):
+            try:
+                return super().communicate(*args, **kwargs)
+            finally:
+                self._ended()
+    subprocess.Popen = Timed
+    try:
+        yield
+    finally:
+        subprocess.Popen = popen
+
+
 def _profiled(path, call, *args, **kwargs):
     """`call` under cProfile; its top functions by cumulative and by own time written to `path`
-    as [[where, seconds, calls], ...], also where a stop cuts it short."""
+    as [[where, seconds, calls], ...] with the subprocesses it ran, also where a stop cuts it
+    short."""
     import cProfile
     import pstats
-    profile = cProfile.Profile()
+    profile, ran = cProfile.Profile(), []
     began = time.time()
     try:
-        return profile.runcall(call, *args, **kwargs)
+        with _subprocesses(ran):
+            return profile.runcall(call, *args, **kwargs)
     finally:
         found = pstats.Stats(profile).stats  # {key: (primitive calls, calls, own, cumulative, _)}
         order = {"cumulative": 3, "own": 2}
@@ -72,7 +121,10 @@ def _profiled(path, call, *args, **kwargs):
             json.dump({"seconds": round(time.time() - began, 1), **{
                 kind: [[_where(key), round(found[key][at], 2), found[key][1]] for key in sorted(
                     found, key=lambda k: -found[k][at])[:PROFILE_TOP[kind]]]
-                for kind, at in order.items()}}, out, indent=0)
+                for kind, at in order.items()},
+                "subprocesses": {"count": len(ran), "seconds": round(sum(s for _, s in ran), 1),
+                                 "longest": sorted(ran, key=lambda r: -r[1])[:10]}},
+                out, indent=0)
 
 
 def _timed_load(load):

@@ -396,9 +396,11 @@ def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypa
     assert job.read_profile(torch_steps[0], paths[0]) == {}  # cut before the prime: nothing
     test = tmp_path / "test_one.py"
     test.write_text("def test_one():\n    pass\n")
-    (tmp_path / "fakeback.py").write_text(
-        "import time\n\ndef configure():\n    pass\n\n"
-        "def warm_up():\n    time.sleep(0.3)\n\ndef prime():\n    warm_up()\n")
+    (tmp_path / "fakeback.py").write_text(  # inductor's ISA probes: a Python that imports torch
+        "import subprocess\nimport sys\nimport time\n\ndef configure():\n    pass\n\n"
+        "def warm_up():\n    time.sleep(0.3)\n\ndef prime():\n    warm_up()\n"
+        "    subprocess.check_call([sys.executable, '-c', 'import time\\ntime.sleep(0.2)'])\n"
+        "    subprocess.check_output(['true', 'x.cpp'])\n")
     (tmp_path / "conftest.py").write_text(
         "import importlib\n\ndef load(name):\n    return importlib.import_module(name)\n\n"
         "def backend_module(name):\n    module = load(name)\n    module.configure()\n"
@@ -412,10 +414,14 @@ def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypa
                                "GRAPHBENCH_PROFILE": str(paths[0])})
     assert done.returncode == 0, done.stdout + done.stderr
     found = job.read_profile(torch_steps[0], paths[0])["torch_prime_profile"]
-    assert 0.3 <= found["seconds"] < 0.6  # the first prime alone
+    assert 0.5 <= found["seconds"] < 1.5  # the first prime alone
     warm_up = next(e for e in found["cumulative"] if e[0].endswith("(warm_up)"))
     assert warm_up[1] >= 0.3 and warm_up[2] == 1
     assert found["own"][0][0] == "<built-in method time.sleep>" and len(found["cumulative"]) <= 80
+    ran = found["subprocesses"]
+    assert ran["count"] == 2 and [name for name, _ in ran["longest"]] == [
+        f"{Path(sys.executable).name} -c import time time.sleep(0.2)", "true x.cpp"]
+    assert ran["longest"][0][1] >= 0.2 and ran["seconds"] >= 0.2
 
 
 def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_says_so():
