@@ -157,6 +157,19 @@ def prime_profile(step):
     return STORE / "profiles" / f"{step.name}.json"
 
 
+# inductor's vector-ISA probes, each a Python importing torch (six a process), are what a torch
+# process's prime spends its 63-71 s on on the H100; a CUDA model compiles no C++ kernel that
+# needs them. Set on a GPU for each torch step but a call's profiled first (docs/METHOD.md)
+NO_ISA_PROBES = {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
+
+
+def step_environment(step, device, profile):
+    """What the job sets for `step` beyond the call's environment: the plan's (`step.env`), and
+    on a GPU NO_ISA_PROBES for a torch step whose prime is not profiled."""
+    return {**dict(step.env), **(NO_ISA_PROBES if device == "cuda" and step.backend == "torch"
+                                 and profile is None else {})}
+
+
 def read_profile(step, path):
     """{'<backend>_prime_profile': what gpu/phases.py wrote} for the step's cost, or {}."""
     try:
@@ -198,10 +211,12 @@ def run_step(step, device, env, seconds, machine):
         stale.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             stale.unlink()
-    log(f"{step.name} ({step.what}; at most {seconds:.0f} s):", " ".join(argv[1:]))
+    own = step_environment(step, device, profile)
+    log(f"{step.name} ({step.what}; at most {seconds:.0f} s):",
+        *(f"{k}={v}" for k, v in own.items()), " ".join(argv[1:]))
     began = time.time()
     child = subprocess.Popen(
-        argv, env={**env, **dict(step.env), "GRAPHBENCH_PHASES": str(phases),
+        argv, env={**env, **own, "GRAPHBENCH_PHASES": str(phases),
                    **({"GRAPHBENCH_PROFILE": str(profile)} if profile else {})}, cwd=ROOT,
         text=True, stdout=None if step.kind == "run" else subprocess.PIPE)
     try:
@@ -233,7 +248,8 @@ def run_step(step, device, env, seconds, machine):
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
     return {"step": step.name, "exit": code, "seconds": round(took, 1),
-            **phase_times(phases, began, began + took), **read_profile(step, profile)}
+            **({"env": own} if own else {}), **phase_times(phases, began, began + took),
+            **read_profile(step, profile)}
 
 
 def pytest_outcome(output):

@@ -394,6 +394,17 @@ def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypa
     assert paths[1] is None  # once a call
     assert job.prime_profile(next(s for s in PLAN if s.backend == "jax")) is None
     assert job.read_profile(torch_steps[0], paths[0]) == {}  # cut before the prime: nothing
+    # the profiled step keeps inductor's ISA probes; the call's later torch steps on a GPU skip
+    # them (a CUDA model compiles no C++); a dry run and the other backends keep them
+    probes = {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
+    assert job.step_environment(torch_steps[0], "cuda", paths[0]) == {}
+    assert job.step_environment(torch_steps[1], "cuda", None) == probes
+    assert job.step_environment(torch_steps[1], "cpu", None) == {}
+    jax = next(s for s in PLAN if s.backend == "jax")
+    assert job.step_environment(jax, "cuda", None) == {}
+    determinism = next(s for s in PLAN if s.name == "determinism-torch")
+    assert job.step_environment(determinism, "cuda", None) == {
+        "CUBLAS_WORKSPACE_CONFIG": ":4096:8", **probes}
     test = tmp_path / "test_one.py"
     test.write_text("def test_one():\n    pass\n")
     (tmp_path / "fakeback.py").write_text(  # inductor's ISA probes: a Python that imports torch
