@@ -56,6 +56,13 @@ def test_a_pay_back_names_its_models_where_a_row_has_no_first_calls_yet():
     assert framework_line("jax", CPU, rows + [cheap, untimed], []) == line
 
 
+def test_all_of_the_answers_models_are_every_model():
+    rows = [speedup("jax", m, "graph", 4.0, 3.8, 4.2) for m in ("decoder", "mnist_cnn", "vgg")]
+    assert "`jax.jit` 4.00× (decoder, mnist_cnn, vgg)" in framework_line("jax", CPU, rows, [])
+    rows.append(speedup("jax", "resnet", "graph", 13.8, 13.3, 14.6))
+    assert "`jax.jit` 4.00–13.80× (every model)" in framework_line("jax", CPU, rows, [])
+
+
 def test_a_pay_back_timed_only_on_later_runs_says_so():
     """Chainer's first calls on a GPU read CuPy's kernel cache (warm): no first run's break-even,
     so the line gives the later runs' as such, never as a first run's."""

@@ -73,6 +73,9 @@ def test_table_and_reading_name_every_point_and_backend():
     assert "| tf | 1/16 width, 32² px, batch 2 | 0.016 |" in table
     assert "**tf**: it gains at every size" in scale_reading(records)
     assert scale_table([step(1.0)]) == "" and scale_reading([]) == "No sweep results."
+    jax = [speedup(0.016, 4.0, 3.5, 4.5, backend="jax", width=1 / 16, side=32, batch=2)]
+    said = scale_reading(records + jax)  # one reading of two backends, said once
+    assert "**jax**, **tf**: it gains at every size" in said and said.count("gains at every") == 1
 
 
 CONTEXT = {"machines": [("m", "cpu", 2, "default")], "versions": {}, "runs": [], "gaps": [],

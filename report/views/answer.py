@@ -105,7 +105,7 @@ def scope(machines, job=False):
             "graph mode removes, dominates: read each speedup as its workload's, not the "
             "full-size network's."
             + (f" As the work per step grows, up to the VGG at {point(max(swept, key=gflop))}: "
-               "[chart](docs/charts/scale.png), each backend's line in full." if swept else ""))
+               "[chart](docs/charts/scale.png)." if swept else ""))
 
 
 def hardware(records):

@@ -117,7 +117,7 @@ def wait_line(records):
              for r in costs]
     return ("A wait on every output after each step slows the MNIST CNN train step: "
             + "; ".join(parts)
-            + " (gpu/step_cost.py); the table times one wait per block.")
+            + " (gpu/step_cost.py): the table waits once a block.")
 
 
 def parity_line(records):

@@ -1,7 +1,7 @@
 """The answer in a few lines: per framework what its graph mode gains on the answer's CPU and on
 each GPU, when it pays back, then what to do in a reader's case (a view of the records only)."""
 from catalog import PADDINGS, call_name
-from gpu.plan import NOT_ON_THE_LEASE
+from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
 from machines import short_name
 from report.build.ratios import NOISE, SAME
 from report.views.lengths import cold_runs
@@ -25,6 +25,12 @@ def _span(found):
         else f"{low:.2f}–{high:.2f}×"
 
 
+def _models(found):
+    """'decoder, vgg', or 'every model' for all of the answer's (gpu.plan.ANSWER_MODELS)."""
+    found = sorted(set(found))
+    return "every model" if set(found) == set(ANSWER_MODELS) else ", ".join(found)
+
+
 def gains(rows):
     """'`jax.jit` 3.11–15.25× (4 models)' per variant of a backend's rows, with the rows within
     the noise threshold or undecided named apart."""
@@ -32,7 +38,7 @@ def gains(rows):
     for variant in sorted({r["variant"] for r in rows}, key=lambda v: (ORDER + (v,)).index(v)):
         mine = [r for r in rows if r["variant"] == variant]
         clear = [r for r in mine if r["verdict"] in ("faster", "slower")]
-        models = ", ".join(sorted(r["model"] for r in clear))
+        models = _models(r["model"] for r in clear)
         text = f"{call(rows[0]['backend'], variant)} {_span(clear)} ({models})" if clear \
             else call(rows[0]["backend"], variant)
         for word in (SAME, "undecided"):

@@ -121,4 +121,14 @@ def scale_reading(records):
     return ("The VGG at growing width, input size and batch (each point in RESULTS.md), eager ÷ "
             "each backend's default graph mode, paired, with 95% intervals as bars; hollow marks "
             "are the answer's own rows at their work per step. "
-            + " ".join(f"**{b}**: {stops_paying(rows)}." for b, rows in found.items()))
+            + " ".join(f"{', '.join(f'**{b}**' for b in backends)}: {said}."
+                       for said, backends in _alike(found).items()))
+
+
+def _alike(found):
+    """{what the sweep says of a backend: the backends it says it of}, in the sweep's order:
+    one reading said once."""
+    said = {}
+    for backend, rows in found.items():
+        said.setdefault(stops_paying(rows), []).append(backend)
+    return said
