@@ -143,8 +143,10 @@ def phases_file(step):
     return STORE / "phases" / f"{step.name}.json"
 
 
-PROFILED = {"torch"}  # a backend whose prime is profiled in its first step of a call (gpu/phases.py):
-# torch's took 63-71 s in every process on the H100 (window 6), 12-18 s on the Zen 4
+# a backend whose prime is profiled in its first step of a call (gpu/phases.py): none since
+# window 7, whose two torch profiles found inductor's ISA probes in torch's 59-63 s (NO_ISA_PROBES
+# now skips them in every torch step); name one here to profile its prime again
+PROFILED = set()
 _profiled = set()
 
 
@@ -157,9 +159,10 @@ def prime_profile(step):
     return STORE / "profiles" / f"{step.name}.json"
 
 
-# inductor's vector-ISA probes, each a Python importing torch (six a process), are what a torch
-# process's prime spends its 63-71 s on on the H100; a CUDA model compiles no C++ kernel that
-# needs them. Set on a GPU for each torch step but a call's profiled first (docs/METHOD.md)
+# inductor's vector-ISA probes, each a Python importing torch (ten or more a process), are what a
+# torch process's prime spent its 59-71 s on on the H100 (7.8 s without them, window 7); a CUDA
+# model compiles no C++ kernel that needs them. Set on a GPU for each torch step whose prime is
+# not profiled (docs/METHOD.md)
 NO_ISA_PROBES = {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
 
 

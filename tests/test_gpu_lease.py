@@ -381,14 +381,18 @@ def test_a_steps_cost_says_where_its_time_went_before_and_after_its_pytest_sessi
     assert job.phase_times(phases, 0.0, 1.0) == {}
 
 
-def test_torchs_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypatch):
+def test_a_named_backends_prime_is_profiled_in_its_first_step_of_a_call(tmp_path, monkeypatch):
     """Window 6: torch's prime took 63-71 s in every process on the H100, 12-18 s on the Zen 4;
-    the next window says where, at the cost of one prime under cProfile."""
+    window 7 said where (inductor's ISA probes), at the cost of one prime under cProfile a call."""
     from gpu import job
     from gpu.plan import PLAN
     monkeypatch.setattr(job, "STORE", tmp_path / "store")
     monkeypatch.setattr(job, "_profiled", set())
     torch_steps = [s for s in PLAN if s.backend == "torch" and s.kind != "study"]
+    # window 7 found the cause: no prime is profiled unless named again, and none keeps the probes
+    assert job.PROFILED == set() and job.prime_profile(torch_steps[0]) is None
+    assert job.step_environment(torch_steps[0], "cuda", None) == {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
+    monkeypatch.setattr(job, "PROFILED", {"torch"})
     paths = [job.prime_profile(s) for s in torch_steps[:2]]
     assert paths[0] == tmp_path / "store" / "profiles" / f"{torch_steps[0].name}.json"
     assert paths[1] is None  # once a call
