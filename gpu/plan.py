@@ -87,6 +87,11 @@ FIRST_CALL_STEPS = {("torch", m): (("-graph", "eager,graph"),
 FIRST_CALL_GUESS_S = {"-graph": 300, "-cudagraphs": 450}
 
 
+def _first_call_guess(backend, suffix):
+    """What a first-calls step expects before it runs on a GPU: its half's, else its backend's."""
+    return FIRST_CALL_GUESS_S.get(suffix, GUESS_S["first-calls", backend])
+
+
 GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "default")
 
 
@@ -168,10 +173,8 @@ PLAN = (
     *(Step(f"first-calls-{b}-{m}{suffix}", b, ("suites/test_construction.py", "--job", "answer",
                                                 "--backend", b, "--model", m, "--variant",
                                                 variants, "-k", "not float16 and not bfloat16"),
-           FIRST_CALL_GUESS_S.get(suffix, GUESS_S["first-calls", b]) * 2,
-           f"first calls {b} {m} ({variants}), cold and warm",
-           expect_s=FIRST_CALL_GUESS_S.get(suffix, GUESS_S["first-calls", b]),
-           part="first calls", label=m)
+           _first_call_guess(b, suffix) * 2, f"first calls {b} {m} ({variants}), cold and warm",
+           expect_s=_first_call_guess(b, suffix), part="first calls", label=m)
       for m in ANSWER_MODELS for b in BACKENDS
       for suffix, variants in FIRST_CALL_STEPS.get((b, m), (("", VARIANTS[b]),))),
     # 1.3: where the GPU is busy, the default profile's busy points of the sweep (a GPU's only:

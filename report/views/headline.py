@@ -28,7 +28,7 @@ def _span(found):
 def _models(found):
     """'decoder, vgg', or 'every model' for all of the answer's (gpu.plan.ANSWER_MODELS)."""
     found = sorted(set(found))
-    return "every model" if set(found) == set(ANSWER_MODELS) else ", ".join(found)
+    return "every model" if found == sorted(ANSWER_MODELS) else ", ".join(found)
 
 
 def gains(rows):
