@@ -70,6 +70,14 @@ class Step:
         return tuple(v for v in found if v != "eager")
 
 
+# inductor's vector-ISA probes, which every torch step on a GPU skips since window 7 (gpu/job.py's
+# NO_ISA_PROBES), took a torch step's prime 59-71 s there and 7.8 s without them: a torch step
+# that ran them took that much longer than it will now. Its cost says its prime where it was
+# timed (`torch_prime_s`, window 5 on); before it, the two profiles' subprocesses, 54-57 s
+PRIME_WITHOUT_PROBES_S = 8
+PROBES_S = 55
+
+
 # torch's first calls (four arms, each in 3 cold and 3 warm processes, and 63-71 s of
 # inductor's cold prime on the H100) outlast a call (CALL_S): the ResNet's were sized at 651 s
 # from their dry run, and the MNIST CNN's, sized at 308 s, were stopped at their 413-s limit
@@ -80,11 +88,12 @@ FIRST_CALL_STEPS = {("torch", m): (("-graph", "eager,graph"),
                                    ("-cudagraphs", "eager,graph_cudagraphs,cuda_graph"))
                     for m in ANSWER_MODELS}
 # what a half expects before it runs on a GPU, by its cases: the cut MNIST CNN step's parent
-# started in 73 s (its torch import and prime), then took 342 s for 4-5 cases (three fresh
-# processes each, a warm one after an untimed populating one): about 75 s a case. The `-graph`
-# half times three cases (eager cold, `graph` cold and warm), about 300 s; the `-cudagraphs`
-# half five (eager cold, then each CUDA-graph arm cold and warm), about 450 s
-FIRST_CALL_GUESS_S = {"-graph": 300, "-cudagraphs": 450}
+# started in 73 s (its torch import and prime, the probes' 55 s in it), then took 342 s for 4-5
+# cases (three fresh processes each, a warm one after an untimed populating one): about 75 s a
+# case. The `-graph` half times three cases (eager cold, `graph` cold and warm), about 300 s
+# with the probes (the MNIST CNN's: 248 s); the `-cudagraphs` half five (eager cold, then each
+# CUDA-graph arm cold and warm), about 450 s with them
+FIRST_CALL_GUESS_S = {"-graph": 300 - PROBES_S, "-cudagraphs": 450 - PROBES_S}
 
 
 def _first_call_guess(backend, suffix):
@@ -98,7 +107,7 @@ GPU_ARGS = ("-q", "-p", "no:cacheprovider", "--device", "cuda", "--profile", "de
 def _steady(backend, model, wait="block", phases=("train", "infer")):
     keyword = f"({' or '.join(phases)}) and not float16 and not bfloat16"
     name = f"{backend}-{model}" + ("" if wait == "block" else f"-wait-{wait}")
-    expect = MEASURED_S.get(name, GUESS_S["steady", backend])
+    expect = MEASURED_NOW_S.get(name, GUESS_S["steady", backend])
     return Step(name, backend,
                 ("suites/test_steady.py", "--job", "answer", "--group-budget-s",
                  str(_BUDGET[backend]), "--backend", backend, "--model", model, "--variant",
@@ -119,6 +128,8 @@ MEASURED_S = {"jax-mnist_cnn": 35, "jax-mnist_cnn-wait-step": 20, "chainer-mnist
               "torch-mnist_cnn": 215, "jax-vgg": 55, "chainer-vgg": 40, "torch-vgg": 290,
               "jax-resnet": 235, "chainer-resnet": 45, "jax-decoder": 80, "chainer-decoder": 55,
               "chainer-mnist_cnn-wait-step": 25, "torch-mnist_cnn-wait-step": 150}
+# MEASURED_S as the job's steps take them now: torch's less the probes they ran
+MEASURED_NOW_S = {name: s - PROBES_S * name.startswith("torch-") for name, s in MEASURED_S.items()}
 # guesses for the steps not yet run on a GPU, (kind, backend) -> seconds (lengths: one variant's
 # step; sweep: one point's; the others: a model's or the backend's): the steady groups'
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
@@ -290,15 +301,31 @@ def missing(folders, gpu_model, code):
 def step_costs(folders, gpu_model):
     """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
     that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another
-    GPU's; a dry run's ledger (a CPU's) counts for that CPU's own dry runs only."""
+    GPU's, less inductor's ISA probes where it ran them on a GPU (without_probes); a dry run's
+    ledger (a CPU's) counts for that CPU's own dry runs only."""
     found = []
     for path, saved in _saved(folders, "**/costs_*.json"):
         machine = saved.get("machine", {})
         mine = machine.get("gpu") == gpu_model
         if mine or machine.get("device") != "cpu":
-            found += [((mine, path.name), cost) for cost in saved.get("steps", [])]
-    return {cost["step"]: (cost["seconds"], isinstance(cost["exit"], int))
-            for _, cost in sorted(found, key=lambda item: item[0])}
+            found += [((mine, path.name), cost, machine.get("device") == "cuda")
+                      for cost in saved.get("steps", [])]
+    return {cost["step"]: (without_probes(cost) if on_gpu else cost["seconds"],
+                           isinstance(cost["exit"], int))
+            for _, cost, on_gpu in sorted(found, key=lambda item: item[0])}
+
+
+def without_probes(cost):
+    """A GPU step's `cost` (a ledger's entry) in seconds, less what inductor's ISA probes took in
+    it where a torch step ran them (its environment did not skip them)."""
+    named = {step.name: step for step in PLAN}
+    step = named.get(cost["step"])
+    if (step is None or step.backend != "torch" or step.kind == "study"
+            or cost.get("env", {}).get("TORCHINDUCTOR_VEC_ISA_OK") == "0"):
+        return cost["seconds"]
+    probes = max(0.0, cost["torch_prime_s"] - PRIME_WITHOUT_PROBES_S) \
+        if "torch_prime_s" in cost else PROBES_S
+    return max(cost["seconds"] - probes, 1.0)
 
 
 def dry_costs(folders):
@@ -326,14 +353,14 @@ LIKE_STEADY = ("run", "first calls", "parity", "lengths", "precision", "determin
 def dry_estimates(folders, costs):
     """{step name: seconds} for each step with a dry run on one CPU and no GPU cost yet: its dry
     run's time times the median GPU/dry ratio of the steps that have both (the finished GPU
-    costs in `costs`, else MEASURED_S) of its backend and kind (steady, first calls, ...), else
+    costs in `costs`, else MEASURED_NOW_S) of its backend and kind (steady, first calls, ...), else
     of its backend where its kind is LIKE_STEADY (what its GPU and its imports cost: Chainer's
     first calls 5.6, torch's steps 2.6-3.8, H100 over Zen 5), else of its kind; none else.
     A compile-bound step's ratio is not a steady one's (JAX's MNIST CNN: first calls 3.3,
     steps 1.3)."""
     from catalog import GPU_ONLY  # here: `python3 gpu/plan.py` puts the root on the path first
     _, dry = dry_costs(folders)
-    on_gpu = {**MEASURED_S, **{name: s for name, (s, finished) in costs.items() if finished}}
+    on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished) in costs.items() if finished}}
     named = {step.name: step for step in PLAN}
     ratios = {}
     for name in dry.keys() & on_gpu.keys() & named.keys():
@@ -375,7 +402,9 @@ def sized(step, costs, scaled=None):
         return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
                        sized_by="dry run × GPU/dry ratio")
     halves = step.part == "first calls" and step.name.endswith(tuple(FIRST_CALL_GUESS_S))
-    return replace(step, sized_by="windows 2-3 (MEASURED_S)" if step.name in MEASURED_S
+    probes = MEASURED_NOW_S.get(step.name) != MEASURED_S.get(step.name)
+    less = ", less the ISA probes" * probes
+    return replace(step, sized_by=f"windows 2-3 (MEASURED_S{less})" if step.name in MEASURED_S
                    else f"the plan's guess ({'FIRST_CALL_GUESS_S' if halves else 'GUESS_S'})")
 
 

@@ -183,16 +183,20 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
     assert other["parity-jax"].expect_s == 6  # another GPU's cost beats a guess
 
 
-def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000", **steps):
+def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000",
+            probes=False, **steps):
     """A cost ledger as gpu/job.py writes it: a GPU's, or a dry run's where `gpu` is "cpu";
-    steps by name with '_' for '-', seconds (an int: it exited 1; a string: it was cut)."""
+    steps by name with '_' for '-', seconds (an int: it exited 1; a string: it was cut). A GPU's
+    torch steps skip inductor's ISA probes as the job's do since window 7, unless `probes`."""
     folder.mkdir(parents=True, exist_ok=True)
+    skip = {} if probes or gpu == "cpu" else {"env": {"TORCHINDUCTOR_VEC_ISA_OK": "0"}}
     (folder / f"costs_{stamp}.json").write_text(json.dumps({
         "machine": {"gpu": gpu, "device": "cpu" if gpu == "cpu" else "cuda", "cpu": cpu},
         "steps": [{"step": name.replace("_", "-").replace("mnist-cnn", "mnist_cnn").replace(
                        "cuda-graph", "cuda_graph"), "seconds": s,
                    "exit": 0 if isinstance(s, float) else 1 if isinstance(s, int)
-                   else "stopped at its limit"} for name, s in steps.items()]}))
+                   else "stopped at its limit", **(skip if "torch" in name else {})}
+                  for name, s in steps.items()]}))
 
 
 def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_ratio(tmp_path):
@@ -246,6 +250,33 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert dry_estimates([tmp_path / "h100"], {}) == {}  # no dry run: the plan's guesses
 
 
+def test_a_torch_steps_cost_with_inductors_isa_probes_sizes_it_without_them(tmp_path):
+    """Torch's GPU steps before window 7 spent 55-63 s of their prime in inductor's ISA probes,
+    which every torch step skips since: sized with them, each expected a minute too long and
+    was left for a later window where it fit."""
+    from gpu.plan import MEASURED_NOW_S, MEASURED_S, PROBES_S, missing, step_costs
+    h100 = "NVIDIA H100 80GB HBM3"
+    _ledger(tmp_path / "h100", h100, probes=True, busy_torch_resnet=200.0,
+            busy_torch_decoder=150.0, busy_jax_resnet=90.0)
+    _ledger(tmp_path / "h100", h100, stamp="20261128T010000", busy_torch_decoder=140.0)
+    ledger = tmp_path / "h100" / "costs_20261127T010000.json"
+    saved = json.loads(ledger.read_text())
+    saved["steps"][0]["torch_prime_s"] = 68.0  # its prime timed: the probes are all but 8 s
+    ledger.write_text(json.dumps(saved))
+    costs = step_costs([tmp_path], h100)
+    assert costs["busy-torch-resnet"] == (140.0, True)
+    assert costs["busy-torch-decoder"] == (140.0, True)  # a newer cost that skipped them: as is
+    assert costs["busy-jax-resnet"] == (90.0, True)  # JAX has no such probes
+    assert MEASURED_NOW_S["torch-vgg"] == MEASURED_S["torch-vgg"] - PROBES_S
+    assert MEASURED_NOW_S["jax-vgg"] == MEASURED_S["jax-vgg"]
+    sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
+    assert sized["busy-torch-resnet"].expect_s == 140
+    assert sized["torch-vgg"].expect_s == MEASURED_S["torch-vgg"] - PROBES_S
+    # a dry run's torch costs are a CPU's, which needs the probes: kept whole
+    _ledger(tmp_path / "dry", "cpu", busy_torch_resnet=300.0)
+    assert step_costs([tmp_path / "dry"], "cpu")["busy-torch-resnet"] == (300.0, True)
+
+
 def test_no_guess_keeps_a_step_from_every_window_only_a_whole_call_it_outlasted(tmp_path):
     """The plan guessed 90 s for JAX's lengths step, whose dry run took 174 s: stopped at its
     270-s limit it would have expected 540 s, more than any call, and run in no window again."""
@@ -297,8 +328,9 @@ def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, mon
 
 def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, monkeypatch,
                                                                       capsys):
+    from dataclasses import replace
     from gpu import job
-    from gpu.plan import PLAN
+    from gpu.plan import PLAN, WHOLE_CALL_S
     ran, named = [], {s.name: s for s in PLAN}
     steps = [named["first-calls-jax-resnet"], named["jax-resnet"], named["parity-jax"]]
     monkeypatch.setattr(job, "missing", lambda *_: steps)
@@ -314,7 +346,8 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     assert job.main(["--seconds", str(seconds)]) == 0
     assert ran == ["parity-jax"] and "with jax-resnet" in capsys.readouterr().out
     # a pair longer than the whole call: the first calls run alone (their steps in the next)
-    torch = [named["first-calls-torch-vgg-graph"], named["torch-vgg"]]
+    torch = [named["first-calls-torch-vgg-graph"],
+             replace(named["torch-vgg"], expect_s=WHOLE_CALL_S)]
     monkeypatch.setattr(job, "missing", lambda *_: torch)
     ran.clear()
     assert job.main(["--seconds", str(torch[0].expect_s + 40 + 30)]) == 0
@@ -499,14 +532,16 @@ def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path
 def test_a_torch_first_calls_half_expects_the_time_of_its_cases():
     """Window 6 cut the MNIST CNN's first calls after 4-5 cases in 420 s (about 75 s a case):
     sized at the whole step's 300 s, the five-case `-cudagraphs` half would start after another
-    step and be cut again; it waits for a call with its 450 s."""
+    step and be cut again; it waits for a call with its 450 s (395 without inductor's ISA
+    probes)."""
     from dataclasses import replace
     from gpu import job
-    from gpu.plan import PLAN, WHOLE_CALL_S
+    from gpu.plan import PLAN, PROBES_S, WHOLE_CALL_S
     half = {s.name.rsplit("-", 1)[1]: s for s in PLAN
             if s.name.startswith("first-calls-torch-mnist_cnn-")}
-    assert (half["graph"].expect_s, half["cudagraphs"].expect_s) == (300, 450)
-    assert half["cudagraphs"].expect_s <= WHOLE_CALL_S and half["cudagraphs"].limit_s >= 900
+    assert (half["graph"].expect_s, half["cudagraphs"].expect_s) == (300 - PROBES_S,
+                                                                      450 - PROBES_S)
+    assert half["cudagraphs"].expect_s <= WHOLE_CALL_S and half["cudagraphs"].limit_s > WHOLE_CALL_S
     before = replace(half["graph"], name="another", expect_s=100, part="")
     ran, left = [], [520.0]  # a first call's seconds after the job's start
     for step, why in job.chosen([before, half["cudagraphs"]], lambda: left[0]):
