@@ -207,6 +207,19 @@ def phase_times(path, began, ended):
 
 def run_step(step, device, env, seconds, machine):
     """Run one step within `seconds`; a study's or check's output is saved with the machine."""
+    return finish_step(start_step(step, device, env, seconds), machine)
+
+
+def run_side_by_side(steps, device, env, seconds, machine):
+    """Run `steps` (checks: no clock in them) at once, each within its limit and `seconds`: the
+    GPU machine's cores compile them side by side; each one's cost says how many ran so."""
+    started = [start_step(step, device, env, min(step.limit_s, seconds)) for step in steps]
+    return [{**finish_step(one, machine), "side_by_side": len(steps)} for one in started]
+
+
+def start_step(step, device, env, seconds):
+    """Start one step's process (a study's or check's output to a file: a pipe left unread while
+    another step is waited on would stop it); what finish_step needs."""
     argv = command(step, device, env)
     phases = phases_file(step)
     profile = prime_profile(step)
@@ -217,26 +230,37 @@ def run_step(step, device, env, seconds, machine):
     own = step_environment(step, device, profile)
     log(f"{step.name} ({step.what}; at most {seconds:.0f} s):",
         *(f"{k}={v}" for k, v in own.items()), " ".join(argv[1:]))
-    began = time.time()
-    child = subprocess.Popen(
-        argv, env={**env, **own, "GRAPHBENCH_PHASES": str(phases),
-                   **({"GRAPHBENCH_PROFILE": str(profile)} if profile else {})}, cwd=ROOT,
-        text=True, stdout=None if step.kind == "run" else subprocess.PIPE)
+    output = None if step.kind == "run" else STORE / "output" / f"{step.name}.txt"
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    with open(output, "w") if output else contextlib.nullcontext() as sink:
+        began = time.time()
+        child = subprocess.Popen(
+            argv, env={**env, **own, "GRAPHBENCH_PHASES": str(phases),
+                       **({"GRAPHBENCH_PROFILE": str(profile)} if profile else {})}, cwd=ROOT,
+            text=True, stdout=sink)
+    return {"step": step, "child": child, "began": began, "seconds": seconds, "phases": phases,
+            "profile": profile, "own": own, "output": output}
+
+
+def finish_step(started, machine):
+    """Wait for a started step until its limit, then stop it as pytest saves; what it cost."""
+    step, child, began, seconds = (started[k] for k in ("step", "child", "began", "seconds"))
     try:
-        stdout, _ = child.communicate(timeout=seconds)
+        child.wait(timeout=max(0.0, began + seconds - time.time()))
         code = child.returncode
     except subprocess.TimeoutExpired:
         # SIGTERM, as conftest takes it: pytest saves the partial run (marked incomplete);
         # subprocess.run's timeout would SIGKILL it, and the first window lost two steps so
         child.terminate()
         try:
-            stdout, _ = child.communicate(timeout=GRACE_S)
+            child.wait(timeout=GRACE_S)
         except subprocess.TimeoutExpired:
             child.kill()
-            stdout, _ = child.communicate()
+            child.wait()
         code = f"stopped at its limit ({seconds:.0f} s)"
-    done = None if step.kind == "run" else stdout
     took = time.time() - began
+    done = started["output"].read_text() if started["output"] else None
     log(f"{step.name}: exit {code} in {took:.0f} s")
     if done is not None:
         print(done, end="", flush=True)
@@ -250,9 +274,10 @@ def run_step(step, device, env, seconds, machine):
              "label": step.label,
              **(pytest_outcome(done) if step.kind == "check" else {}),
              "output": done.splitlines()[-40:]}, indent=1))
+    own, phases = started["own"], started["phases"]
     return {"step": step.name, "exit": code, "seconds": round(took, 1),
             **({"env": own} if own else {}), **phase_times(phases, began, began + took),
-            **read_profile(step, profile)}
+            **read_profile(step, started["profile"])}
 
 
 def pytest_outcome(output):
@@ -315,7 +340,7 @@ def needs(steps, n):
 
 def chosen(steps, left):
     """Each of `steps` with why it is left for the next window, or None where it runs now;
-    `left()`: the seconds the call has left when the step comes up."""
+    `left(step)`: the seconds the call has left for `step` when it comes up."""
     skipped = set()
     for n, step in enumerate(steps):
         expect, pair = needs(steps, n)
@@ -326,7 +351,7 @@ def chosen(steps, left):
         elif longer_than_a_call(step):
             why = (f"expects {_cost(step)} s, more than a call holds ({WHOLE_CALL_S} s): no "
                    "window runs it until gpu/plan.py splits it")
-        elif expect + GRACE_S > (have := left()):
+        elif expect + GRACE_S > (have := left(step)):
             why = (f"expects {expect} s{f' with {pair.name}' if pair else ''} and {GRACE_S} s "
                    f"to save; {have:.0f} s left")
         else:
@@ -336,22 +361,43 @@ def chosen(steps, left):
         yield step, why
 
 
+# steps of these kinds hold no clock (a check's answer is its verdict, not its time): the job
+# runs consecutive ones at once, on the GPU machine's 16 cores (parity's compiles); no timed step
+# runs beside them
+SIDE_BY_SIDE = ("check",)
+
+
 def preview(steps, calls):
     """[[names of the steps a call would run] per call of `calls` seconds]: the job's choices
     where every step takes what it is expected to (plan.main prints them before a window)."""
     found = []
     for seconds in calls:
-        ran, left = [], [seconds - JOB_START_S]
-        for step, why in chosen(steps, lambda: left[0]):
+        ran, left, together = [], [seconds - JOB_START_S], [0]  # the side-by-side group's time
+        for step, why in chosen(steps, lambda s: left[0] + together[0] * _beside(s)):
             if why is None:
                 ran.append(step)
-                left[0] -= _cost(step)
+                longer, together[0] = added(step, together[0])
+                left[0] -= longer
         # plan.missing: a model's steps come first once its first calls ran
         rest = [s for s in steps if s not in ran]
         first = [s for s in rest if any(_pairs(r, s) for r in ran)]
         steps = first + [s for s in rest if s not in first]
         found.append([s.name for s in ran])
     return found
+
+
+def _beside(step):
+    """Whether `step` runs side by side with the checks before it (SIDE_BY_SIDE)."""
+    return step.kind in SIDE_BY_SIDE
+
+
+def added(step, together):
+    """(seconds `step` adds to a call's time, the side-by-side group's seconds after it), where
+    `together` is that group's before it: a check adds what it outlasts the group by."""
+    if not _beside(step):
+        return _cost(step), 0
+    longer = max(0, _cost(step) - together)
+    return longer, together + longer
 
 
 def main(argv=None):
@@ -394,17 +440,34 @@ def main(argv=None):
     log(f"{model}, code {code}: {len(steps)} steps to run (expected seconds; `python3 "
         "gpu/plan.py` says where each figure comes from):",
         ", ".join(f"{s.name} ({s.expect_s})" for s in steps))
-    costs, failed = [], False
+    costs, together = [], []  # checks chosen, which run at once when a timed step comes up
     ledger = {"file": f"costs_{time.strftime('%Y%m%dT%H%M%S')}.json", "machine": machine}
-    for step, why in chosen(steps, lambda: deadline - time.time()):
+
+    def left(step):
+        """The seconds `step` has: less the waiting checks' time, unless it runs beside them."""
+        waiting = 0 if _beside(step) else max(map(_cost, together), default=0)
+        return deadline - time.time() - waiting
+
+    def run(steps):
+        seconds = deadline - time.time() - GRACE_S
+        costs.extend(run_side_by_side(steps, device, env, seconds, machine) if len(steps) > 1
+                     else [run_step(steps[0], device, env, min(steps[0].limit_s, seconds),
+                                    machine)])
+        pack(out, before, costs, ledger)
+
+    for step, why in chosen(steps, left):
         if why:  # a later, shorter step may fit
             log(f"{step.name}: left for the next window ({why})")
-            continue
-        left = deadline - time.time()
-        costs.append(run_step(step, device, env, min(step.limit_s, left - GRACE_S), machine))
-        failed |= costs[-1]["exit"] != 0
-        pack(out, before, costs, ledger)
-    return 1 if failed else 0
+        elif _beside(step):
+            together.append(step)
+        else:
+            if together:
+                run(together)
+                together = []
+            run([step])
+    if together:
+        run(together)
+    return 1 if any(cost["exit"] != 0 for cost in costs) else 0
 
 
 if __name__ == "__main__":

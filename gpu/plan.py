@@ -415,7 +415,7 @@ def main(argv=None):
     import sys
     sys.path.insert(0, str(ROOT))
     from conftest import timing_code
-    from gpu.job import longer_than_a_call, preview
+    from gpu.job import added, longer_than_a_call, preview
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
     parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
     calls = f"{CALL_S},{SECOND_CALL_S}"
@@ -426,13 +426,15 @@ def main(argv=None):
         calls = [float(x) for x in args.calls.split(",")]
     except ValueError:
         parser.error(f"--calls {args.calls}: seconds, comma-separated ({calls})")
-    folders, code, total = [ROOT / "results"], timing_code(), 0
+    folders, code, total, together = [ROOT / "results"], timing_code(), 0, 0
     print(f"{args.gpu}, timing code {code}; dry runs on {dry_costs(folders)[0] or 'no CPU yet'}")
     steps = missing(folders, args.gpu, code)
     for step in steps:
-        total += step.expect_s
+        longer, together = added(step, together)  # checks run side by side (gpu.job)
+        total += longer
         print(f"{step.name:42} {step.expect_s:5d} s (limit {step.limit_s:4d})  {total:6d} s  "
-              f"{step.sized_by}"
+              f"{step.sized_by}" + ("; beside the checks before it" if longer < step.expect_s
+                                    else "")
               + ("; longer than a call: no window runs it" if longer_than_a_call(step) else ""))
     print(f"about {total / 60:.0f} minutes of GPU jobs; the next window's calls, if each step "
           "takes its time:")

@@ -159,9 +159,10 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
                         ("STUDIES", tmp_path / "findings")):
         monkeypatch.setattr(job, name, where)
     cut = "stopped at its limit (90 s)"
-    monkeypatch.setattr(job, "run_step", lambda step, *_: {
-        "step": step.name, "exit": 0 if step.name == "parity-jax" else cut,
-        "seconds": 6.2 if step.name == "parity-jax" else 91.0})
+    ran = lambda step, *_: {"step": step.name, "exit": 0 if step.name == "parity-jax" else cut,
+                            "seconds": 6.2 if step.name == "parity-jax" else 91.0}
+    monkeypatch.setattr(job, "run_step", ran)
+    monkeypatch.setattr(job, "run_side_by_side", lambda steps, *_: [ran(s) for s in steps])
     for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
                         ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
         monkeypatch.setenv(name, value)
@@ -287,7 +288,7 @@ def test_no_guess_keeps_a_step_from_every_window_only_a_whole_call_it_outlasted(
     cut = sized(step, {step.name: (272.0, False)})
     assert cut.expect_s == WHOLE_CALL_S and not longer_than_a_call(cut)  # a whole call next
     # ... which runs it first: the job's start (the versions printed) is inside its --seconds
-    assert next(chosen([cut], lambda: CALL_S - JOB_START_S))[1] is None
+    assert next(chosen([cut], lambda _: CALL_S - JOB_START_S))[1] is None
     assert longer_than_a_call(sized(step, {step.name: (WHOLE_CALL_S + 3.0, False)}))
     assert sized(step, {step.name: (100.0, False)}).expect_s == 200
     _ledger(tmp_path / "h100", h100, jax_mnist_cnn=40.0)
@@ -482,7 +483,7 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     sized = lambda name, seconds: replace(named[name], expect_s=seconds)
     steps = [sized("first-calls-jax-resnet", 200), sized("jax-resnet", 50),
              sized("parity-jax", 10)]
-    why = dict((step.name, why) for step, why in chosen(steps, lambda: 150))
+    why = dict((step.name, why) for step, why in chosen(steps, lambda _: 150))
     assert why["jax-resnet"].startswith("waits for first-calls-jax-resnet")  # 90 s would fit
     assert "with jax-resnet" in why["first-calls-jax-resnet"] and why["parity-jax"] is None
     assert preview(steps, [150, 535]) == [["parity-jax"], ["first-calls-jax-resnet",
@@ -492,11 +493,53 @@ def test_steps_run_again_for_their_first_calls_wait_for_them_and_the_preview_say
     assert preview(torch, [535, 535]) == [["first-calls-torch-vgg-graph", "parity-jax"], ["torch-vgg"]]
     # a step longer than any call (the dry run sized torch's ResNet first calls at 651 s): said
     why = dict((s.name, w) for s, w in chosen([sized("first-calls-torch-vgg-graph", 651)],
-                                              lambda: 535))
+                                              lambda _: 535))
     assert "more than a call holds (480 s)" in why["first-calls-torch-vgg-graph"]
     # the job's start is inside its --seconds: 15 s of 535 before its first step, in the preview too
-    two = [sized("parity-jax", 300), sized("parity-chainer", 190)]
-    assert preview(two, [535]) == [["parity-jax"]]
+    two = [sized("determinism-jax", 300), sized("precision-jax", 190)]
+    assert preview(two, [535]) == [["determinism-jax"]]
+
+
+def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeypatch):
+    """Parity's six remaining steps (829 s expected, compile-bound) took a window one after
+    another on a machine of 16 cores: a check holds no clock, so the job starts consecutive
+    ones at once, and a timed step only after they ended."""
+    from dataclasses import replace
+    from gpu import job
+    from gpu.plan import PLAN
+    named = {s.name: s for s in PLAN}
+    sized = lambda name, seconds: replace(named[name], expect_s=seconds)
+    steps = [sized("parity-jax", 300), sized("parity-chainer", 190), sized("determinism-jax", 100)]
+    assert job.preview(steps, [535]) == [[s.name for s in steps]]  # 300 s, then 100 of 220 left
+    assert job.preview(steps[1:2] + steps[2:] + steps[:1], [535]) == [
+        ["parity-chainer", "determinism-jax"]]  # a timed step between: each group waits on it
+    # each fake check waits for the other's mark: one after the other, the first would time out
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    check = ("import pathlib, sys, time\nmarks = pathlib.Path(sys.argv[1])\n"
+             "(marks / sys.argv[2]).touch()\nfor _ in range(200):\n"
+             "    if (marks / sys.argv[3]).exists(): break\n    time.sleep(0.1)\n"
+             "else:\n    print('0 passed, 1 failed'); sys.exit(1)\n"
+             "time.sleep(0.5)\n(marks / (sys.argv[2] + '.done')).touch()\nprint('1 passed')\n")
+    timed = ("import pathlib, sys\nmarks = pathlib.Path(sys.argv[1])\n"
+             "sys.exit(0 if (marks / 'a.done').exists() and (marks / 'b.done').exists() else 1)\n")
+    argv = {"parity-jax": ("-c", check, str(marks), "a", "b"),
+            "parity-chainer": ("-c", check, str(marks), "b", "a"),
+            "determinism-jax": ("-c", timed, str(marks))}
+    monkeypatch.setattr(job, "command", lambda step, *_: [sys.executable, *argv[step.name]])
+    monkeypatch.setattr(job, "missing", lambda *_: steps)
+    for name, where in (("STORE", tmp_path / "store"), ("RUNS", tmp_path / "store" / "runs"),
+                        ("STUDIES", tmp_path / "store" / "findings")):
+        monkeypatch.setattr(job, name, where)
+    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
+                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
+        monkeypatch.setenv(name, value)
+    assert job.main(["--seconds", "535"]) == 0
+    costs = json.loads((tmp_path / "out" / "steps.json").read_text())
+    assert [(c["step"], c["exit"], c.get("side_by_side")) for c in costs] == [
+        ("parity-jax", 0, 2), ("parity-chainer", 0, 2), ("determinism-jax", 0, None)]
+    saved = json.loads((tmp_path / "store" / "findings" / "gpu_parity-chainer.json").read_text())
+    assert saved["counts"] == {"passed": 1} and saved["complete"]  # its own output, not the other's
 
 
 def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path):
@@ -544,7 +587,7 @@ def test_a_torch_first_calls_half_expects_the_time_of_its_cases():
     assert half["cudagraphs"].expect_s <= WHOLE_CALL_S and half["cudagraphs"].limit_s > WHOLE_CALL_S
     before = replace(half["graph"], name="another", expect_s=100, part="")
     ran, left = [], [520.0]  # a first call's seconds after the job's start
-    for step, why in job.chosen([before, half["cudagraphs"]], lambda: left[0]):
+    for step, why in job.chosen([before, half["cudagraphs"]], lambda _: left[0]):
         if why is None:
             ran.append(step.name)
             left[0] -= step.expect_s
