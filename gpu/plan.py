@@ -83,17 +83,21 @@ PROBES_S = 55
 # from their dry run, and the MNIST CNN's, sized at 308 s, were stopped at their 413-s limit
 # with 5 of 8 cases (the sixth window). Two steps a model, each with eager (its own break-even
 # baseline), whose records the report joins (report.build.select.unit: a variant's first
-# calls); named apart from the whole step, whose dry-run cost is not theirs
-FIRST_CALL_STEPS = {("torch", m): (("-graph", "eager,graph"),
-                                   ("-cudagraphs", "eager,graph_cudagraphs,cuda_graph"))
-                    for m in ANSWER_MODELS}
-# what a half expects before it runs on a GPU, by its cases: the cut MNIST CNN step's parent
-# started in 73 s (its torch import and prime, the probes' 55 s in it), then took 342 s for 4-5
-# cases (three fresh processes each, a warm one after an untimed populating one): about 75 s a
-# case. The `-graph` half times three cases (eager cold, `graph` cold and warm), about 300 s
-# with the probes (the MNIST CNN's: 248 s); the `-cudagraphs` half five (eager cold, then each
-# CUDA-graph arm cold and warm), about 450 s with them
-FIRST_CALL_GUESS_S = {"-graph": 300 - PROBES_S, "-cudagraphs": 450 - PROBES_S}
+# calls); named apart from the whole step, whose dry-run cost is not theirs. Three for the
+# ResNet: its `-graph` step expects 395 s (its dry run), and a `-cudagraphs` half, five cases
+# to its three (by_cases), about 660 s, more than a call
+_HALVES = (("-graph", "eager,graph"), ("-cudagraphs", "eager,graph_cudagraphs,cuda_graph"))
+_THIRDS = (("-graph", "eager,graph"), ("-reduce-overhead", "eager,graph_cudagraphs"),
+           ("-cuda_graph", "eager,cuda_graph"))
+FIRST_CALL_STEPS = {("torch", m): _THIRDS if m == "resnet" else _HALVES for m in ANSWER_MODELS}
+# what a part expects before it runs on a GPU, by its cases (by_cases): the cut MNIST CNN
+# step's parent started in 73 s (its torch import and prime, the probes' 55 s in it), then took
+# 342 s for 4-5 cases (three fresh processes each, a warm one after an untimed populating one):
+# about 75 s a case. A `-graph` part times three cases (eager cold, `graph` cold and warm),
+# about 300 s with the probes (the MNIST CNN's: 248 s), as each of the ResNet's thirds; the
+# `-cudagraphs` half five (eager cold, then each CUDA-graph arm cold and warm), about 450 s
+FIRST_CALL_GUESS_S = {"-graph": 300 - PROBES_S, "-cudagraphs": 450 - PROBES_S,
+                      "-reduce-overhead": 300 - PROBES_S, "-cuda_graph": 300 - PROBES_S}
 
 
 def _first_call_guess(backend, suffix):
@@ -294,8 +298,28 @@ def missing(folders, gpu_model, code):
     costs = step_costs(folders, gpu_model)
     scaled = dry_estimates(folders, costs)
     # once each: a model whose first calls take two steps has its steps after the first
-    return [sized(step, costs, scaled) for step in dict.fromkeys(
+    return [by_cases(sized(step, costs, scaled), costs, scaled) for step in dict.fromkeys(
         order + [s for s in again if s not in order])]
+
+
+def cases(step):
+    """A first-calls step's cases: eager cold, then each compiled variant cold and warm."""
+    return 1 + 2 * len(step.variants)
+
+
+def by_cases(step, costs, scaled):
+    """A torch first-calls part sized by the plan's guess: its model's `-graph` part's expected
+    time (a GPU's cost or a dry run's estimate), by their cases; else `step` as it is."""
+    graph = next((s for s in PLAN if s.part == "first calls" and s.backend == step.backend
+                  and s.label == step.label and s.name.endswith("-graph")), None)
+    if step.part != "first calls" or graph is None or not step.sized_by.startswith(GUESSED):
+        return step
+    graph = sized(graph, costs, scaled)
+    if graph.sized_by.startswith(GUESSED):
+        return step
+    expect = min(math.ceil(graph.expect_s * cases(step) / cases(graph)), WHOLE_CALL_S)
+    return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
+                   sized_by=f"its -graph part's time by cases ({graph.sized_by})")
 
 
 def step_costs(folders, gpu_model):
@@ -360,6 +384,8 @@ def dry_estimates(folders, costs):
     steps 1.3)."""
     from catalog import GPU_ONLY  # here: `python3 gpu/plan.py` puts the root on the path first
     _, dry = dry_costs(folders)
+    dry = {**{half: dry[whole] for half, whole in _same_on_a_cpu().items() if whole in dry},
+           **dry}
     on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished) in costs.items() if finished}}
     named = {step.name: step for step in PLAN}
     ratios = {}
@@ -375,6 +401,13 @@ def dry_estimates(folders, costs):
         if near:
             found[name] = dry[name] * statistics.median(near)
     return found
+
+
+def _same_on_a_cpu():
+    """{a torch `-graph` first-calls half: the whole first-calls step}: the same cases on a CPU,
+    which skips the whole step's CUDA-graph arms, so the whole's dry run sizes the half (dry runs
+    before the split timed the whole only)."""
+    return {f"first-calls-torch-{m}-graph": f"first-calls-torch-{m}" for m in ANSWER_MODELS}
 
 
 def _nearest(step):
@@ -405,7 +438,10 @@ def sized(step, costs, scaled=None):
     probes = MEASURED_NOW_S.get(step.name) != MEASURED_S.get(step.name)
     less = ", less the ISA probes" * probes
     return replace(step, sized_by=f"windows 2-3 (MEASURED_S{less})" if step.name in MEASURED_S
-                   else f"the plan's guess ({'FIRST_CALL_GUESS_S' if halves else 'GUESS_S'})")
+                   else f"{GUESSED} ({'FIRST_CALL_GUESS_S' if halves else 'GUESS_S'})")
+
+
+GUESSED = "the plan's guess"
 
 
 def main(argv=None):

@@ -212,7 +212,7 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
             first_calls_chainer_vgg=30.0, first_calls_torch_vgg_graph=50.0, lengths_jax_eager=10.0,
             torch_mnist_cnn=20.0, precision_jax="cut", lengths_torch_cuda_graph=2,
             busy_torch_resnet=300.0, precision_chainer=10.0, first_calls_jax_decoder="cut",
-            first_calls_torch_resnet_cudagraphs=22.0, sweep_jax_vgg_s224_w1_b1=10.0)
+            first_calls_torch_vgg_cudagraphs=22.0, sweep_jax_vgg_s224_w1_b1=10.0)
     # an older dry run on another CPU: never mixed into the ratios of the newest one's
     _ledger(tmp_path / "dry", "cpu", cpu="Intel Xeon family 6 model 207",
             stamp="20261101T000000", first_calls_jax_resnet=1.0, jax_vgg=1.0)
@@ -241,9 +241,12 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["jax-mnist_cnn"].expect_s == 40  # a GPU's own cost beats an estimate
     assert sized["precision-jax"].expect_s == 90  # its GPU cost
     assert sized["first-calls-jax-decoder"] == named["first-calls-jax-decoder"]  # cut on a CPU
-    # CUDA-graph arms alone besides eager: its dry run (22 s on the Zen 5) timed eager only
-    assert sized["first-calls-torch-resnet-cudagraphs"] == named[
-        "first-calls-torch-resnet-cudagraphs"]
+    # CUDA-graph arms alone besides eager: its dry run (22 s on the Zen 5) timed eager only; its
+    # model's `-graph` part's time sizes it, by their cases (five to three)
+    assert sized["first-calls-torch-vgg-cudagraphs"].expect_s == 250
+    assert sized["first-calls-torch-vgg-cudagraphs"].sized_by.startswith("its -graph part's")
+    assert sized["first-calls-torch-decoder-cudagraphs"] == named[
+        "first-calls-torch-decoder-cudagraphs"]  # nothing sizes its -graph part: the guess
     # CUDA graphs only: every case skipped on a CPU, nothing saved (exit 1), in seconds
     assert sized["lengths-torch-cuda_graph"] == named["lengths-torch-cuda_graph"]
     assert sized["jax-vgg"] == named["jax-vgg"]  # only the other CPU's dry run has it
@@ -542,24 +545,38 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
     assert saved["counts"] == {"passed": 1} and saved["complete"]  # its own output, not the other's
 
 
-def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path):
-    """Sized at 651 s from their dry run, torch's ResNet first calls fitted no call."""
-    from gpu.plan import PLAN, missing
+def test_torchs_resnet_first_calls_take_three_steps_that_the_report_joins(tmp_path):
+    """Sized at 651 s from their dry run, torch's ResNet first calls fitted no call; its
+    `-graph` part expects 395 s, so a five-case `-cudagraphs` half about 660."""
+    from gpu.plan import PLAN, WHOLE_CALL_S, missing
     from report.build.plan_gaps import not_measured
-    halves = [s for s in PLAN if s.part == "first calls" and s.backend == "torch"
-              and s.label == "resnet"]
-    assert [s.args[s.args.index("--variant") + 1] for s in halves] == [
-        "eager,graph", "eager,graph_cudagraphs,cuda_graph"]
+    parts = [s for s in PLAN if s.part == "first calls" and s.backend == "torch"
+             and s.label == "resnet"]
+    assert [s.args[s.args.index("--variant") + 1] for s in parts] == [
+        "eager,graph", "eager,graph_cudagraphs", "eager,cuda_graph"]
     # every torch model's: the MNIST CNN's four arms outlasted their 413-s limit (window 6)
     assert [s.name for s in PLAN if s.part == "first calls" and s.backend == "torch"] == [
         f"first-calls-torch-{m}-{half}" for m in ("mnist_cnn", "vgg", "resnet", "decoder")
-        for half in ("graph", "cudagraphs")]
-    # the ResNet's steps of an older code: once, right after the first of the two
+        for half in (("graph", "reduce-overhead", "cuda_graph") if m == "resnet"
+                     else ("graph", "cudagraphs"))]
+    _ledger(tmp_path / "dry", "cpu", first_calls_torch_resnet_graph=185.0, torch_decoder=80.0,
+            first_calls_torch_vgg=100.0)
+    _ledger(tmp_path / "h100", "NVIDIA H100 80GB HBM3", torch_decoder=170.0)
+    sized = {s.name: s for s in missing([tmp_path], "NVIDIA H100 80GB HBM3", "abc")}
+    graph = sized["first-calls-torch-resnet-graph"].expect_s
+    assert graph == 394 and graph * 5 / 3 > WHOLE_CALL_S  # a half of five cases: no call holds it
+    # a dry run of the whole first-calls step (before the split) ran the `-graph` part's cases:
+    # a CPU skips the CUDA-graph arms
+    assert sized["first-calls-torch-vgg-graph"].expect_s == 213
+    assert all(sized[f"first-calls-torch-resnet-{third}"].expect_s == graph  # three cases each
+               for third in ("reduce-overhead", "cuda_graph"))
+    # the ResNet's steps of an older code: once, right after the first of the three
     _gpu_run(tmp_path / "runs", "0094_gpu-torch-resnet.json", code="old")
     left = [s.name for s in missing([tmp_path], "NVIDIA H100 80GB HBM3", "abc")]
     at = left.index("first-calls-torch-resnet-graph")
-    assert left[at:at + 3] == ["first-calls-torch-resnet-graph", "torch-resnet",
-                               "first-calls-torch-resnet-cudagraphs"]
+    assert left[at:at + 4] == ["first-calls-torch-resnet-graph", "torch-resnet",
+                               "first-calls-torch-resnet-reduce-overhead",
+                               "first-calls-torch-resnet-cuda_graph"]
     assert left.count("torch-resnet") == 1
     # one half measured: the other still named as not measured
     first = lambda variant: _rec("first_call", "torch", variant, "construction", "resnet",
@@ -569,7 +586,9 @@ def test_torchs_resnet_first_calls_take_two_steps_that_the_report_joins(tmp_path
     assert gap([first("eager"), first("graph")]).endswith("torch: mnist_cnn, vgg, resnet, "
                                                           "decoder)")
     assert gap([first("eager"), first("graph"), first("cuda_graph")]).endswith(
-        "torch: mnist_cnn, vgg, decoder)")
+        "torch: mnist_cnn, vgg, resnet, decoder)")  # `reduce-overhead`'s step still to come
+    assert gap([first("eager"), first("graph"), first("cuda_graph"),
+                first("graph_cudagraphs")]).endswith("torch: mnist_cnn, vgg, decoder)")
 
 
 def test_a_torch_first_calls_half_expects_the_time_of_its_cases():
