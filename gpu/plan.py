@@ -472,8 +472,9 @@ def main(argv=None):
               f"{step.sized_by}" + ("; beside the checks before it" if longer < step.expect_s
                                     else "")
               + ("; longer than a call: no window runs it" if longer_than_a_call(step) else ""))
-    print(f"about {total / 60:.0f} minutes of GPU jobs; the next window's calls, if each step "
-          "takes its time:")
+    window = sum(calls) - JOB_START_S * len(calls)  # what a window's calls hold for steps
+    print(f"about {total / 60:.0f} minutes of GPU jobs, {math.ceil(total / window)} windows or "
+          "more; the next window's calls, if each step takes its time:")
     for seconds, names in zip(calls, preview(steps, calls)):
         print(f"  {seconds:.0f} s: {', '.join(names) or 'nothing fits'}")
     return 0

@@ -308,8 +308,13 @@ def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_pat
     _ledger(tmp_path / "results" / "findings" / "dry-run", "cpu", jax_mnist_cnn=10.0,
             first_calls_jax_resnet=100.0)
     assert plan.main([]) == 0
-    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines()}
     assert "dry runs on AMD EPYC family 26 model 2" in lines[plan.FRONT_GPU.split()[0]]
+    total = [int(line.split()[5]) for line in out.splitlines() if " s (limit" in line][-1]
+    windows = -(-total // (plan.CALL_S + plan.SECOND_CALL_S - 2 * plan.JOB_START_S))
+    assert f"about {total / 60:.0f} minutes" in lines["about"]  # the running total, in minutes
+    assert f"{windows} windows or more;" in lines["about"]
     assert "400 s" in lines["first-calls-jax-resnet"] and "dry run" in lines[
         "first-calls-jax-resnet"]
     assert "  40 s" in lines["jax-mnist_cnn"] and "a GPU job's cost" in lines["jax-mnist_cnn"]
