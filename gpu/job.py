@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tarfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -212,9 +213,12 @@ def run_step(step, device, env, seconds, machine):
 
 def run_side_by_side(steps, device, env, seconds, machine):
     """Run `steps` (checks: no clock in them) at once, each within its limit and `seconds`: the
-    GPU machine's cores compile them side by side; each one's cost says how many ran so."""
+    GPU machine's cores compile them side by side; each one's cost, its own end's (a thread
+    waits for each), says how many ran so."""
     started = [start_step(step, device, env, min(step.limit_s, seconds)) for step in steps]
-    return [{**finish_step(one, machine), "side_by_side": len(steps)} for one in started]
+    with ThreadPoolExecutor(len(started)) as waiting:
+        return [{**cost, "side_by_side": len(steps)}
+                for cost in waiting.map(lambda one: finish_step(one, machine), started)]
 
 
 def start_step(step, device, env, seconds):

@@ -521,14 +521,17 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
     assert job.preview(steps, [535]) == [[s.name for s in steps]]  # 300 s, then 100 of 220 left
     assert job.preview(steps[1:2] + steps[2:] + steps[:1], [535]) == [
         ["parity-chainer", "determinism-jax"]]  # a timed step between: each group waits on it
-    # each fake check waits for the other's mark: one after the other, the first would time out
+    # each fake check waits for the other's mark: one after the other, the first would time out;
+    # the first (waited on first) ends 2 s after the second, whose cost is its own end's
     marks = tmp_path / "marks"
     marks.mkdir()
     check = ("import pathlib, sys, time\nmarks = pathlib.Path(sys.argv[1])\n"
-             "(marks / sys.argv[2]).touch()\nfor _ in range(200):\n"
-             "    if (marks / sys.argv[3]).exists(): break\n    time.sleep(0.1)\n"
-             "else:\n    print('0 passed, 1 failed'); sys.exit(1)\n"
-             "time.sleep(0.5)\n(marks / (sys.argv[2] + '.done')).touch()\nprint('1 passed')\n")
+             "def wait(name):\n    for _ in range(200):\n"
+             "        if (marks / name).exists(): return\n        time.sleep(0.1)\n"
+             "    print('0 passed, 1 failed'); sys.exit(1)\n"
+             "(marks / sys.argv[2]).touch()\nwait(sys.argv[3])\n"
+             "if sys.argv[2] == 'a':\n    wait('b.done'); time.sleep(2)\n"
+             "(marks / (sys.argv[2] + '.done')).touch()\nprint('1 passed')\n")
     timed = ("import pathlib, sys\nmarks = pathlib.Path(sys.argv[1])\n"
              "sys.exit(0 if (marks / 'a.done').exists() and (marks / 'b.done').exists() else 1)\n")
     argv = {"parity-jax": ("-c", check, str(marks), "a", "b"),
@@ -546,6 +549,7 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
     costs = json.loads((tmp_path / "out" / "steps.json").read_text())
     assert [(c["step"], c["exit"], c.get("side_by_side")) for c in costs] == [
         ("parity-jax", 0, 2), ("parity-chainer", 0, 2), ("determinism-jax", 0, None)]
+    assert costs[1]["seconds"] + 1 < costs[0]["seconds"]  # not the time to the first's end
     saved = json.loads((tmp_path / "store" / "findings" / "gpu_parity-chainer.json").read_text())
     assert saved["counts"] == {"passed": 1} and saved["complete"]  # its own output, not the other's
 
