@@ -309,7 +309,10 @@ def cases(step):
 
 def by_cases(step, costs, scaled):
     """A torch first-calls part sized by the plan's guess: its model's `-graph` part's expected
-    time (a GPU's cost or a dry run's estimate), by their cases; else `step` as it is."""
+    time (a GPU's cost or a dry run's estimate), by their cases; else `step` as it is. Not
+    capped at a call as `sized` caps a dry run's: no budget inside bounds a part's cases, and
+    one longer than a call would be cut in it, saving no complete run (the plan says so, to
+    split it before a window)."""
     graph = next((s for s in PLAN if s.part == "first calls" and s.backend == step.backend
                   and s.label == step.label and s.name.endswith("-graph")), None)
     if step.part != "first calls" or graph is None or not step.sized_by.startswith(GUESSED):
@@ -317,7 +320,7 @@ def by_cases(step, costs, scaled):
     graph = sized(graph, costs, scaled)
     if graph.sized_by.startswith(GUESSED):
         return step
-    expect = min(math.ceil(graph.expect_s * cases(step) / cases(graph)), WHOLE_CALL_S)
+    expect = math.ceil(graph.expect_s * cases(step) / cases(graph))
     return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
                    sized_by=f"its -graph part's time by cases ({graph.sized_by})")
 

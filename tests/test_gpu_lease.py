@@ -557,7 +557,9 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
 def test_torchs_resnet_first_calls_take_three_steps_that_the_report_joins(tmp_path):
     """Sized at 651 s from their dry run, torch's ResNet first calls fitted no call; its
     `-graph` part expects 395 s, so a five-case `-cudagraphs` half about 660."""
-    from gpu.plan import PLAN, WHOLE_CALL_S, missing
+    from dataclasses import replace
+    from gpu.job import longer_than_a_call
+    from gpu.plan import PLAN, WHOLE_CALL_S, by_cases, dry_estimates, missing, step_costs
     from report.build.plan_gaps import not_measured
     parts = [s for s in PLAN if s.part == "first calls" and s.backend == "torch"
              and s.label == "resnet"]
@@ -579,6 +581,12 @@ def test_torchs_resnet_first_calls_take_three_steps_that_the_report_joins(tmp_pa
     assert sized["first-calls-torch-vgg-graph"].expect_s == 213
     assert all(sized[f"first-calls-torch-resnet-{third}"].expect_s == graph  # three cases each
                for third in ("reduce-overhead", "cuda_graph"))
+    # a half whose cases outlast a call is said before a window, not cut in one
+    costs = step_costs([tmp_path], "NVIDIA H100 80GB HBM3")
+    half = next(s for s in PLAN if s.name == "first-calls-torch-vgg-cudagraphs")
+    _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", first_calls_torch_vgg_graph=185.0)
+    assert longer_than_a_call(by_cases(replace(half, sized_by="the plan's guess"), costs,
+                                       dry_estimates([tmp_path], costs)))
     # the ResNet's steps of an older code: once, right after the first of the three
     _gpu_run(tmp_path / "runs", "0094_gpu-torch-resnet.json", code="old")
     left = [s.name for s in missing([tmp_path], "NVIDIA H100 80GB HBM3", "abc")]
