@@ -517,6 +517,9 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
     from gpu.plan import PLAN
     named = {s.name: s for s in PLAN}
     sized = lambda name, seconds: replace(named[name], expect_s=seconds)
+    # only tests run side by side, never a suite that times (suites/)
+    beside = [s for s in PLAN if s.kind in job.SIDE_BY_SIDE]
+    assert beside and all(s.args[0].startswith("tests/") for s in beside)
     steps = [sized("parity-jax", 300), sized("parity-chainer", 190), sized("determinism-jax", 100)]
     assert job.preview(steps, [535]) == [[s.name for s in steps]]  # 300 s, then 100 of 220 left
     assert job.preview(steps[1:2] + steps[2:] + steps[:1], [535]) == [
