@@ -26,8 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from gpu.plan import (GPU_ARGS, GRACE_S, JOB_START_S, PLAN, WHOLE_CALL_S,  # noqa: E402
-                      missing, whole_of)
+from gpu.plan import (GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES, PLAN,  # noqa: E402
+                      WHOLE_CALL_S, missing, whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
@@ -158,13 +158,6 @@ def prime_profile(step):
         return None
     _profiled.add(step.backend)
     return STORE / "profiles" / f"{step.name}.json"
-
-
-# inductor's vector-ISA probes, each a Python importing torch (ten or more a process), are what a
-# torch process's prime spent its 59-71 s on on the H100 (7.8 s without them, window 7); a CUDA
-# model compiles no C++ kernel that needs them. Set on a GPU for each torch step whose prime is
-# not profiled (docs/METHOD.md)
-NO_ISA_PROBES = {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
 
 
 def step_environment(step, device, profile):

@@ -70,10 +70,14 @@ class Step:
         return tuple(v for v in found if v != "eager")
 
 
-# inductor's vector-ISA probes, which every torch step on a GPU skips since window 7 (gpu/job.py's
-# NO_ISA_PROBES), took a torch step's prime 59-71 s there and 7.8 s without them: a torch step
-# that ran them took that much longer than it will now. Its cost says its prime where it was
-# timed (`torch_prime_s`, window 5 on); before it, the two profiles' subprocesses, 54-57 s
+# inductor's vector-ISA probes, each a Python importing torch (ten or more a process), are what a
+# torch process's prime spent its 59-71 s on on the H100 (7.8 s without them, window 7); a CUDA
+# model compiles no C++ kernel that needs them. gpu/job.py sets this on a GPU for each torch
+# step whose prime is not profiled (docs/METHOD.md)
+NO_ISA_PROBES = {"TORCHINDUCTOR_VEC_ISA_OK": "0"}
+# a torch step that ran them (before window 7) took that much longer than it will now. Its
+# cost says its prime where it was timed (`torch_prime_s`, window 5 on); before it, the two
+# profiles' subprocesses, 54-57 s
 PRIME_WITHOUT_PROBES_S = 8
 PROBES_S = 55
 
@@ -235,6 +239,7 @@ PLAN = (
            "eager and `graph`", expect_s=GUESS_S["sweep", b], part="sweep", label=point)
       for b in BACKENDS for point in SWEEP_POINTS),
 )
+NAMED = {step.name: step for step in PLAN}  # the plan's steps by name
 
 
 def run_is_for(run, gpu_model, code):
@@ -279,7 +284,7 @@ def whole_of(step):
     code (report.build.select.same_job); None for the other steps."""
     if step.part != "first calls":
         return None
-    return next(s for s in PLAN if s.name == f"{step.backend}-{step.label}")
+    return NAMED[f"{step.backend}-{step.label}"]
 
 
 def missing(folders, gpu_model, code):
@@ -313,8 +318,7 @@ def by_cases(step, costs, scaled):
     capped at a call as `sized` caps a dry run's: no budget inside bounds a part's cases, and
     one longer than a call would be cut in it, saving no complete run (the plan says so, to
     split it before a window)."""
-    graph = next((s for s in PLAN if s.part == "first calls" and s.backend == step.backend
-                  and s.label == step.label and s.name.endswith("-graph")), None)
+    graph = NAMED.get(f"first-calls-{step.backend}-{step.label}-graph")
     if step.part != "first calls" or graph is None or not step.sized_by.startswith(GUESSED):
         return step
     graph = sized(graph, costs, scaled)
@@ -345,10 +349,9 @@ def step_costs(folders, gpu_model):
 def without_probes(cost):
     """A GPU step's `cost` (a ledger's entry) in seconds, less what inductor's ISA probes took in
     it where a torch step ran them (its environment did not skip them)."""
-    named = {step.name: step for step in PLAN}
-    step = named.get(cost["step"])
+    step = NAMED.get(cost["step"])
     if (step is None or step.backend != "torch" or step.kind == "study"
-            or cost.get("env", {}).get("TORCHINDUCTOR_VEC_ISA_OK") == "0"):
+            or NO_ISA_PROBES.items() <= cost.get("env", {}).items()):
         return cost["seconds"]
     probes = max(0.0, cost["torch_prime_s"] - PRIME_WITHOUT_PROBES_S) \
         if "torch_prime_s" in cost else PROBES_S
@@ -390,17 +393,16 @@ def dry_estimates(folders, costs):
     dry = {**{half: dry[whole] for half, whole in _same_on_a_cpu().items() if whole in dry},
            **dry}
     on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished) in costs.items() if finished}}
-    named = {step.name: step for step in PLAN}
     ratios = {}
-    for name in dry.keys() & on_gpu.keys() & named.keys():
+    for name in dry.keys() & on_gpu.keys() & NAMED.keys():
         if dry[name] > 0:
-            for key in _nearest(named[name]):
+            for key in _nearest(NAMED[name]):
                 ratios.setdefault(key, []).append(on_gpu[name] / dry[name])
     found = {}
-    for name in dry.keys() & named.keys() - on_gpu.keys():
-        if named[name].variants and set(named[name].variants) <= GPU_ONLY.keys():
+    for name in dry.keys() & NAMED.keys() - on_gpu.keys():
+        if NAMED[name].variants and set(NAMED[name].variants) <= GPU_ONLY.keys():
             continue  # its dry run timed eager alone: a CPU skips every CUDA-graph arm
-        near = next((ratios[k] for k in _nearest(named[name]) if k in ratios), None)
+        near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None)
         if near:
             found[name] = dry[name] * statistics.median(near)
     return found

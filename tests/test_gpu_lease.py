@@ -155,17 +155,12 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
     from gpu.plan import PLAN, missing
     named = {s.name: s for s in PLAN}
     monkeypatch.setattr(job, "missing", lambda *_: [named["parity-jax"], named["parity-torch"]])
-    for name, where in (("STORE", tmp_path), ("RUNS", tmp_path / "runs"),
-                        ("STUDIES", tmp_path / "findings")):
-        monkeypatch.setattr(job, name, where)
+    _dry_job(monkeypatch, tmp_path, tmp_path / "out")
     cut = "stopped at its limit (90 s)"
     ran = lambda step, *_: {"step": step.name, "exit": 0 if step.name == "parity-jax" else cut,
                             "seconds": 6.2 if step.name == "parity-jax" else 91.0}
     monkeypatch.setattr(job, "run_step", ran)
     monkeypatch.setattr(job, "run_side_by_side", lambda steps, *_: [ran(s) for s in steps])
-    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
-                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
-        monkeypatch.setenv(name, value)
     assert job.main(["--seconds", "300"]) == 1  # the cut step failed
     assert (tmp_path / "out" / "runs.tar").read_bytes()[:2] == b"\x1f\x8b"  # gzip: 16 MiB a file
     with tarfile.open(tmp_path / "out" / "runs.tar") as tar:
@@ -182,6 +177,22 @@ def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkey
     _ledger(tmp_path / "h100", "NVIDIA H100 80GB HBM3", parity_jax=5.5)
     other = {s.name: s for s in missing([tmp_path], "NVIDIA H200", "abc")}
     assert other["parity-jax"].expect_s == 6  # another GPU's cost beats a guess
+
+
+def _dry_job(monkeypatch, store, out, device="cpu"):
+    """gpu/job.py's store in `store`, its $OUT in `out`, a dry run's environment (`device`
+    None: no DEVICE set)."""
+    from gpu import job
+    for name, where in (("STORE", store), ("RUNS", store / "runs"),
+                        ("STUDIES", store / "findings")):
+        monkeypatch.setattr(job, name, where)
+    for name, value in (("OUT", str(out)), ("GRAPHBENCH_CODE", "abc"),
+                        ("GRAPHBENCH_COMMIT", "f" * 40)):
+        monkeypatch.setenv(name, value)
+    if device:
+        monkeypatch.setenv("DEVICE", device)
+    else:
+        monkeypatch.delenv("DEVICE", raising=False)
 
 
 def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000",
@@ -343,14 +354,9 @@ def test_first_calls_run_only_where_their_models_steps_fit_after_them(tmp_path, 
     ran, named = [], {s.name: s for s in PLAN}
     steps = [named["first-calls-jax-resnet"], named["jax-resnet"], named["parity-jax"]]
     monkeypatch.setattr(job, "missing", lambda *_: steps)
-    monkeypatch.setattr(job, "STORE", tmp_path)
-    monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
-    monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
+    _dry_job(monkeypatch, tmp_path, tmp_path / "out")
     monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
                         or {"step": step.name, "exit": 0, "seconds": 1})
-    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
-                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
-        monkeypatch.setenv(name, value)
     seconds = steps[0].expect_s + 40 + 30  # the first calls alone fit, not with their steps
     assert job.main(["--seconds", str(seconds)]) == 0
     assert ran == ["parity-jax"] and "with jax-resnet" in capsys.readouterr().out
@@ -542,12 +548,7 @@ def test_checks_run_side_by_side_and_no_timed_step_beside_them(tmp_path, monkeyp
             "determinism-jax": ("-c", timed, str(marks))}
     monkeypatch.setattr(job, "command", lambda step, *_: [sys.executable, *argv[step.name]])
     monkeypatch.setattr(job, "missing", lambda *_: steps)
-    for name, where in (("STORE", tmp_path / "store"), ("RUNS", tmp_path / "store" / "runs"),
-                        ("STUDIES", tmp_path / "store" / "findings")):
-        monkeypatch.setattr(job, name, where)
-    for name, value in (("DEVICE", "cpu"), ("OUT", str(tmp_path / "out")),
-                        ("GRAPHBENCH_CODE", "abc"), ("GRAPHBENCH_COMMIT", "f" * 40)):
-        monkeypatch.setenv(name, value)
+    _dry_job(monkeypatch, tmp_path / "store", tmp_path / "out")
     assert job.main(["--seconds", "535"]) == 0
     costs = json.loads((tmp_path / "out" / "steps.json").read_text())
     assert [(c["step"], c["exit"], c.get("side_by_side")) for c in costs] == [
@@ -706,15 +707,9 @@ def test_the_job_leaves_a_step_that_cannot_fit_for_the_next_window(tmp_path, mon
     big = Step("big", "torch", ("x",), 400, "long", expect_s=330)
     small = Step("small", "jax", ("y",), 60, "short", expect_s=20)
     monkeypatch.setattr(job, "missing", lambda *_: [big, small])
-    monkeypatch.setattr(job, "STORE", tmp_path)
-    monkeypatch.setattr(job, "RUNS", tmp_path / "runs")
-    monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
+    _dry_job(monkeypatch, tmp_path, tmp_path / "out")
     monkeypatch.setattr(job, "run_step", lambda step, *_: ran.append(step.name)
                         or {"step": step.name, "exit": 0, "seconds": 1})
-    monkeypatch.setenv("DEVICE", "cpu")
-    monkeypatch.setenv("OUT", str(tmp_path / "out"))
-    monkeypatch.setenv("GRAPHBENCH_CODE", "abc")
-    monkeypatch.setenv("GRAPHBENCH_COMMIT", "f" * 40)
     assert job.main(["--seconds", "200"]) == 0
     out = capsys.readouterr().out
     assert ran == ["small"] and "big: left for the next window (expects 330 s and 40 s to save" in out
@@ -862,13 +857,7 @@ def test_the_gpu_job_without_a_gpu_stops_in_one_line_and_writes_nothing(tmp_path
         _fake_smi(tmp_path, monkeypatch, smi)
     else:
         monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi at all
-    monkeypatch.setattr(job, "STORE", tmp_path / "store")
-    monkeypatch.setattr(job, "RUNS", tmp_path / "store" / "runs")
-    monkeypatch.setattr(job, "STUDIES", tmp_path / "store" / "findings")
-    monkeypatch.setenv("OUT", str(tmp_path / "out"))
-    monkeypatch.setenv("GRAPHBENCH_CODE", "abc")
-    monkeypatch.setenv("GRAPHBENCH_COMMIT", "f" * 40)
-    monkeypatch.delenv("DEVICE", raising=False)
+    _dry_job(monkeypatch, tmp_path / "store", tmp_path / "out", device=None)
     assert job.main(["--seconds", "60"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and said in err[0] and "DEVICE=cpu" in err[0]
