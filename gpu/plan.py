@@ -38,7 +38,8 @@ PARTS = {"first calls": ("first calls cold and warm, break-even", ("first_call",
          "parity": ("parity with the TF32 tolerance", ("parity_check",)),
          "busy": ("ResNet-50 at 224² px, batch 32, and the decoder's compute point at batch 8",
                   ("busy_speedup",)),
-         "sweep": ("the work-per-step sweep", ("scale_speedup", "compute_speedup"))}
+         "sweep": ("the work-per-step sweep", ("scale_speedup", "compute_speedup")),
+         "cudagraphs": ("CUDA-graph capture under `reduce-overhead`", ("cudagraph_capture",))}
 
 
 @dataclass(frozen=True)
@@ -150,7 +151,10 @@ GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch")
            ("sweep", "jax"): 40, ("sweep", "chainer"): 30, ("sweep", "torch"): 90,
            # three processes a point, each compiling once: op-by-op JAX compiles each primitive
            # (the H100's small ResNet-50 group took 231 s), torch.compile about 60 s a process
-           ("busy", "jax"): 220, ("busy", "torch"): 250}
+           ("busy", "jax"): 220, ("busy", "torch"): 250,
+           # a torch process's start (about 17 s without the ISA probes), then `reduce-overhead`'s
+           # compiles of four models' train and infer steps: parity's per variant, 20-90 s
+           ("cudagraphs", "torch"): 150}
 BACKENDS = ("jax", "chainer", "torch")
 # the default profile's sweep points on a GPU, one step each, less the busy ones (steps of their
 # own); named here, not imported, so that the report starts without NumPy (a test compares them)
@@ -230,6 +234,13 @@ PLAN = (
     # the other answer models' parity: JAX and Chainer's take seconds, torch's compile every
     # variant of a network; a wrong answer there is a finding to write up before its speedup is read
     *(_parity(b, m) for b in ("jax", "chainer", "torch") for m in ANSWER_MODELS[1:]),
+    # 6: whether `reduce-overhead` ran each answer model's steps as CUDA graphs or silently left
+    # graphs out (inductor's own counter and reasons): what the graph_cudagraphs rows mean rests
+    # on it. One process, four models, train and infer compiled once each
+    Step("cudagraphs-torch", "torch", ("gpu/cudagraph_capture.py",), 300,
+         "torch: whether mode=\"reduce-overhead\" runs every graph of each answer model as a CUDA "
+         "graph, train and infer", expect_s=GUESS_S["cudagraphs", "torch"], kind="study",
+         part="cudagraphs"),
     # last, as the issue asks only for its busy points (1.3): the default profile's sweep (the
     # report shows one profile a machine), up to the full-width VGG at 224² px, batch 1, and the
     # decoder's compute point, one step a point

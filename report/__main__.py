@@ -22,8 +22,8 @@ from report.views.page import PAGE, page_data, page_html
 from report.build.page_data import PINS, page_links, release_sets, run_table
 from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
-from report.build.records import (FIELDS, load_studies, machine_records, parity_records,
-                                  wait_records)
+from report.build.records import (FIELDS, capture_records, load_studies, machine_records,
+                                  parity_records, wait_records)
 from report.build.runs import (for_views, machine_notes, made_by, pooled_runs, provenance,
                                section_runs)
 from report.views import render as views_render
@@ -80,7 +80,8 @@ def per_machine(results, wanted=(), studies=None):
     """[(machine, view, records)]: each machine's sections and its records (a GPU's with its
     studies', report.views.gpu.load_studies), built once."""
     return [(machine, view, machine_records(view) + wait_records(machine, studies or {})
-             + parity_records(machine, studies or {})) for machine, view in views(results, wanted)]
+             + parity_records(machine, studies or {}) + capture_records(machine, studies or {}))
+            for machine, view in views(results, wanted)]
 
 
 def render(results, machines, charts=(), relative_to=".", wanted=(), details=None, page=None):

@@ -196,3 +196,52 @@ def test_reduce_overhead_compiles_with_cuda_graphs_and_counts_their_skips(fake_g
         torch.compile(lambda x: (x * w).sum(), backend=r.counter)(torch.ones(3)).backward()
     assert r.traces() == 1
     assert signals["cudagraph_skips"] >= 1
+
+
+class _SkippingRunner:
+    """A runner whose first train step makes inductor's own call for a graph it leaves out of
+    CUDA graphs (log and counter), as a compile of an unsupported graph does on a GPU."""
+
+    def __init__(self, spec, params, variant, device):
+        self.variant, self.calls = variant, 0
+
+    def to_device(self, x, y):
+        return x, y
+
+    def train_step(self, x, y):
+        from torch._inductor.cudagraph_utils import log_cudagraph_skip_and_bump_counter
+        self.calls += 1
+        if self.calls == 1:
+            log_cudagraph_skip_and_bump_counter(
+                "skipping cudagraphs due to mutated inputs (2 instances)\nFound from: model.py")
+
+    def infer_step(self, x):
+        self.calls += 1
+
+    def traces(self):
+        return 1 if self.calls else 0
+
+
+def test_the_capture_study_says_which_phase_left_a_graph_out_and_why(backend):
+    """gpu/cudagraph_capture.py: a graph inductor leaves out of CUDA graphs (its own log call and
+    counter, in this torch release) shows in the phase that compiled it, with its reason's first
+    line; a phase without one shows none."""
+    module, _ = backend
+    if module.NAME != "torch":
+        pytest.skip(f"{module.NAME}: CUDA graphs here are PyTorch's only")
+    import logging
+    import torch._logging
+    from gpu import cudagraph_capture as study
+    reasons, enabled = study.listen()
+    try:
+        lines = study.capture(types.SimpleNamespace(NAME="torch", Runner=_SkippingRunner),
+                              types.SimpleNamespace(type="cuda"), "mnist_cnn", 3, reasons)
+    finally:
+        logging.getLogger(study.INDUCTOR).removeHandler(reasons)
+        torch._logging.set_logs()
+    assert "cudagraphs" in enabled
+    assert [(x["phase"], x["variant"], x["frames"], x["cudagraph_skips"], x["reasons"])
+            for x in lines] == [
+        ("train", "graph_cudagraphs", 1, 1, ["skipping cudagraphs due to mutated inputs (2 "
+                                             "instances)"]),
+        ("infer", "graph_cudagraphs", 0, 0, [])]

@@ -1031,7 +1031,8 @@ def _measured_whole(found, cpu):
                             for v in ("eager", variant)]
                 out += [dict(r, **row, machine=speedup["machine"], **kept(row)) for r in first]
     out += [dict(speedup, kind=PARTS[s.part][1][0], backend=s.backend, estimate=12, failed=0,
-                 failures=[], **({"model": s.label, "variant": s.label} if s.label else {}))
+                 failures=[], reasons=["skipping cudagraphs due to mutated inputs (2 instances)"],
+                 **({"model": s.label, "variant": s.label} if s.label else {}))
             for s in PLAN if s.part not in ("", "busy", "first calls")]
     out += [dict(speedup, kind="busy_speedup", model=f"busy-{m}", backend=b, flops=7.9e11,
                  batch=32, model_config={"depth": 50, "width": 1.0, "side": 224})
@@ -1090,6 +1091,43 @@ def test_a_parity_check_on_the_gpu_is_a_record_and_a_line(tmp_path):
     assert ("parity with the TF32 tolerance (chainer; jax: resnet, decoder; torch: vgg, resnet, "
             "decoder)") in not_measured(found)
     assert parity_records("vm (x, NVIDIA H200)", load_studies(tmp_path)) == []
+
+
+def test_the_capture_study_is_a_record_per_model_and_phase_and_a_line(tmp_path):
+    """gpu/cudagraph_capture.py's lines on the GPU (a CPU's dry-run lines left out) become one
+    record per model and phase and the line under the GPU table: the graphs left out and why, or
+    none; until then the table names the part as not measured."""
+    from gpu.plan import NAMED
+    from report.build.records import capture_records, load_studies
+    from report.build.plan_gaps import not_measured
+    from report.views.gpu import capture_line
+    gpu, machine = "NVIDIA H100 80GB HBM3", "vm (x, 16 cores, NVIDIA H100 80GB HBM3)"
+    line = {"backend": "torch", "variant": "graph_cudagraphs", "device": "cuda", "frames": 1,
+            "cudagraph_skips": 0, "reasons": []}
+    lines = [{**line, "model": "vgg", "phase": "infer"}, {**line, "model": "mnist_cnn",
+                                                          "phase": "train"},
+             {**line, "model": "vgg", "phase": "train", "cudagraph_skips": 2,
+              "reasons": ["skipping cudagraphs due to mutated inputs (2 instances)"]},
+             {**line, "model": "resnet", "phase": "train", "device": "cpu", "cudagraph_skips": 9}]
+    folder = tmp_path / "findings" / gpu.replace(" ", "-")
+    folder.mkdir(parents=True)
+    (folder / "gpu_cudagraphs-torch.json").write_text(json.dumps(
+        {"machine": {"gpu": gpu, "commit": "c" * 40}, "complete": True, "exit": 0,
+         "results": lines}))
+    found = capture_records(machine, load_studies(tmp_path))
+    assert sorted((r["model"], r["phase"], r["estimate"]) for r in found) == [
+        ("mnist_cnn", "train", 0), ("vgg", "infer", 0), ("vgg", "train", 2)]
+    assert capture_line(found) == (
+        "Graphs left out of CUDA graphs under `reduce-overhead` (gpu/cudagraph_capture.py): vgg "
+        "train: 2 left out (mutated inputs (2 instances)).")
+    clean = [r for r in found if not r["estimate"]]
+    assert capture_line(clean).endswith("): none, train and infer (mnist_cnn, vgg).")
+    part = "CUDA-graph capture under `reduce-overhead` (torch)"
+    assert part not in not_measured(found) and part in not_measured([])
+    assert capture_records("vm (x, NVIDIA H200)", load_studies(tmp_path)) == []
+    step = NAMED["cudagraphs-torch"]
+    assert (step.kind, step.backend, step.part, step.args) == (
+        "study", "torch", "cudagraphs", ("gpu/cudagraph_capture.py",))
 
 
 def test_a_part_is_not_measured_until_each_of_its_steps_is():

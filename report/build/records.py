@@ -646,8 +646,9 @@ def machine_records(view):
 
 
 def load_studies(results):
-    """{GPU model: [each complete gpu/step_cost.py line, and each parity check's outcome
-    (`check`: "parity"), with its study's machine]} from results/findings/<GPU model>/."""
+    """{GPU model: [each complete gpu/step_cost.py line, each gpu/cudagraph_capture.py line
+    (`check`: "cudagraphs") and each parity check's outcome (`check`: "parity"), with its study's
+    machine]} from results/findings/<GPU model>/."""
     found = {}
     for path in sorted(Path(results, "findings").glob("*/gpu_*.json")):
         study = json.loads(path.read_text())
@@ -657,6 +658,9 @@ def load_studies(results):
         if path.stem.startswith("gpu_step-cost-"):
             mine += [{**r, "study": path.stem, "machine": study["machine"]}
                      for r in study["results"] if "step_over" in r]
+        elif path.stem.startswith("gpu_cudagraphs-"):  # a CPU's dry-run lines: no CUDA graphs
+            mine += [{**r, "check": "cudagraphs", "study": path.stem, "machine": study["machine"]}
+                     for r in study["results"] if r.get("device") == "cuda"]
         elif path.stem.startswith("gpu_parity-") and "counts" in study:
             mine.append({"check": "parity", "backend": study["backend"], "study": path.stem,
                          "machine": study["machine"], "counts": study["counts"],
@@ -690,6 +694,16 @@ def parity_records(machine, studies):
                 failures=line["failures"], verdict=None, verdict_note=None, mark="",
                 target=None, model=line["model"]))
     return out
+
+
+def capture_records(machine, studies):
+    """Per model and phase, the graphs inductor left out of CUDA graphs under `reduce-overhead`
+    on `machine`'s GPU (gpu/cudagraph_capture.py), with its reasons."""
+    return [_study_record(machine, line, "cudagraph_capture", "graphs", line["cudagraph_skips"],
+                          model=line["model"], phase=line["phase"], variant=line["variant"],
+                          frames=line["frames"], reasons=line["reasons"], verdict=None,
+                          verdict_note=None, mark="", target=None)
+            for line in studies.get(gpu_model(machine), ()) if line.get("check") == "cudagraphs"]
 
 
 def wait_records(machine, studies):

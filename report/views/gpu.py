@@ -141,6 +141,24 @@ def parity_line(records):
             f"{'; '.join(said)}.")
 
 
+SKIPPING = "skipping cudagraphs due to "  # how inductor words each reason (gpu/cudagraph_capture.py)
+
+
+def capture_line(records):
+    """Whether `reduce-overhead` ran each model's steps as CUDA graphs: the graphs inductor left
+    out and its reasons, or that it left none; '' before gpu/cudagraph_capture.py ran."""
+    found = sorted((r for r in records if r["kind"] == "cudagraph_capture"),
+                   key=lambda r: (MODELS.index(r["model"]), r["phase"] != "train"))
+    if not found:
+        return ""
+    why = lambda r: "; ".join(x.removeprefix(SKIPPING) for x in r["reasons"]) or "no reason logged"
+    out = [f"{r['model']} {r['phase']}: {r['estimate']} left out ({why(r)})"
+           for r in found if r["estimate"]]
+    models = ", ".join(dict.fromkeys(r["model"] for r in found))
+    return ("Graphs left out of CUDA graphs under `reduce-overhead` (gpu/cudagraph_capture.py): "
+            + ("; ".join(out) if out else f"none, train and infer ({models})") + ".")
+
+
 def busy_line(records):
     """The sizes that keep the GPU busy (the sweep's busy points): per point, each backend's eager
     ÷ `graph` with its run, or ''."""
@@ -192,6 +210,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
               if (wrong := known_wrong(records)) else []),
             *([line, ""] if (line := busy_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
+            *([line, ""] if (line := capture_line(records)) else []),
             (f"Not yet on this GPU: {'; '.join(missing)}. "
              if missing else "") + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()),
             ""]
