@@ -4,6 +4,7 @@ has not measured yet (report.build.plan_gaps, gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
+from gpu.cudagraph_capture import SKIPPING
 from report.views.advice import no_cache_backends
 from report.views.scale import gflop, point
 from report.views.text import ms, speedup_text
@@ -141,9 +142,6 @@ def parity_line(records):
             f"{'; '.join(said)}.")
 
 
-SKIPPING = "skipping cudagraphs due to "  # how inductor words each reason (gpu/cudagraph_capture.py)
-
-
 def capture_line(records):
     """Whether `reduce-overhead` ran each model's steps as CUDA graphs: the graphs inductor left
     out and its reasons, or that it left none; '' before gpu/cudagraph_capture.py ran."""
@@ -151,7 +149,8 @@ def capture_line(records):
                    key=lambda r: (MODELS.index(r["model"]), r["phase"] != "train"))
     if not found:
         return ""
-    why = lambda r: "; ".join(x.removeprefix(SKIPPING) for x in r["reasons"]) or "no reason logged"
+    why = lambda r: "; ".join(x.removeprefix(f"{SKIPPING} due to ") for x in r["reasons"]) \
+        or "no reason logged"
     out = [f"{r['model']} {r['phase']}: {r['estimate']} left out ({why(r)})"
            for r in found if r["estimate"]]
     models = ", ".join(dict.fromkeys(r["model"] for r in found))
