@@ -10,6 +10,7 @@ import argparse
 import json
 import logging
 import sys
+import traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -77,7 +78,8 @@ def capture(backend, device, model, steps, reasons):
 
 
 def main(argv=None):
-    """Each model in turn, in one process: its lines, flushed as each ends."""
+    """Each model in turn, in one process: its lines, flushed as each ends; a model that fails
+    is a line with its error (the others still run); 1 where none ran."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="mnist_cnn,vgg,resnet,decoder")
     parser.add_argument("--device", default="cuda")
@@ -86,13 +88,22 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from suites import child
     backend, device, _ = child.start("torch", 16, args.device, "mnist_cnn", {})
+    from backends.user import one_line
     reasons, enabled = listen()
+    note = {} if device.type == "cuda" else {
+        "note": f"no CUDA graphs on {device.type}: `graph` along the same path"}
+    failed = 0
     for model in args.models.split(","):
-        for line in capture(backend, device, model, max(args.steps, 3), reasons):
-            note = {} if device.type == "cuda" else {
-                "note": f"no CUDA graphs on {device.type}: `graph` along the same path"}
+        try:
+            lines = capture(backend, device, model, max(args.steps, 3), reasons)
+        except Exception as error:  # a compile that fails is a finding, not the end of the study
+            traceback.print_exc()
+            failed += 1
+            lines = [{"backend": backend.NAME, "model": model, "device": device.type,
+                      "error": one_line(error)}]
+        for line in lines:
             print(json.dumps({**line, "logs": enabled, **note}), flush=True)
-    return 0
+    return int(failed == len(args.models.split(",")))
 
 
 if __name__ == "__main__":

@@ -1108,19 +1108,23 @@ def test_the_capture_study_is_a_record_per_model_and_phase_and_a_line(tmp_path):
                                                           "phase": "train"},
              {**line, "model": "vgg", "phase": "train", "cudagraph_skips": 2,
               "reasons": ["skipping cudagraphs due to mutated inputs (2 instances)"]},
-             {**line, "model": "resnet", "phase": "train", "device": "cpu", "cudagraph_skips": 9}]
+             {**line, "model": "resnet", "phase": "train", "device": "cpu", "cudagraph_skips": 9},
+             {"backend": "torch", "model": "decoder", "device": "cuda",
+              "error": "RuntimeError: inductor: boom"}]
     folder = tmp_path / "findings" / gpu.replace(" ", "-")
     folder.mkdir(parents=True)
     (folder / "gpu_cudagraphs-torch.json").write_text(json.dumps(
         {"machine": {"gpu": gpu, "commit": "c" * 40}, "complete": True, "exit": 0,
          "results": lines}))
     found = capture_records(machine, load_studies(tmp_path))
-    assert sorted((r["model"], r["phase"], r["estimate"]) for r in found) == [
-        ("mnist_cnn", "train", 0), ("vgg", "infer", 0), ("vgg", "train", 2)]
+    assert sorted((r["model"], r["phase"], r["estimate"] or 0) for r in found) == [
+        ("decoder", "train", 0), ("mnist_cnn", "train", 0), ("vgg", "infer", 0),
+        ("vgg", "train", 2)]
     assert capture_line(found) == (
         "Graphs left out of CUDA graphs under `reduce-overhead` (gpu/cudagraph_capture.py): vgg "
-        "train: 2 left out (mutated inputs (2 instances)).")
-    clean = [r for r in found if not r["estimate"]]
+        "train: 2 left out (mutated inputs (2 instances)); decoder: failed (RuntimeError: "
+        "inductor: boom).")
+    clean = [r for r in found if not r["estimate"] and not r["error"]]
     assert capture_line(clean).endswith("): none, train and infer (mnist_cnn, vgg).")
     part = "CUDA-graph capture under `reduce-overhead` (torch)"
     assert part not in not_measured(found) and part in not_measured([])
@@ -1128,6 +1132,29 @@ def test_the_capture_study_is_a_record_per_model_and_phase_and_a_line(tmp_path):
     step = NAMED["cudagraphs-torch"]
     assert (step.kind, step.backend, step.part, step.args) == (
         "study", "torch", "cudagraphs", ("gpu/cudagraph_capture.py",))
+
+
+def test_a_model_that_fails_in_the_capture_study_is_a_line_and_the_others_still_run(
+        monkeypatch, capsys):
+    """gpu/cudagraph_capture.py: a model whose capture raises prints its error as its line and
+    the next model runs (a window's study keeps what it found); 1 only where none ran."""
+    import types
+    from gpu import cudagraph_capture as study
+    from suites import child
+
+    def capture(backend, device, model, steps, reasons):
+        if model == "vgg":
+            raise RuntimeError("inductor: boom\nthe rest of it")
+        return [{"model": model, "phase": "train", "cudagraph_skips": 0}]
+    monkeypatch.setattr(child, "start", lambda *args: (
+        types.SimpleNamespace(NAME="torch"), types.SimpleNamespace(type="cuda"), None))
+    monkeypatch.setattr(study, "listen", lambda: (None, ["cudagraphs"]))
+    monkeypatch.setattr(study, "capture", capture)
+    assert study.main(["--models", "vgg,mnist_cnn"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(x["model"], x.get("error")) for x in lines] == [
+        ("vgg", "RuntimeError: inductor: boom"), ("mnist_cnn", None)]
+    assert study.main(["--models", "vgg"]) == 1
 
 
 def test_a_part_is_not_measured_until_each_of_its_steps_is():

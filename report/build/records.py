@@ -698,11 +698,14 @@ def parity_records(machine, studies):
 
 def capture_records(machine, studies):
     """Per model and phase, the graphs inductor left out of CUDA graphs under `reduce-overhead`
-    on `machine`'s GPU (gpu/cudagraph_capture.py), with its reasons."""
-    return [_study_record(machine, line, "cudagraph_capture", "graphs", line["cudagraph_skips"],
-                          model=line["model"], phase=line["phase"], variant=line["variant"],
-                          frames=line["frames"], reasons=line["reasons"], verdict=None,
-                          verdict_note=None, mark="", target=None)
+    on `machine`'s GPU (gpu/cudagraph_capture.py), with its reasons; a model that failed, one
+    record with its error and no estimate."""
+    return [_study_record(machine, line, "cudagraph_capture", "graphs",
+                          line.get("cudagraph_skips"), model=line["model"],
+                          phase=line.get("phase", "train"), variant="graph_cudagraphs",
+                          frames=line.get("frames"), reasons=line.get("reasons", []),
+                          error=line.get("error"), verdict=None, verdict_note=None, mark="",
+                          target=None)
             for line in studies.get(gpu_model(machine), ()) if line.get("check") == "cudagraphs"]
 
 

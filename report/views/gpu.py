@@ -144,15 +144,17 @@ def parity_line(records):
 
 def capture_line(records):
     """Whether `reduce-overhead` ran each model's steps as CUDA graphs: the graphs inductor left
-    out and its reasons, or that it left none; '' before gpu/cudagraph_capture.py ran."""
+    out and its reasons, a model that failed, or that it left none; '' before
+    gpu/cudagraph_capture.py ran."""
     found = sorted((r for r in records if r["kind"] == "cudagraph_capture"),
                    key=lambda r: (MODELS.index(r["model"]), r["phase"] != "train"))
     if not found:
         return ""
     why = lambda r: "; ".join(x.removeprefix(f"{SKIPPING} due to ") for x in r["reasons"]) \
         or "no reason logged"
-    out = [f"{r['model']} {r['phase']}: {r['estimate']} left out ({why(r)})"
-           for r in found if r["estimate"]]
+    out = [f"{r['model']}: failed ({r['error']})" if r.get("error") else
+           f"{r['model']} {r['phase']}: {r['estimate']} left out ({why(r)})"
+           for r in found if r["estimate"] or r.get("error")]
     models = ", ".join(dict.fromkeys(r["model"] for r in found))
     return ("Graphs left out of CUDA graphs under `reduce-overhead` (gpu/cudagraph_capture.py): "
             + ("; ".join(out) if out else f"none, train and infer ({models})") + ".")
