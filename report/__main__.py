@@ -79,8 +79,9 @@ def _results(args):
 def per_machine(results, wanted=(), studies=None):
     """[(machine, view, records)]: each machine's sections and its records (a GPU's with its
     studies', report.views.gpu.load_studies), built once."""
-    return [(machine, view, machine_records(view) + wait_records(machine, studies or {})
-             + parity_records(machine, studies or {}) + capture_records(machine, studies or {}))
+    studied = (wait_records, parity_records, capture_records)  # a GPU's studies and checks
+    return [(machine, view, machine_records(view)
+             + [r for records in studied for r in records(machine, studies or {})])
             for machine, view in views(results, wanted)]
 
 

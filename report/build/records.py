@@ -670,14 +670,16 @@ def load_studies(results):
 
 
 def _study_record(machine, line, kind, unit, estimate, **fields):
-    """A record of one GPU study's or check's line (no run of the suite's: the study names it)."""
+    """A record of one GPU study's or check's line (no run of the suite's: the study names it),
+    with no verdict or target unless `fields` give one."""
     return {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
             "dirty": False, "backend": line["backend"], "model": "mnist_cnn", "variant": None,
             "phase": "train", "precision": "float32", "case": None, "kind": kind, "unit": unit,
             "estimate": estimate, "low": None, "high": None, "interval": None,
             "significant": None, "processes": 1, "rounds": None, "aa_floor_low": None,
             "aa_floor_high": None, "known_wrong": None, "note": None, "best": None,
-            "device": "cuda", **fields}
+            "device": "cuda", "verdict": None, "verdict_note": None, "mark": "", "target": None,
+            **fields}
 
 
 def parity_records(machine, studies):
@@ -691,8 +693,7 @@ def parity_records(machine, studies):
             out.append(_study_record(
                 machine, line, "parity_check", "tests", counts.get("passed", 0),
                 failed=counts.get("failed", 0) + counts.get("error", 0),
-                failures=line["failures"], verdict=None, verdict_note=None, mark="",
-                target=None, model=line["model"]))
+                failures=line["failures"], model=line["model"]))
     return out
 
 
@@ -704,8 +705,7 @@ def capture_records(machine, studies):
                           line.get("cudagraph_skips"), model=line["model"],
                           phase=line.get("phase", "train"), variant="graph_cudagraphs",
                           frames=line.get("frames"), reasons=line.get("reasons", []),
-                          error=line.get("error"), verdict=None, verdict_note=None, mark="",
-                          target=None)
+                          error=line.get("error"))
             for line in studies.get(gpu_model(machine), ()) if line.get("check") == "cudagraphs"]
 
 
@@ -722,5 +722,5 @@ def wait_records(machine, studies):
                             interval="95% bootstrap over interleaved rounds of one process",
                             significant=ratio["significant"], rounds=line["rounds"],
                             step_ms=line["ms"]["step"], block_ms=line["ms"]["block"])
-        out.append({**rec, **meaning(rec, "slower", "faster"), "target": None})
+        out.append({**rec, **meaning(rec, "slower", "faster")})
     return out
