@@ -98,8 +98,8 @@ def test_run_py_warns_at_the_end_of_a_job_that_shared_the_machine(monkeypatch, t
     assert len(err) == 1 and "0007_default.json" in err[0] and "pid 4242" in err[0]
 
 
-def test_jobs_that_differ_in_commit_only_share_a_line_of_the_readme():
-    """The Zen 5's three answer jobs: one line, each job's runs and commit named."""
+def test_jobs_that_differ_in_commit_or_day_only_share_a_line_of_the_readme():
+    """The Zen 5's answer jobs: one line, each job's runs and commit named, the days they span."""
     from report.views.provenance import job_lines
     base = {"machine": "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)",
             "job": "answer", "date": "2026-11-27T06:00:00", "profile": "default", "threads": 2,
@@ -107,7 +107,10 @@ def test_jobs_that_differ_in_commit_only_share_a_line_of_the_readme():
     runs = [{**base, "run": f"{n:04d}_default", "commit": commit}
             for n, commit in ((110, "f6c39c2b00"), (117, "f6c39c2b00"), (126, "885c78af00"))]
     runs.append({**base, "run": "0130_default-seeds", "commit": "885c78af00", "job": "seeds"})
+    runs.append({**base, "run": "0151_default", "commit": "6b729ced00",
+                 "date": "2026-11-28T14:30:00"})
     lines = job_lines(runs).splitlines()
-    assert lines[0].startswith("- `0110`–`0117`, `0126`–`0126` (answer jobs), 2026-11-27, "
-                               "commits `f6c39c2b`, `885c78af` on the Zen 5: chainer 7.8.1;")
+    assert lines[0].startswith("- `0110`–`0117`, `0126`–`0126`, `0151`–`0151` (answer jobs), "
+                               "2026-11-27 to 2026-11-28, commits `f6c39c2b`, `885c78af`, "
+                               "`6b729ced` on the Zen 5: chainer 7.8.1;")
     assert lines[1].startswith("- `0130`–`0130` (seeds job), 2026-11-27, commit `885c78af` on")

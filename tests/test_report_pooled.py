@@ -60,6 +60,15 @@ def test_the_run_lists_name_every_job_a_pooled_ratio_draws_from(tmp_path):
     assert {run for _, run in shown_runs(load_dir(tmp_path / "other" / "results"))} == {"0002_default"}
 
 
+def test_a_pooled_run_cell_names_every_job_and_the_readmes_in_one_code_span():
+    """RESULTS.md names each run in full; the README's table (brief) numbers only, one span."""
+    from report.views.text import label
+    rec = {"run": "0002_default", "pooled_runs": ["0002_default", "0001_default"]}
+    assert label(rec) == "`0002_default`+`0001_default`"
+    assert label(rec, brief=True) == "`0002+0001`"
+    assert label({**rec, "dirty": True}, brief=True) == "`0002+0001`†"
+
+
 def test_a_job_of_other_code_for_one_model_pools_with_none(tmp_path):
     """A newer job of another code that timed one network (`run.py bench -- -k vgg`) gives that
     network's rows alone; its ratio never pools with the older jobs of another code."""

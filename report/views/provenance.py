@@ -56,26 +56,27 @@ def machine_lines(runs):
 
 
 def job_lines(records):
-    """One line per kind of job shown (its jobs share a machine, job, date, frameworks and
-    setting): run numbers and commits, date, frameworks and setting; RESULTS.md has a line per
-    run."""
+    """One line per kind of job shown (its jobs share a machine, job, frameworks and setting):
+    run numbers and commits, the days they ran, frameworks and setting; RESULTS.md has a line
+    per run."""
     jobs = defaultdict(dict)
     for rec in records:
         if rec["shown"]:
             jobs[rec["machine"], rec["commit"], rec["job"]][rec["run"]] = rec
-    kinds = defaultdict(list)  # jobs that differ in commit only share a line
+    kinds = defaultdict(list)  # jobs that differ in commit or day only share a line
     for (machine, commit, job), runs in sorted(jobs.items(), key=lambda kv: min(kv[1])):
         first = runs[min(runs)]
         names = [run.split("_")[0] for run in sorted(runs)]
         frameworks = ", ".join(sorted({f"{backend} {version}" + (
             f" (Python {rec['python']})" if backend == "jax" else "")
             for rec in runs.values() for backend, version in rec["frameworks"].items()}))
-        kinds[machine, job, first["date"][:10], frameworks, first["profile"],
-              first["threads"]].append((f"`{names[0]}`–`{names[-1]}`", f"`{str(commit)[:8]}`" + (
-                  "†" if any(rec["dirty"] for rec in runs.values()) else "")))
+        kinds[machine, job, frameworks, first["profile"], first["threads"]].append((
+            f"`{names[0]}`–`{names[-1]}`", f"`{str(commit)[:8]}`" + (
+                "†" if any(rec["dirty"] for rec in runs.values()) else ""), first["date"][:10]))
     lines = []
-    for (machine, job, date, frameworks, profile, threads), found in kinds.items():
-        ranges, commits = zip(*found)
+    for (machine, job, frameworks, profile, threads), found in kinds.items():
+        ranges, commits, days = zip(*found)
+        date = " to ".join(sorted({min(days), max(days)}))
         lines.append(f"- {', '.join(ranges)} ({job} job{'s' if len(found) > 1 else ''}), {date}, "
                      f"commit{'s' if len(found) > 1 else ''} {', '.join(commits)} on the "
                      f"{short_name(machine)}: {frameworks}; profile `{profile}`, {threads} threads")

@@ -53,10 +53,11 @@ def duration(seconds):
 
 def label(rec, brief=False, more=()):
     """A record's run as the tables show it, with `more` runs its row draws on (`brief`: run
-    numbers only); † marks a dirty tree."""
+    numbers only, in one code span); † marks a dirty tree."""
     runs = [*(rec.get("pooled_runs") or [rec["run"]]), *more]  # pooled: every job it draws from
-    return "+".join(f"`{run.split('_')[0] if brief else run}`" for run in runs) + (
-        "†" if rec.get("dirty") else "")
+    named = ("`" + "+".join(run.split("_")[0] for run in runs) + "`" if brief else
+             "+".join(f"`{run}`" for run in runs))
+    return named + ("†" if rec.get("dirty") else "")
 
 
 def step_text(rec):
