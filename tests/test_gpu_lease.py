@@ -970,8 +970,28 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     assert "**On the H200**" in answer_text(machines, "cpu")  # RESULTS.md: every GPU's table
 
 
-# what a GPU window adds above the table: the short lines name more models, and its break-even
-ABOVE_THE_TABLE = 200
+def test_the_readmes_legend_defines_the_machines_its_answer_names_only():
+    """A machine the README's answer never names (another CPU that agrees) is not in its legend;
+    a GPU named only by the line that links its table is."""
+    from report.views.answer import answer_text
+    cpu, other = ("vm (AMD EPYC, family 26 model 2, 2 cores)",
+                  "vm (AMD EPYC, family 25 model 17, 2 cores)")
+    h100, h200 = ("vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)", "vm (Xeon, 16 cores, NVIDIA H200)")
+    speedup = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
+    gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
+                       _rec("speedup", "torch", "graph", run=run)]
+    machines = [(cpu, {"versions": {}}, speedup), (other, {"versions": {}}, speedup),
+                (h100, LOOP, gpu("0091_gpu")), (h200, LOOP, gpu("0110_gpu"))]
+    legend = next(line for line in answer_text(machines, cpu, more="R.md#full", gpu=h100)
+                  .splitlines() if line.startswith("Machines: "))
+    assert f"`{cpu}`" in legend and f"`{h100}`" in legend and f"`{h200}`" in legend
+    assert f"`{other}`" not in legend
+
+
+# what a GPU window adds above the table: the short lines name more models, and its break-even;
+# and a window on another GPU kind, the line linking that kind's table and its legend entry (218
+# characters in a simulated H200 window, 2026-11-28)
+ABOVE_THE_TABLE = 200 + 220
 
 
 def test_first_calls_read_from_a_kept_cache_are_a_later_runs_and_a_line_says_why():

@@ -67,9 +67,11 @@ def test_the_whole_report_is_written_for_two_machines(tmp_path):
     assert cli.main(["--results", str(results), "--readme", str(readme)]) == 0
     summary = json.loads((results / "summary.json").read_text())["records"]
     assert {r["machine"].split()[0] for r in summary} == {"ci-a", "ci-b"}
-    text = readme.read_text()  # the newest machine's answer; the other named, its tables beside
+    text = readme.read_text()  # the newest machine's answer; the other counted, its tables beside
     assert text.count("**On the ci-") == 1 and "**On the ci-b " in text
-    assert "Machines: " in text and "`ci-a (" in text.split("**On the ci-b ")[0]
+    # the legend defines the machines the answer names; ci-a agrees, so only RESULTS.md names it
+    assert "Machines: " in text and "`ci-b (" in text.split("**On the ci-b ")[0]
+    assert "measured on 2 machines" in text and "`ci-a (" not in text.split("**On the ci-b ")[0]
     assert "`0001_default` on `ci-a" not in text  # the README lists its own machine's runs
     assert tables_of(results).count("### Machine `ci-") == 2
 

@@ -1,4 +1,5 @@
 """The answer first: per machine and backend, what graph mode gains, when it pays, what it costs."""
+import re
 from collections import defaultdict
 from fractions import Fraction
 
@@ -15,6 +16,8 @@ from report.views.seeds import seed_004_text
 from report.views.tables import chosen as best
 from report.views.text import (break_even_text, count, duration, label, precision_text, span,
                                speedup_text)
+
+LEGEND = "\0machines"  # the README's legend, filled last: the machines its answer names
 
 HEADER = ("| backend | model | best graph variant (train) | train step ms, eager → graph "
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
@@ -42,7 +45,7 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
-                 "", machines_line([m for m, _, _ in machines], lead[0]), "", scope(machines), "",
+                 "", LEGEND, "", scope(machines), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
                  "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
@@ -87,7 +90,12 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     if elsewhere_gpus:
         parts += ["The GPU table of the " + ", ".join(map(short_name, elsewhere_gpus))
                   + f", which has fewer rows measured: [in full]({more}).", ""]
-    return "\n".join(parts)
+    text = "\n".join(parts)
+    if LEGEND in text:
+        named = [m for m, _, _ in machines
+                 if m == lead[0] or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
+        text = text.replace(LEGEND, machines_line(named, lead[0]))
+    return text
 
 
 def scope(machines, job=False):
