@@ -71,7 +71,7 @@ def test_the_whole_report_is_written_for_two_machines(tmp_path):
     assert text.count("**On the ci-") == 1 and "**On the ci-b " in text
     # the legend defines the machines the answer names; ci-a agrees, so only RESULTS.md names it
     assert "Machines: " in text and "`ci-b (" in text.split("**On the ci-b ")[0]
-    assert "measured on 2 machines" in text and "`ci-a (" not in text.split("**On the ci-b ")[0]
+    assert "measured on 2 machines (RESULTS.md names each)" in text and "`ci-a (" not in text.split("**On the ci-b ")[0]
     assert "`0001_default` on `ci-a" not in text  # the README lists its own machine's runs
     assert tables_of(results).count("### Machine `ci-") == 2
 

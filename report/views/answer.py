@@ -45,7 +45,7 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
         cpus = [(m, found) for m, _, found in machines if m in others
                 and not gpu_model(m)]
         parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
-                 "", LEGEND, "", scope(machines), "",
+                 "", LEGEND, "", scope(machines, where=" (RESULTS.md names each)"), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
                  "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
@@ -98,15 +98,16 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     return text
 
 
-def scope(machines, job=False):
+def scope(machines, job=False, where=""):
     """The answer's first sentence: what hardware and what size of network it speaks for; `job`:
-    one job's own answer, which says nothing of the machines other jobs measured."""
+    one job's own answer, which says nothing of the machines other jobs measured; `where`: where
+    the machines it counts are named."""
     devices = sorted({r["device"] for _, _, records in machines for r in records
                       if r["kind"] == "step_time" and r.get("device")})
     gpu = any(d != "cpu" for d in devices)
     swept = [r for _, _, records in machines for r in records
              if r["kind"] == "scale_speedup" and r.get("flops")]
-    where = f"{len(machines)} machine{'s' * (len(machines) > 1)}, " + (
+    where = f"{len(machines)} machine{'s' * (len(machines) > 1)}{where}, " + (
         "CPU and GPU." if gpu else "a CPU." if job else "CPU only; no GPU has been measured yet.")
     return (("**Scope**: this job's runs, on " if job else "**Scope**: measured on ") + where
             + " The networks are small (workloads under each table), so per-op overhead, which "
