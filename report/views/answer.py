@@ -91,7 +91,7 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
         parts += ["The GPU table of the " + ", ".join(map(short_name, elsewhere_gpus))
                   + f", which has fewer rows measured: [in full]({more}).", ""]
     text = "\n".join(parts)
-    if LEGEND in text:
+    if more:  # the README's block holds the legend; the machines it names are known only now
         named = [m for m, _, _ in machines
                  if m == lead[0] or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
         text = text.replace(LEGEND, machines_line(named, lead[0]))
