@@ -128,6 +128,8 @@ UNSUPPORTED = {  # (backend, variant) -> why it is a skip, not a run
 }
 EAGER_COMPILES = {  # backend -> why its eager mode has first calls to warm (an on-disk cache)
     "jax": "eager JAX compiles each primitive once per shape, through the persistent cache",
+    "chainer": "on a GPU, CuPy compiles each kernel once, through its on-disk kernel cache "
+               "(Chainer's cache_hits: None on a CPU, which compiles nothing)",
 }
 CUDA_GRAPHS_CPU = ("CUDA graphs exist only on an NVIDIA GPU (--device cuda): on a CPU there is no "
                    "graph to capture or replay")

@@ -1,4 +1,5 @@
 """The GPU path with a fake device (no GPU here): selection and failure are one clear step."""
+import os
 import sys
 import types
 
@@ -86,3 +87,77 @@ def test_float16_is_offered_on_a_gpu_only():
     for name in (b for b in BACKENDS if (b, "float16") not in PRECISION_UNSUPPORTED):
         assert precision_skip(name, "float16", "cuda") is None
         assert precision_skip(name, "float16", "cpu")
+
+
+def _fake_cupy(monkeypatch, swappable=True):
+    """A CuPy whose compiler keeps kernels as CuPy 14's does: a disk cache backend object read
+    at each compile, set by `_set_kernel_cache_backend` (absent before CuPy 14)."""
+    class DiskKernelCacheBackend:
+        def __init__(self, cache_dir=None):
+            self._cache_dir = cache_dir or os.path.expanduser("~/.cupy/kernel_cache")
+
+        def load(self, name):
+            path = os.path.join(self._cache_dir, name)
+            return open(path, "rb").read() if os.path.exists(path) else None
+
+        def save(self, name, cubin, source):
+            os.makedirs(self._cache_dir, exist_ok=True)
+            with open(os.path.join(self._cache_dir, name), "wb") as f:
+                f.write(cubin)
+    cache = types.ModuleType("cupy.cuda._compiler_cache")
+    cache.DiskKernelCacheBackend = DiskKernelCacheBackend
+    compiler = types.ModuleType("cupy.cuda.compiler")
+    compiler._kernel_cache_backend = DiskKernelCacheBackend()
+    if swappable:
+        compiler._set_kernel_cache_backend = lambda b: setattr(compiler, "_kernel_cache_backend", b)
+    cuda = types.ModuleType("cupy.cuda")
+    cuda.compiler, cuda._compiler_cache = compiler, cache
+    cupy = types.ModuleType("cupy")
+    cupy.cuda = cuda
+    for name, module in (("cupy", cupy), ("cupy.cuda", cuda), ("cupy.cuda.compiler", compiler),
+                         ("cupy.cuda._compiler_cache", cache)):
+        monkeypatch.setitem(sys.modules, name, module)
+    return cupy, compiler
+
+
+def test_chainers_gpu_kernel_cache_is_the_rounds_folder_and_counts_what_it_finds(backend, monkeypatch,
+                                                                               tmp_path):
+    """On a (fake) GPU a round's CuPy kernel cache is its own folder: cold finds nothing, warm
+    finds what cold wrote, and the process's cache is back after; on a CPU nothing is counted."""
+    module, cpu = backend
+    if module.NAME != "chainer":
+        pytest.skip("CuPy's kernel cache is Chainer's")
+    assert module.cache_hits() is None
+    cupy, compiler = _fake_cupy(monkeypatch)
+    monkeypatch.setattr(module, "_xp", cupy)
+    monkeypatch.setattr(module, "_hits", 0)
+
+    def compile_kernels():  # what CuPy's _compile_with_cache_cuda does with its cache
+        for name in ("a.cubin", "b.cubin"):
+            if compiler._kernel_cache_backend.load(name) is None:
+                compiler._kernel_cache_backend.save(name, b"cubin", "source")
+    default = compiler._kernel_cache_backend
+    for cache, hits in (("cold", 0), ("cold", 2)):  # the second round finds the first's: warm
+        with module.compile_cache(tmp_path / cache):
+            compile_kernels()
+        assert compiler._kernel_cache_backend is default
+        assert module.cache_hits() == hits
+    assert sorted(os.listdir(tmp_path / "cold")) == ["a.cubin", "b.cubin"]
+    with module.compile_cache(None):
+        assert compiler._kernel_cache_backend is default
+
+
+def test_chainers_gpu_kernel_cache_before_cupy_14_is_its_environment_variable(backend, monkeypatch,
+                                                                             tmp_path):
+    """A CuPy that reads CUPY_CACHE_DIR at each compile (before 14) gets the round's folder there,
+    and counts no hits (its warm first calls are a skip)."""
+    module, _ = backend
+    if module.NAME != "chainer":
+        pytest.skip("CuPy's kernel cache is Chainer's")
+    cupy, _ = _fake_cupy(monkeypatch, swappable=False)
+    monkeypatch.setattr(module, "_xp", cupy)
+    monkeypatch.delenv("CUPY_CACHE_DIR", raising=False)
+    with module.compile_cache(tmp_path):
+        assert os.environ["CUPY_CACHE_DIR"] == str(tmp_path)
+    assert "CUPY_CACHE_DIR" not in os.environ
+    assert module.cache_hits() is None

@@ -191,6 +191,10 @@ def test_chainers_cold_first_calls_on_a_gpu_are_read_as_warm_for_the_cache_cupy_
     assert even["warm"]["timed"] and even["warm"]["estimate"] == next(
         r["estimate"] for r in on_cpu if r["kind"] == "break_even" and r["model"] == "vgg")
     assert {r["case"] for r in on_gpu if r["kind"] == "startup_time"} == {"cold"}
+    for r in results:  # since Chainer's compile_cache swaps CuPy's cache, its rounds count hits
+        if r.info["phase"] == "construction":
+            r.info["cache_hits_per_round"] = [0, 0, 0]
+    assert kinds(steady_records(results), "first_call") == cold_on_cpu
 
 
 def test_determinism_precision_and_pipeline_records_match_their_tables():

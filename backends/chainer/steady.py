@@ -1,6 +1,9 @@
 """Chainer backend: define-by-run and @static_graph (NumPy on CPU, CuPy on a GPU)."""
 import contextlib
+import importlib
 import io
+import os
+from unittest import mock
 
 import chainer
 import chainer.functions as F
@@ -14,6 +17,7 @@ NAME = "chainer"
 LOG_SIGNALS = {}  # @static_graph prints (to stdout) instead of logging
 _xp = np
 _DTYPES = {"float32": np.float32, "float16": chainer.mixed16}  # NumPy has no bfloat16
+_hits = 0  # kernels CuPy found in its on-disk cache (compile_cache's counting backend)
 
 
 def version():
@@ -35,14 +39,48 @@ def configure(threads, device):
     return "@numpy"
 
 
+@contextlib.contextmanager
 def compile_cache(cache_dir):
-    """@static_graph keeps no cache beyond its chain: a fresh chain is cold."""
-    return contextlib.nullcontext()
+    """On a GPU, CuPy's on-disk kernel cache in `cache_dir` (empty is cold, populated is warm); on
+    a CPU nothing compiles (@static_graph keeps no cache beyond its chain: a fresh chain is cold).
+    `None` keeps the process's cache (~/.cupy/kernel_cache unless CUPY_CACHE_DIR says)."""
+    if cache_dir is None or _xp is np:
+        yield
+        return
+    compiler = importlib.import_module("cupy.cuda.compiler")
+    if not hasattr(compiler, "_set_kernel_cache_backend"):  # before CuPy 14: read per compile
+        with mock.patch.dict(os.environ, {"CUPY_CACHE_DIR": str(cache_dir)}):
+            yield
+        return
+    # CuPy 14 reads CUPY_CACHE_DIR once, at import (cupy/cuda/_compiler_cache.py): swap its backend
+    before = compiler._kernel_cache_backend
+    compiler._set_kernel_cache_backend(_counting_cache(cache_dir))
+    try:
+        yield
+    finally:
+        compiler._set_kernel_cache_backend(before)
+
+
+def _counting_cache(cache_dir):
+    """CuPy's disk kernel cache in `cache_dir`, each kernel it finds counted in `_hits`."""
+    from cupy.cuda._compiler_cache import DiskKernelCacheBackend
+
+    class Counting(DiskKernelCacheBackend):
+        def load(self, name):
+            global _hits
+            found = super().load(name)
+            _hits += found is not None
+            return found
+    return Counting(str(cache_dir))
 
 
 def cache_hits():
-    """Chainer has no compile cache counter."""
-    return None
+    """Kernels CuPy loaded from its on-disk cache so far in this process (on a GPU, CuPy 14 and
+    later); None where nothing is counted: on a CPU (NumPy compiles nothing), or an older CuPy."""
+    if _xp is np:
+        return None
+    return _hits if hasattr(importlib.import_module("cupy.cuda.compiler"),
+                            "_set_kernel_cache_backend") else None
 
 
 def deterministic(on):

@@ -98,8 +98,10 @@ class Result:
     @property
     def kept_cache(self):
         """The compiled kernels this backend keeps on this device where the suite's cold rounds
-        do not empty them (KEPT_CACHES), or None."""
-        return KEPT_CACHES.get((self.info["backend"], self.info.get("device")))
+        did not empty them (KEPT_CACHES), or None: a run whose rounds counted that cache's hits
+        had it in the round's folder (Chainer on a GPU since its compile_cache swaps CuPy's)."""
+        counted = any(h is not None for h in self.info.get("cache_hits_per_round") or ())
+        return None if counted else KEPT_CACHES.get((self.info["backend"], self.info.get("device")))
 
     @property
     def cache(self):
