@@ -161,3 +161,19 @@ def test_chainers_gpu_kernel_cache_before_cupy_14_is_its_environment_variable(ba
         assert os.environ["CUPY_CACHE_DIR"] == str(tmp_path)
     assert "CUPY_CACHE_DIR" not in os.environ
     assert module.cache_hits() is None
+
+
+def test_torchs_prime_compiles_on_the_device_configure_chose(backend, env, monkeypatch):
+    """Torch's start-up is paid where its models compile: on a GPU, Triton's, not the CPU's."""
+    module, _ = backend
+    if module.NAME != "torch":
+        pytest.skip("the other backends' primes run on their default device, the configured one")
+    import torch
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(module, "_device", module._device)  # restored after the fake GPU
+    assert module.configure(env["threads"], "cuda") == module._device == torch.device("cuda")
+    monkeypatch.setattr(module, "_device", torch.device("meta"))  # a device that runs here
+    seen = []
+    monkeypatch.setattr(torch, "compile", lambda fn: lambda x: seen.append(x.device) or fn(x))
+    module.prime()
+    assert seen == [torch.device("meta")]

@@ -25,6 +25,7 @@ DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
 _MODES = {"graph_cudagraphs": "reduce-overhead"}  # variant -> torch.compile mode (graph's dynamic)
 _WARMUP_STEPS = 3  # before a capture, as in torch's CUDA-graph recipe (whole-network capture)
 _AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
+_device = torch.device("cpu")  # the configured device, where prime compiles
 
 
 def version():
@@ -33,16 +34,16 @@ def version():
 
 
 def configure(threads, device):
-    """Set thread pools and check the device; returns the torch device."""
+    """Set thread pools and check the device; returns the torch device (prime's too)."""
+    global _device
     torch.set_num_threads(threads)
     with contextlib.suppress(RuntimeError):  # inter-op pool is fixed once work has started
         torch.set_num_interop_threads(threads)
-    if device == "cuda":
-        if not torch.cuda.is_available():
-            raise RuntimeError("--device cuda: PyTorch sees no CUDA device "
-                               "(torch.cuda.is_available() is False)")
-        return torch.device("cuda")
-    return torch.device("cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda: PyTorch sees no CUDA device "
+                           "(torch.cuda.is_available() is False)")
+    _device = torch.device(device)
+    return _device
 
 
 @contextlib.contextmanager
@@ -325,12 +326,13 @@ def matmul_step(n, device=torch.device("cpu")):
 
 
 def prime(cold=True):
-    """Pay inductor's one-time process start-up (imports, compiler probes) before any timed case:
-    `cold` in an empty cache dir (~11 s here: all of it), else on the session's cache (~2 s after
-    the first process; leaves ~0.5 s to the next cold compile: not for cold first calls)."""
+    """Pay inductor's one-time process start-up (imports, compiler probes; on a GPU Triton's)
+    before any timed case, on the configured device: `cold` in an empty cache dir (~11 s here: all
+    of it), else on the session's cache (~2 s after the first process; leaves ~0.5 s to the next
+    cold compile: not for cold first calls)."""
     import tempfile
     with (tempfile.TemporaryDirectory() if cold else contextlib.nullcontext()) as cache_dir, \
             compile_cache(cache_dir):
-        w = torch.ones(3, requires_grad=True)
-        torch.compile(lambda x: (x * w).sum())(torch.ones(3)).backward()
+        w = torch.ones(3, requires_grad=True, device=_device)
+        torch.compile(lambda x: (x * w).sum())(torch.ones(3, device=_device)).backward()
     torch._dynamo.reset()
