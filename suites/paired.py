@@ -269,8 +269,20 @@ def paired_info(group, arm, ci_method=CI_METHOD):
             "arms": list(group["times"]), "ci_method": ci_method,
             "first_calls_s": [c["first_calls_s"] for c in group["children"]],
             "compile_cache_hits": [c["compile_cache_hits"] for c in group["children"]],
+            **_signals(group["children"], arm),
             "rounds_per_process": [len(p) for p in group["times"][arm]],
             **adaptive_info(group, arm)}
+
+
+def _signals(children, arm):
+    """What the backend logged or counted (backend.LOG_SIGNALS: torch's graphs left out of CUDA
+    graphs, recompile-limit hits) per process: at this arm's first call, and in the group's
+    warm-up and timed rounds (every arm's)."""
+    found = [c.get("log_signals") for c in children]
+    if not all(found):  # a child of an older code, or a faked one
+        return {}
+    return {"signals_first_call": [f["first_call"][arm] for f in found],
+            "signals_timed": [f["timed"] for f in found]}
 
 
 def adaptive_info(group, arm):

@@ -16,6 +16,7 @@ import sys
 import time
 
 from suites import child
+from suites.logs import count_log_signals
 from suites.paired import WAITS, arm_spec, block_for, interleave
 
 
@@ -86,13 +87,31 @@ def measure(args):
     steps = {arm: step(arm, r, *r.to_device(*batch)) for arm, r in runners.items()}
     finish = ({arm: (lambda arm=arm, r=r: read(arm, r.wait(pending[arm])))
                for arm, r in runners.items()} if args.wait == "block" else {})
+    signals = {}  # what the backend logs or counts (a fallback, a recompile): per arm, then timed
     start = time.perf_counter()
     for arm, run in steps.items():
-        with contexts.get(arm, contextlib.nullcontext)():
+        with contexts.get(arm, contextlib.nullcontext)(), \
+                count_log_signals(backend.LOG_SIGNALS) as signals[arm]:
             run()  # trace / compile / schedule build
             if arm in finish:
                 finish[arm]()
     first_calls_s = time.perf_counter() - start  # the child's cost, for the profile's budget
+    with count_log_signals(backend.LOG_SIGNALS) as timed:  # no cost in a step unless it logs
+        rounds_s, times, settings, rule, per_step = _rounds(args, steps, contexts, finish)
+    return {"times": times, "rounds_s": rounds_s,
+            "settings": {**settings, "warmup_rounds": args.warmup, "block_rule": rule,
+                         "wait": args.wait,
+                         "calibration_s_per_step": per_step},
+            "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
+            "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),
+            "log_signals": {"first_call": signals, "timed": timed},
+            "framework_version": backend.version()}
+
+
+def _rounds(args, steps, contexts, finish):
+    """The block (calibrated with --block-s), the warm-up, then the timed interleaved rounds:
+    (their seconds, for the parent's allocation; times, settings, the block's rule, calibration
+    seconds per step)."""
     block, per_step, rule = args.block, None, f"{args.block} steps"
     if args.block_s > 0 and args.block > 1:
         block, per_step = block_for(steps, args.block, args.block_s, contexts, args.equal_blocks,
@@ -104,14 +123,7 @@ def measure(args):
     began = time.perf_counter()
     times, settings = interleave(steps, args.rounds, block, args.seed, contexts=contexts,
                                  finish=finish)
-    rounds_s = time.perf_counter() - began  # what a round costs, for the parent's allocation
-    return {"times": times, "rounds_s": rounds_s,
-            "settings": {**settings, "warmup_rounds": args.warmup, "block_rule": rule,
-                         "wait": args.wait,
-                         "calibration_s_per_step": per_step},
-            "loss": last, "traces": {arm: r.traces() for arm, r in runners.items()},
-            "first_calls_s": first_calls_s, "compile_cache_hits": backend.cache_hits(),
-            "framework_version": backend.version()}
+    return time.perf_counter() - began, times, settings, rule, per_step
 
 
 def main(argv=None):

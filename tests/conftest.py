@@ -47,6 +47,7 @@ FRAMEWORK_FREE = frozenset({
     "test_report_target.py",
     "test_run_numbers.py",
     "test_shared_rules.py",
+    "test_signals.py",
     "test_stats.py",
     "test_workflow.py",
 })

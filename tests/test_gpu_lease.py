@@ -1204,3 +1204,19 @@ def test_a_gpu_determinism_row_is_refused_only_where_its_switch_cannot_reach():
     on_gpu = determinism_section([step(gpu, "eager"), step(gpu, "graph")])
     assert "refused" in row(on_gpu, "eager") and "refused" not in row(on_gpu, "graph")
     assert "refused" in row(determinism_section([step(cpu, "graph")]), "graph")
+
+
+def test_the_gpu_tables_full_form_says_what_the_steps_counted_and_the_readmes_leaves_it_out():
+    """A graph left out of CUDA graphs while the steady steps ran is a line in RESULTS.md's GPU
+    table (tests/test_signals.py: where it comes from)."""
+    from report.views.gpu import gpu_table
+    gpu = "vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)"
+    records = [_rec("speedup", "torch", "graph_cudagraphs", signals_first_call={"cudagraph_skips": 2}),
+               _rec("speedup", "torch", "graph_cudagraphs", phase="infer")]
+    said = lambda brief, found: [line for line in gpu_table(gpu, LOOP, found, "cpu", [], brief)
+                                 if line.startswith("Counted while the steps ran")]
+    assert said(False, records) == [
+        "Counted while the steps ran (the backend's log and counters, summed over processes): "
+        "torch mnist_cnn `graph_cudagraphs` train: 2 graphs left out of CUDA graphs at its first "
+        "calls."]
+    assert said(True, records) == [] and said(False, records[1:]) == []

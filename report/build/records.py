@@ -88,6 +88,21 @@ def pooled_time(r, repeats):
             "high": max(medians), "interval": POOLED_TIME, "pooled_runs": [x.run for x in found]}
 
 
+def signals(r):
+    """What the backend logged or counted while a steady arm ran (suites.paired._signals), each
+    summed over its processes where not zero: `signals_first_call` at the arm's first calls,
+    `signals_timed` in its group's warm-up and timed rounds (every arm's); {} where none."""
+    out = {}
+    for where in ("first_call", "timed"):
+        totals = {}
+        for counts in r.info.get(f"signals_{where}") or ():
+            for name, n in counts.items():
+                totals[name] = totals.get(name, 0) + n
+        if found := {name: n for name, n in sorted(totals.items()) if n}:
+            out[f"signals_{where}"] = found
+    return out
+
+
 def facts(r, names):
     """The counts and seconds of `names` that result `r` (or a dict) saved, for a record's extra
     fields."""
@@ -253,7 +268,7 @@ def steady_records(results, mixed=True, repeats=()):
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
                                         **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
-                                        **pooled(r, eager, "speedup", repeats)))
+                                        **pooled(r, eager, "speedup", repeats), **signals(r)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))

@@ -7,6 +7,7 @@ from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
 from gpu.cudagraph_capture import SKIPPING
 from report.views.advice import no_cache_backends
 from report.views.scale import gflop, point
+from report.views.tables import signals_line
 from report.views.text import ms, speedup_text
 
 COLUMNS = ("model", "backend", "variant", "train ms, eager → graph", "train speedup",
@@ -206,6 +207,8 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             *(_row(records, cpu, r, columns, brief) for r in rows), "",
             *([line, ""] if (line := wait_line(records)) else []),
             *([line, ""] if not brief and (line := kept_line(records)) else []),
+            *([line, ""] if not brief and (line := signals_line(
+                [r for r in records if r.get("wait") == "block"])) else []),
             *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
                "(#findings-wrong-answers-this-suite-found)).", ""]
               if (wrong := known_wrong(records)) else []),

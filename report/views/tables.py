@@ -50,3 +50,24 @@ def summary_table(records):
                 ", ".join(sorted({label(r) for r in mine}))]) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+SIGNALS = {"cudagraph_skips": "graphs left out of CUDA graphs",
+           "recompile_limit_hits": "recompile-limit hits (the frame runs eagerly after)"}
+
+
+def signals_line(records):
+    """What the backends logged or counted while the steady steps ran (the build's `signals_*`
+    facts: a graph left out of CUDA graphs, a recompile limit hit), per model, variant and phase
+    at its first calls or in its group's timed rounds; '' where nothing was."""
+    said = []
+    steady = [r for r in records if r["kind"] == "speedup" and r["precision"] == "float32"]
+    for r in sorted(steady, key=lambda r: (r["model"], r["backend"], variant_order(r["variant"]),
+                                           r["phase"])):
+        for where, at in (("first_call", "at its first calls"), ("timed", "in its group's timed "
+                                                                 "rounds")):
+            counts = r.get(f"signals_{where}") or {}
+            said += [f"{r['backend']} {r['model']} `{r['variant']}` {r['phase']}: {n} "
+                     f"{SIGNALS.get(name, name)} {at}" for name, n in counts.items()]
+    return ("Counted while the steps ran (the backend's log and counters, summed over processes): "
+            + "; ".join(said) + ".") if said else ""
