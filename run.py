@@ -207,8 +207,6 @@ def main(argv=None):
     if "--device" in pytest_args:  # run.py must know: the GPU envs differ from the CPU ones
         parser.error("--device goes before `--`: python3 run.py bench --device cuda")
     if args.device == "cuda":
-        if args.user:
-            parser.error("--device cuda times the suites; --user runs on the CPU so far")
         if bad := [e for e in envs if e not in GPU_OVERRIDES and e not in OWN_TESTS]:
             parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
                          f"{', '.join(GPU_OVERRIDES)}")
@@ -226,7 +224,7 @@ def main(argv=None):
     try:
         if args.user:
             return bench_user(parser, args.user, args.envs and envs, args.profile or "default",
-                              pytest_args)
+                              pytest_args, args.device)
         if args.job == "test":
             return test(parser, envs, args.profile, pytest_args)
         return bench(envs, args.profile or "default", pytest_args, args.bench_job)
@@ -466,7 +464,7 @@ def report_command(profile, new, results=None):
             *answer)
 
 
-def bench_user(parser, path, envs, profile, pytest_args):
+def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
     """The user suite on FILE in the env of each framework it defines; its own report, no README."""
     from backends.user import UserFileError, frameworks_in
     try:
@@ -476,7 +474,7 @@ def bench_user(parser, path, envs, profile, pytest_args):
     chosen = [fw for fw in found if not envs or fw in envs]
     if not chosen:
         parser.error(f"--envs {','.join(envs)}: {path} defines a model for {', '.join(found)} only")
-    if short := disk_short(chosen):
+    if short := disk_short(chosen, device):
         print(f"run.py: {short}", file=sys.stderr)
         return 1
     import tempfile
@@ -486,8 +484,8 @@ def bench_user(parser, path, envs, profile, pytest_args):
     os.environ["GRAPHBENCH_USER_CAUSES"] = written  # each failure's one line (user/test_user.py)
     try:
         failed = [fw for fw in chosen if call(
-            tox(), "-e", fw, "--", "user", "-v", "--user", str(Path(path).resolve()), "--profile",
-            profile, *pytest_args)]
+            tox(), *gpu_args([fw]), "-e", fw, "--", "user", "-v", "--user",
+            str(Path(path).resolve()), "--profile", profile, *pytest_args)]
     finally:
         os.environ.pop("GRAPHBENCH_USER_CAUSES")
         causes = dict.fromkeys(Path(written).read_text().splitlines())

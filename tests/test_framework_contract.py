@@ -31,7 +31,8 @@ INTERFACE = {  # part -> the names its callers use, which every framework's modu
     # callers: suites/pipeline_child.py, tests/test_pipeline.py through load_pipeline(name)
     "pipeline": ("NAME", "LABEL_DTYPE", "CHANNELS_LAST", "loader"),
     # callers: user/cold.py, user/steady.py, user/measure.py
-    "user": _RUNNER,
+    # the steady child's --wait block on a GPU, as the suite's runners
+    "user": (*_RUNNER, "Runner.dispatch_train", "Runner.dispatch_infer", "Runner.wait"),
     # caller: the same folder's steady.py, which builds the model in the framework's own form
     "decoder": ("cross_entropy",),
 }
@@ -45,6 +46,10 @@ ALLOWED = {  # (part, public name) -> why only some frameworks' module of the pa
     ("steady", "function"): "tf's variant -> tf.function wrapper, which backends/tf/user.py reuses",
     ("steady", "DYNAMIC"): "torch's variant -> torch.compile(dynamic=...), which "
                            "backends/torch/user.py reuses",
+    ("steady", "MODES"): "torch's variant -> torch.compile(mode=...), which "
+                         "backends/torch/user.py reuses",
+    ("steady", "compile_counter"): "torch's inductor in a variant's mode with its frame count, "
+                                   "which backends/torch/user.py reuses",
     ("steady", "compile_phases"): "optional, jax only: suites/construction_child.py records "
                                   "it where hasattr(backend, 'compile_phases')",
     ("steady", "compiles"): "optional, jax only: suites/test_retrace.py records compiles per "

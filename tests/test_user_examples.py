@@ -4,6 +4,7 @@ compiled keras.Model): in the env of each example's framework, skipped elsewhere
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -169,3 +170,39 @@ def test_several_inputs_and_outputs():
     runner = Runner(user, "eager", example=example)
     xs, target = runner.to_device(*example)
     assert runner.infer_step(xs).shape == (4 * 2 + 4,)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("framework", EXAMPLES)
+def test_the_steady_child_waits_once_per_block_as_on_a_gpu(framework):
+    """Your model's steady child in its GPU form, on this CPU: each block's steps queued and its
+    end waiting on the last one's result (`--wait block`); every arm still computes what eager
+    computes, and the last losses are read for the finite check."""
+    _framework(framework)
+    from suites.paired import AA, run_child
+    from user.measure import _command
+    path, arms = ROOT / "examples" / EXAMPLES[framework], ["eager", AA, "graph"]
+    found = run_child(_command(path, framework, "steady", arms, 1, rounds=2, warmup=1, block=3,
+                               accuracy_steps=2, wait="block"))
+    assert found["settings"]["wait"] == "block" and found["settings"]["block"] == 3
+    assert not found["failed"] and not found["non_finite"]
+    assert all(found["accuracy"][arm]["match"] for arm in arms)
+    assert {phase: sorted(times) for phase, times in found["times"].items()} == {
+        "train": sorted(arms), "infer": sorted(arms)}
+
+
+def test_your_torch_model_on_a_gpu_has_reduce_overhead_and_no_hand_captured_step():
+    """On a GPU your torch model gets `graph_cudagraphs` (inductor's CUDA graphs, each call one
+    iteration of its graph trees); a whole step captured by hand cannot run, with its reason."""
+    _framework("torch")
+    import torch
+    from user.measure import variants_of
+    user = load(ROOT / "examples" / EXAMPLES["torch"])
+    adapter, example = load_part("torch", "user"), user.batch(user.shape(), 0)
+    plan = replace(plan_for(None, smoke=True), variants=None)
+    assert {"graph_cudagraphs", "cuda_graph"} <= set(variants_of("torch", plan, "cuda"))
+    assert "graph_cudagraphs" not in variants_of("torch", plan)
+    with pytest.raises(ValueError, match="your model has no cuda_graph arm"):
+        adapter.Runner(user, "cuda_graph", example=example)
+    runner = adapter.Runner(user, "graph_cudagraphs", example=example)
+    assert runner._mark_step is torch.compiler.cudagraph_mark_step_begin

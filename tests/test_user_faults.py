@@ -189,3 +189,17 @@ def test_a_diverging_model_fails_and_gets_no_answer(tmp_path):
     m = json.loads(next(tmp_path.glob("*/user-chainer_diverging-chainer.measurement.jsonl"))
                    .read_text())
     assert U.non_finite(m, "eager").startswith("loss inf by train step 4")
+
+
+def test_your_model_on_a_gpu_runs_in_the_frameworks_gpu_env_told_the_device(monkeypatch):
+    """`run.py bench --user F --device cuda`: the framework's GPU env (its CUDA wheels), and the
+    user suite's pytest session runs with --device cuda."""
+    calls = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: calls.append(args) or 0)
+    monkeypatch.setattr(run, "DEVICE", ["cpu"])
+    assert run.main(["bench", "--device", "cuda", "--user", str(FIXTURES / "chainer_raising.py"),
+                     "--envs", "chainer"]) == 0
+    (argv,) = calls
+    assert "testenv:chainer.env_dir={work_dir}/chainer-gpu" in argv
+    assert argv[-2:] == ("--device", "cuda") and "--user" in argv

@@ -192,3 +192,20 @@ def test_the_build_decides_what_the_report_warns_of():
     m["cold"]["graph"][0]["cache_hits"] = 3
     assert graph(m, "first_call")["cache_check"] == "hit"
     assert "5.00 ⚠ hit the cache: not cold" in "\n".join(user_md.tables(*U.measured(m)))
+
+
+def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_path,
+                                                                           monkeypatch):
+    """Your model on a GPU (`run.py bench --user F --device cuda`): the report says where its
+    steps ran and how they were waited on, in a folder of its own beside the CPU's."""
+    import user.save
+    monkeypatch.setattr(user.save, "machine_id", lambda: "Linux-CPython-3.12-64bit")
+    on_cpu = save(synthetic(), tmp_path)
+    m = synthetic()
+    m.update(device="cuda", wait="block")
+    on_gpu = save(m, tmp_path)
+    assert (on_cpu.parent.name, on_gpu.parent.name) == ("Linux-CPython-3.12-64bit",
+                                                        "Linux-CPython-3.12-64bit-gpu")
+    said = ("on its GPU, each timed block of steps waited on once, as a training loop waits "
+            "(peak MiB: the host process's);")
+    assert said in on_gpu.read_text() and "GPU" not in on_cpu.read_text()

@@ -20,6 +20,9 @@ def parse(argv):
         parser.add_argument(name, required=True)
     parser.add_argument("--mode", choices=("steady", "cold"), required=True)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--wait", choices=("step", "block"), default="step",
+                        help="steady: wait for the device after every step, or once per block")
     parser.add_argument("--cache-dir", help="cold: the compile cache (empty: cold, filled: warm)")
     parser.add_argument("--budget", type=float, default=120, help="cold: retrace run's seconds")
     for name, default in (("--rounds", 3), ("--warmup", 1), ("--block", 1), ("--seed", 0),
@@ -47,7 +50,7 @@ def start(args):
     """(suite backend, user adapter, device handle), configured for this process."""
     from backends import load, load_part
     backend, adapter = load(args.framework), load_part(args.framework, "user")
-    return backend, adapter, backend.configure(args.threads, "cpu")
+    return backend, adapter, backend.configure(args.threads, args.device)
 
 
 def main(argv=None):

@@ -29,7 +29,7 @@ def pytest_generate_tests(metafunc):
     env, config = metafunc.config.graphbench, metafunc.config
     plan = plan_for(env["profile"], config.getoption("benchmark_disable", False))
     params = [pytest.param((fw, v), id=f"{fw}-{v}") for fw in config.graphbench_user
-              if fw in env["backends"] for v in ["eager", *variants_of(fw, plan)]]
+              if fw in env["backends"] for v in ["eager", *variants_of(fw, plan, env["device"])]]
     metafunc.parametrize("user_variant", params)
 
 

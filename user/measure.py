@@ -39,21 +39,23 @@ def plan_for(profile, smoke=False):
                 budget_s=30 if quick else profile.retrace.budget_s)
 
 
-def variants_of(framework, plan):
-    """The graph variants to run: the framework's (the suite's registry), or the plan's subset."""
-    found = [v for v in VARIANTS if v != "eager" and not unsupported_reason(framework, v)]
+def variants_of(framework, plan, device="cpu"):
+    """The graph variants to run on `device`: the framework's (the suite's registry), or the plan's
+    subset."""
+    found = [v for v in VARIANTS if v != "eager" and not unsupported_reason(framework, v, device)]
     return [v for v in found if plan.variants is None or v in plan.variants]
 
 
-def _command(path, framework, mode, arms, threads, **options):
+def _command(path, framework, mode, arms, threads, device="cpu", **options):
     command = [sys.executable, "-m", "user.child", "--file", str(path), "--framework", framework,
-               "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads)]
+               "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads),
+               "--device", device]
     for name, value in options.items():
         command += [f"--{name.replace('_', '-')}", str(value)]
     return command
 
 
-def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache):
+def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache, device="cpu"):
     """Cold children (each in an empty compile cache) and, with a cache, warm ones after them;
     what they compiled is copied into `steady_cache` for the steady children."""
     cold, warm = [], []
@@ -61,26 +63,30 @@ def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache):
         with tempfile.TemporaryDirectory(prefix="graphbench-user-") as cache:
             options = {"memory_steps": plan.memory_steps, "shapes": plan.shapes,
                        "budget": plan.budget_s, **({"cache_dir": cache} if plan.cold_cache else {})}
-            cold.append(run_child(_command(path, framework, "cold", [arm], threads, **options)))
+            cold.append(run_child(_command(path, framework, "cold", [arm], threads, device,
+                                           **options)))
             if plan.warm and has_cache and arm != "eager":
-                warm.append(run_child(_command(path, framework, "cold", [arm], threads,
+                warm.append(run_child(_command(path, framework, "cold", [arm], threads, device,
                                                **{**options, "shapes": 0})))
             if has_cache and plan.cold_cache:
                 shutil.copytree(cache, steady_cache, dirs_exist_ok=True)
     return cold, warm
 
 
-def measure(path, framework, plan, threads, has_cache=False, log=print):
-    """All of one framework's figures for the file, as a JSON-ready dict."""
-    variants = variants_of(framework, plan)
+def measure(path, framework, plan, threads, has_cache=False, log=print, device="cpu"):
+    """All of one framework's figures for the file on `device`, as a JSON-ready dict; a GPU's
+    steady steps waited on once per block, as a training loop runs them (the suites' rule)."""
+    variants = variants_of(framework, plan, device)
+    wait = "block" if device == "cuda" else "step"
     out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
-           "variants": variants, "failed": {}, "cold": {}, "warm": {}}
+           "device": device, "wait": wait, "variants": variants, "failed": {}, "cold": {},
+           "warm": {}}
     with tempfile.TemporaryDirectory(prefix="graphbench-user-steady-") as steady_cache:
         for arm in ["eager", *variants]:
             log(f"user: {framework}/{arm}: first call and retrace run in a fresh process")
             try:
                 out["cold"][arm], out["warm"][arm] = _first_calls(
-                    path, framework, arm, plan, threads, has_cache, steady_cache)
+                    path, framework, arm, plan, threads, has_cache, steady_cache, device)
             except RuntimeError as error:
                 if arm == "eager":
                     raise
@@ -91,8 +97,9 @@ def measure(path, framework, plan, threads, has_cache=False, log=print):
         for seed in range(plan.steady_processes):
             log(f"user: {framework}: steady rounds, process {seed + 1} of {plan.steady_processes}")
             out["steady"].append(run_child(_command(
-                path, framework, "steady", arms, threads, rounds=plan.rounds, warmup=plan.warmup,
-                block=plan.block, seed=seed, accuracy_steps=plan.accuracy_steps, **cache)))
+                path, framework, "steady", arms, threads, device, rounds=plan.rounds,
+                warmup=plan.warmup, block=plan.block, seed=seed,
+                accuracy_steps=plan.accuracy_steps, wait=wait, **cache)))
     for child in out["steady"]:
         out["failed"].update(child["failed"])
     if not plan.cold_processes:

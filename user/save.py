@@ -44,8 +44,10 @@ def _write(path, text):
 
 def save(m, results="results", folder=None):
     """Write user-<name>-<fw>.measurement.jsonl and .records.jsonl, then user-<name>.md, in
-    results/<folder> (pytest-benchmark's); the machine is named as in every report, by its CPU."""
-    folder = Path(results) / (folder or machine_id())
+    results/<folder> (pytest-benchmark's, with -gpu for a GPU's); the machine is named as in
+    every report, by its CPU (and its GPU)."""
+    gpu = "-gpu" if m.get("device") == "cuda" else ""  # its CPU's runs keep their own report
+    folder = Path(results) / (folder or machine_id() + gpu)
     folder.mkdir(parents=True, exist_ok=True)
     name, fw = Path(m["file"]).stem, m["framework"]
     if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it

@@ -74,14 +74,18 @@ def _measure(args, backend, adapter, device):
         checks[arm] = _compare(outputs, losses, *reference, rtol, atol)
     times, last = {}, {}
     for phase in ("train", "infer"):
-        steps = {arm: _step(r, phase, r.to_device(*example), last, arm)
-                 for arm, r in runners.items()}
-        interleave(steps, args.warmup, args.block, args.seed)
-        times[phase], settings = interleave(steps, args.rounds, args.block, args.seed)
+        steps, finish = {}, {}
+        for arm, r in runners.items():
+            steps[arm], finish[arm] = _step(r, phase, r.to_device(*example), last, arm, args.wait)
+        finish = {arm: f for arm, f in finish.items() if f}
+        interleave(steps, args.warmup, args.block, args.seed, finish=finish)
+        times[phase], settings = interleave(steps, args.rounds, args.block, args.seed,
+                                            finish=finish)
     trained = args.accuracy_steps + (args.warmup + args.rounds) * args.block
     non_finite = {arm: why for arm in runners if (why := _non_finite(
         checks[arm]["losses"], last[("train", arm)], last[("infer", arm)], trained))}
-    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup},
+    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup,
+                                         "wait": args.wait},
             "accuracy": checks, "tolerance": {"rtol": rtol, "atol": atol},
             "accuracy_steps": args.accuracy_steps, "failed": failed, "shape": list(shape),
             "non_finite": non_finite,
@@ -90,12 +94,19 @@ def _measure(args, backend, adapter, device):
             "framework_version": backend.version()}
 
 
-def _step(runner, phase, batch, last, arm):
-    """One timed step of the arm; its loss (or outputs) kept in `last`, checked after the clock."""
+def _step(runner, phase, batch, last, arm, wait="step"):
+    """(One timed step of the arm, what ends its block or None): its loss (or outputs) kept in
+    `last`, checked after the clock; `wait` block: the steps queued, the block's end waits for
+    the device and reads the last (suites.paired_child, as a training loop on a GPU)."""
     xs, target = batch
-    if phase == "train":
-        return lambda: last.__setitem__((phase, arm), runner.train_step(xs, target))
-    return lambda: last.__setitem__((phase, arm), runner.infer_step(xs))
+    dispatch = ((lambda: runner.dispatch_train(xs, target)) if phase == "train"
+                else lambda: runner.dispatch_infer(xs))
+    keep = lambda value: last.__setitem__((phase, arm), value)
+    if wait == "block":
+        pending = {}
+        return (lambda: pending.__setitem__("out", dispatch()),
+                lambda: keep(runner.wait(pending["out"])))
+    return lambda: keep(runner.wait(dispatch())), None
 
 
 def _non_finite(losses, last_loss, last_outputs, trained):

@@ -41,7 +41,7 @@ def _measure(config, framework):
             check(path, framework)
             m = measure(path, framework, plan_for(env["profile"], config.getoption(
                 "benchmark_disable", False)), env["threads"],
-                has_cache=load(framework).cache_hits() is not None)
+                has_cache=load(framework).cache_hits() is not None, device=env["device"])
             m["machine_info"] = _machine_info(config)
             m["report"] = str(save(m, config.getoption("user_results")))
             config.graphbench_user_reports.append(m["report"])

@@ -40,6 +40,8 @@ class Runner:
             user.fail("chainer_model()", f"'optimizer' is a {type(self.optimizer).__name__}, "
                                          "not a chainer.Optimizer")
         self.static = variant == "graph"
+        self.device = chainer.get_device(device)
+        inner.to_device(self.device)  # before the optimizer's first update makes its state
         self.model = _Static(inner) if self.static else inner
         if getattr(self.optimizer, "target", None) is None:
             self.optimizer.setup(inner)
@@ -49,26 +51,41 @@ class Runner:
         return contextlib.redirect_stdout(io.StringIO()) if self.static else contextlib.nullcontext()
 
     def to_device(self, xs, target):
-        """NumPy arrays as they are (CPU)."""
-        return tuple(xs), target
+        """NumPy arrays on the device (as they are on the CPU), outside any timed region."""
+        return tuple(map(self.device.send, xs)), self.device.send(target)
 
-    def train_step(self, xs, target):
-        """One optimizer step; the loss as a float."""
+    def dispatch_train(self, xs, target):
+        """One optimizer step, not read: the loss Variable (wait() reads it)."""
         with self._quiet():
             self.model.cleargrads()
             loss = self.loss_fn(self.model(*xs), target)
             loss.backward()
             self.optimizer.update()
-        return float(loss.array)
+        return loss
 
-    def infer_step(self, xs):
-        """Inference outputs (every output, flattened) as one float32 NumPy array."""
+    def dispatch_infer(self, xs):
+        """Inference outputs, not read: their Variables (wait() reads them)."""
         with self._quiet(), chainer.using_config("train", False), chainer.no_backprop_mode():
             out = self.model(*xs)
             if self.static:  # else every forward-only call builds a new schedule
                 self.model.schedule_manager.end_forward()
-        outs = out if isinstance(out, (tuple, list)) else [out]  # one output, or several
-        return np.concatenate([np.asarray(o.array, dtype=np.float32).ravel() for o in outs])
+        return list(out) if isinstance(out, (tuple, list)) else [out]  # one output, or several
+
+    def wait(self, out):
+        """Read `out` on the host, which waits for the device: a loss as a float, outputs (every
+        output, flattened) as one float32 NumPy array."""
+        host = chainer.backend.CpuDevice().send
+        if isinstance(out, list):
+            return np.concatenate([np.asarray(host(o.array), np.float32).ravel() for o in out])
+        return float(host(out.array))
+
+    def train_step(self, xs, target):
+        """One optimizer step; the loss as a float."""
+        return self.wait(self.dispatch_train(xs, target))
+
+    def infer_step(self, xs):
+        """Inference outputs (every output, flattened) as one float32 NumPy array."""
+        return self.wait(self.dispatch_infer(xs))
 
     def traces(self):
         """Static-graph schedules built so far (one per mode and input shape)."""

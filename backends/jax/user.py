@@ -47,15 +47,29 @@ class Runner:
         put = lambda a: jax.device_put(np.ascontiguousarray(a), self.device)
         return tuple(map(put, xs)), jax.tree.map(put, target)
 
+    def dispatch_train(self, xs, target):
+        """One optimizer step dispatched, not waited for: the loss array (wait() reads it)."""
+        self.params, self.opt_state, loss = self._train(self.params, self.opt_state, xs, target)
+        return loss
+
+    def dispatch_infer(self, xs):
+        """Inference outputs dispatched, not waited for: their arrays (wait() reads them)."""
+        return jax.tree.leaves(self._infer(self.params, *xs))
+
+    def wait(self, out):
+        """Wait for `out` (every step queued before it feeds it: the parameters), then read it: a
+        loss as a float, outputs (every output, flattened) as one float32 NumPy array."""
+        if isinstance(out, list):
+            return np.concatenate([np.asarray(o, np.float32).ravel() for o in out])
+        return float(out)
+
     def train_step(self, xs, target):
         """One optimizer step; the loss as a float (which waits for the device)."""
-        self.params, self.opt_state, loss = self._train(self.params, self.opt_state, xs, target)
-        return float(loss)
+        return self.wait(self.dispatch_train(xs, target))
 
     def infer_step(self, xs):
         """Inference outputs (every output, flattened) as one float32 NumPy array."""
-        outs = jax.tree.leaves(self._infer(self.params, *xs))
-        return np.concatenate([np.asarray(o, np.float32).ravel() for o in outs])
+        return self.wait(self.dispatch_infer(xs))
 
     def traces(self):
         """Traces of the jitted train and infer steps so far (0 in eager)."""

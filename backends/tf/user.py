@@ -73,16 +73,30 @@ class Runner:
             target = tuple(map(put, target)) if isinstance(target, tuple) else put(target)
             return tuple(map(put, xs)), target
 
+    def dispatch_train(self, xs, target):
+        """One optimizer step, not read: the loss tensor (wait() reads it)."""
+        with tf.device(self.device):
+            return self._train(xs, target)
+
+    def dispatch_infer(self, xs):
+        """Inference outputs, not read: their tensors (wait() reads them)."""
+        with tf.device(self.device):
+            return tf.nest.flatten(self._infer(xs))  # one output, or a nest of them
+
+    def wait(self, out):
+        """Read `out` on the host, which waits for the device: a loss as a float, outputs (every
+        output, flattened) as one float32 NumPy array."""
+        if isinstance(out, list):
+            return np.concatenate([np.asarray(o, dtype=np.float32).ravel() for o in out])
+        return float(out)
+
     def train_step(self, xs, target):
         """One optimizer step; the loss as a float."""
-        with tf.device(self.device):
-            return float(self._train(xs, target))
+        return self.wait(self.dispatch_train(xs, target))
 
     def infer_step(self, xs):
         """Inference outputs (every output, flattened) as one float32 NumPy array."""
-        with tf.device(self.device):
-            outs = tf.nest.flatten(self._infer(xs))  # one output, or a nest of them
-            return np.concatenate([np.asarray(o, dtype=np.float32).ravel() for o in outs])
+        return self.wait(self.dispatch_infer(xs))
 
     def traces(self):
         """Concrete functions traced so far by the train and infer functions."""

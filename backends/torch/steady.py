@@ -22,7 +22,7 @@ NAME = "torch"
 LOG_SIGNALS = {"recompile_limit_hits": ("torch._dynamo.convert_frame", "hit config."),
                "cudagraph_skips": lambda: counters["inductor"]["cudagraph_skips"]}
 DYNAMIC = {"graph": None, "graph_dynamic": True, "graph_static": False}
-_MODES = {"graph_cudagraphs": "reduce-overhead"}  # variant -> torch.compile mode (graph's dynamic)
+MODES = {"graph_cudagraphs": "reduce-overhead"}  # variant -> torch.compile mode (graph's dynamic)
 _WARMUP_STEPS = 3  # before a capture, as in torch's CUDA-graph recipe (whole-network capture)
 _AUTOCAST = {"float32": None, "bfloat16": torch.bfloat16, "float16": torch.float16}
 _device = torch.device("cpu")  # the configured device, where prime compiles
@@ -195,6 +195,15 @@ class _StepGraphs:
         return graph, static, out
 
 
+def compile_counter(variant):
+    """Inductor, in the variant's mode, counting the frames it compiles (the user adapter's too)."""
+    # torch.compile(backend=counter, mode=...) would hand the mode to the counter, which takes
+    # none: the mode goes into the inductor wrapper torch.compile builds for "inductor"
+    return torch._dynamo.testing.CompileCounterWithBackend(
+        torch._TorchCompileInductorWrapper(MODES[variant], None, None)
+        if variant in MODES else "inductor")
+
+
 class Runner:
     """One model in one variant: train_step, infer_step and the compile count."""
 
@@ -217,22 +226,18 @@ class Runner:
         self._autocast_cache = variant != "cuda_graph"
         # float16 gradients underflow without loss scaling (a GPU path: untested on hardware)
         self.scaler = torch.amp.GradScaler(device.type) if precision == "float16" else None
-        # torch.compile(backend=counter, mode=...) would hand the mode to the counter, which takes
-        # none: the mode goes into the inductor wrapper torch.compile builds for "inductor"
-        self.counter = torch._dynamo.testing.CompileCounterWithBackend(
-            torch._TorchCompileInductorWrapper(_MODES[variant], None, None)
-            if variant in _MODES else "inductor")
+        self.counter = compile_counter(variant)
         self._loss = self._compile(self._loss_impl, variant)
         self._forward = self._compile(self._logits, variant)
         self._graphs = _StepGraphs(self._state) if variant == "cuda_graph" else None
-        self._mark_step = (torch.compiler.cudagraph_mark_step_begin if variant in _MODES
+        self._mark_step = (torch.compiler.cudagraph_mark_step_begin if variant in MODES
                            else lambda: None)  # one call, one iteration of CUDA-graph trees
         self._mode = "train"
 
     def _compile(self, fn, variant):
         if variant in ("eager", "cuda_graph"):
             return fn
-        if variant in _MODES:
+        if variant in MODES:
             return torch.compile(fn, backend=self.counter, dynamic=DYNAMIC["graph"])
         if variant not in DYNAMIC:
             raise ValueError(f"torch backend has no variant {variant!r}")

@@ -7,6 +7,11 @@ import torch.utils._pytree
 
 from backends.torch import steady as backend
 
+_CAPTURE = ("a whole step captured by hand needs an optimizer step that never reads the host "
+           "(torch's CUDA-graph recipe): yours is not known to, so your model has no cuda_graph "
+           "arm; graph_cudagraphs (mode=\"reduce-overhead\") is inductor's capture")
+
+
 def _seed(value=0):
     """Seed torch (and NumPy) so the builder makes the same weights in every runner."""
     torch.manual_seed(value)
@@ -17,7 +22,9 @@ class Runner:
     """train_step / infer_step / traces of the user's model, as the suite's torch Runner."""
 
     def __init__(self, user, variant, device=torch.device("cpu"), example=None):
-        if variant != "eager" and variant not in backend.DYNAMIC:
+        if variant == "cuda_graph":
+            raise ValueError(_CAPTURE)
+        if variant != "eager" and variant not in backend.DYNAMIC and variant not in backend.MODES:
             raise ValueError(f"torch has no variant {variant!r}")
         # dynamo caches compiled code on the shared code object of _loss_impl: build every
         # runner of a process before any first call, as the suite's torch Runner does
@@ -33,15 +40,18 @@ class Runner:
                                        "not a torch.optim.Optimizer")
         self.device, self.variant = device, variant
         self.model.to(device)
-        self.counter = torch._dynamo.testing.CompileCounterWithBackend("inductor")
+        self.counter = backend.compile_counter(variant)
         self._loss = self._compile(self._loss_impl)
         self._forward = self._compile(self._forward_impl)
         self._mode = None
+        self._mark_step = (torch.compiler.cudagraph_mark_step_begin if variant in backend.MODES
+                           else lambda: None)  # one call, one iteration of CUDA-graph trees
 
     def _compile(self, fn):
         if self.variant == "eager":
             return fn
-        return torch.compile(fn, backend=self.counter, dynamic=backend.DYNAMIC[self.variant])
+        return torch.compile(fn, backend=self.counter,
+                             dynamic=backend.DYNAMIC.get(self.variant, backend.DYNAMIC["graph"]))
 
     def _forward_impl(self, xs):
         return self.model(*xs)
@@ -60,21 +70,40 @@ class Runner:
         target = tuple(map(put, target)) if isinstance(target, tuple) else put(target)
         return tuple(map(put, xs)), target
 
-    def train_step(self, xs, target):
-        """Compiled forward+loss (and its compiled backward), eager optimizer step; the loss."""
+    def dispatch_train(self, xs, target):
+        """Compiled forward+loss (and its compiled backward), eager optimizer step, queued on the
+        device: the loss tensor (wait() reads it)."""
         self._set_mode("train")
+        self._mark_step()
         self.optimizer.zero_grad(set_to_none=True)
         loss = self._loss(xs, target)
         loss.backward()
         self.optimizer.step()
-        return loss.item()
+        return loss
+
+    def dispatch_infer(self, xs):
+        """Inference outputs queued on the device: their tensors (wait() reads them)."""
+        self._set_mode("infer")
+        self._mark_step()
+        with torch.no_grad():
+            return torch.utils._pytree.tree_leaves(self._forward(xs))  # one output, or a nest
+
+    def wait(self, out):
+        """Wait for every queued step, then read `out` on the host: a loss as a float, outputs
+        (every output, flattened) as one float32 NumPy array."""
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        if isinstance(out, torch.Tensor):
+            return out.item()
+        return np.concatenate([o.float().cpu().numpy().ravel() for o in out])
+
+    def train_step(self, xs, target):
+        """One optimizer step; the loss, read after the device has finished."""
+        return self.wait(self.dispatch_train(xs, target))
 
     def infer_step(self, xs):
-        """Inference outputs (every output, flattened) as one float32 NumPy array."""
-        self._set_mode("infer")
-        with torch.no_grad():
-            outs = torch.utils._pytree.tree_leaves(self._forward(xs))  # one output, or a nest
-            return np.concatenate([o.float().cpu().numpy().ravel() for o in outs])
+        """Inference outputs as one float32 NumPy array, read after the device has finished."""
+        return self.wait(self.dispatch_infer(xs))
 
     def traces(self):
         """Frames compiled so far (first compiles and recompiles)."""

@@ -214,7 +214,9 @@ def render(name, found, machine):
     first = found[0][0]
     plan = first["plan"]
     versions = ", ".join(f"{facts['framework']} {facts['framework_version']}" for facts, _ in found)
-    head += [f"Machine `{machine}`; {versions}; {first['threads']} thread(s); "
+    on = (" on its GPU, each timed block of steps waited on once, as a training loop waits (peak "
+          "MiB: the host process's)" if first.get("device") == "cuda" else "")
+    head += [f"Machine `{machine}`{on}; {versions}; {first['threads']} thread(s); "
              f"{plan['steady_processes']} steady process(es) × {plan['rounds']} interleaved "
              "rounds; speedups are eager ÷ variant with a 95% paired hierarchical-bootstrap "
              "interval."
