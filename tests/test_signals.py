@@ -1,11 +1,13 @@
 """A variant that falls back silently is said: what a backend logs or counts while the steady
 steps run (torch's graphs left out of CUDA graphs, a recompile limit hit) reaches the tables."""
+import ast
 import json
 import types
+from pathlib import Path
 
 from report.build.load import load_dir
 from report.build.records import steady_records
-from report.views.tables import signals_line
+from report.views.tables import SIGNALS, signals_line
 from suites import paired_child
 from suites.paired import AA, child_command, paired_info
 from suites.profiles import PROFILES
@@ -83,3 +85,15 @@ def test_a_results_tables_say_what_each_arm_counted_and_say_nothing_where_nothin
     assert "3 graphs left out of CUDA graphs in its group's timed rounds" in line
     assert model in line and "recompile" not in line
 
+
+
+def test_every_signal_a_backend_counts_has_its_words_in_the_tables():
+    """A backend's LOG_SIGNALS names (read from its source: no framework here) each have the words
+    the tables say them in, never the bare key."""
+    root, named = Path(__file__).resolve().parents[1], set()
+    for path in sorted(root.glob("backends/*/steady.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "LOG_SIGNALS"
+                                                    for t in node.targets):
+                named |= {key.value for key in node.value.keys}
+    assert named >= {"cudagraph_skips", "retrace_warnings"} and named <= set(SIGNALS)

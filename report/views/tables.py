@@ -52,8 +52,9 @@ def summary_table(records):
     return "\n".join(lines)
 
 
-SIGNALS = {"cudagraph_skips": "graphs left out of CUDA graphs",
-           "recompile_limit_hits": "recompile-limit hits (the frame runs eagerly after)"}
+SIGNALS = {"cudagraph_skips": "graphs left out of CUDA graphs",  # what each backend's LOG_SIGNALS
+           "recompile_limit_hits": "recompile-limit hits (the frame runs eagerly after)",  # count
+           "retrace_warnings": "tf.function retracing warnings"}
 
 
 def signals_line(records):
