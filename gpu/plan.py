@@ -144,7 +144,10 @@ MEASURED_NOW_S = {name: s - PROBES_S * name.startswith("torch-") for name, s in 
 # costs above, scaled by their processes (construction: 3 cold and 3 warm children per variant)
 GUESS_S = {("steady", "jax"): 60, ("steady", "chainer"): 45, ("steady", "torch"): 330,
            ("first-calls", "jax"): 90, ("first-calls", "chainer"): 60,
-           ("first-calls", "torch"): 300, ("lengths", "jax"): 90, ("lengths", "chainer"): 45,
+           ("first-calls", "torch"): 300, ("lengths", "jax"): 90,
+           # one strategy's (LENGTHS_PER_STRATEGY): its process's start, then a stream whose four
+           # strategies took 24-38 s together on the H100
+           ("lengths", "chainer"): 30,
            ("lengths", "torch"): 150, ("precision", "jax"): 60, ("precision", "chainer"): 60,
            ("precision", "torch"): 200, ("determinism", "jax"): 60,
            ("determinism", "chainer"): 60, ("determinism", "torch"): 150,
@@ -165,6 +168,12 @@ SWEEP_POINTS = ("vgg-s32-w1_16-b2", "vgg-s64-w1_4-b8", "vgg-s112-w1_2-b4", "vgg-
 LENGTHS_VARIANTS = {"jax": ("eager", "graph"), "chainer": ("eager", "graph"),
                     "torch": ("eager", "graph", "graph_dynamic", "graph_static", "graph_cudagraphs",
                               "cuda_graph")}
+# the lengths suite's padding strategies (models.weights.PAD_STRATEGIES, named here as the sweep's
+# points are), and the backends whose lengths steps take one strategy each, in a process of its
+# own: CuPy keeps the kernels a process compiled in memory, where no compile_cache reaches, so a
+# later strategy would reuse the first one's (docs/METHOD.md, "Chainer's first calls on a GPU")
+PAD_STRATEGY_NAMES = ("exact", "pow2", "mult32", "max")
+LENGTHS_PER_STRATEGY = ("chainer",)
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
 _DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)
@@ -214,11 +223,13 @@ PLAN = (
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants, and a GPU's
     # CUDA-graph ones), one step a variant: its four strategies, each cut at the profile's
     # budget, fit a window where a backend's whole suite would not
-    *(Step(f"lengths-{b}-{v}", b, ("suites/test_lengths.py", "--job", "seeds", "--backend", b,
-                                   "--variant", v),
-           GUESS_S["lengths", b] * 3, f"lengths that vary, {b} `{v}`",
+    *(Step(f"lengths-{b}-{v}{'-' + k if k else ''}", b,
+           ("suites/test_lengths.py", "--job", "seeds", "--backend", b, "--variant", v,
+            *(("-k", k) if k else ())),
+           GUESS_S["lengths", b] * 3, f"lengths that vary, {b} `{v}`{', ' + k if k else ''}",
            expect_s=GUESS_S["lengths", b], part="lengths", label=v)
-      for b in BACKENDS for v in LENGTHS_VARIANTS[b]),
+      for b in BACKENDS for v in LENGTHS_VARIANTS[b]
+      for k in (PAD_STRATEGY_NAMES if b in LENGTHS_PER_STRATEGY else (None,))),
     # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops
     *(Step(f"precision-{b}", b, ("suites/test_steady.py", "--job", "seeds", "--group-budget-s",
                                  str(_BUDGET[b]), "--backend", b, "--model", "mnist_cnn",

@@ -241,9 +241,9 @@ def test_a_step_never_run_on_a_gpu_is_sized_from_its_dry_run_times_its_backends_
     assert sized["busy-torch-resnet"] == named["busy-torch-resnet"]
     assert sized["lengths-jax-eager"].expect_s == 30
     assert sized["sweep-jax-vgg-s224-w1-b1"].expect_s == 30  # 4-57 s a point on the Zen 5
-    _ledger(tmp_path / "h100", h100, stamp="20261127T020000", lengths_chainer_eager=30.0,
+    _ledger(tmp_path / "h100", h100, stamp="20261127T020000", lengths_chainer_eager_max=30.0,
             precision_jax=90.0, busy_jax_resnet=100.0)
-    _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", lengths_chainer_eager=10.0,
+    _ledger(tmp_path / "dry", "cpu", stamp="20261127T020000", lengths_chainer_eager_max=10.0,
             precision_jax=10.0, busy_jax_resnet=400.0)
     sized = {s.name: s for s in missing([tmp_path], h100, "abc")}
     assert sized["lengths-jax-eager"].expect_s == 40  # no JAX lengths ratio: its 4, 2 and 9
@@ -665,6 +665,24 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     assert all(s.limit_s <= 560 for s in busy)  # one call's 600 s less the 40 s for saving
     determinism = next(s for s in PLAN if s.name == "determinism-torch")
     assert ("CUBLAS_WORKSPACE_CONFIG", ":4096:8") in determinism.env
+
+
+def test_chainers_lengths_take_a_step_per_strategy_and_the_others_a_step_per_variant():
+    """CuPy keeps a process's kernels in memory, where no compile_cache reaches: each of Chainer's
+    strategies runs in a pytest session of its own (`-k` it), so none reuses another's kernels;
+    torch and JAX empty theirs in-process and keep one step a variant."""
+    from gpu.plan import LENGTHS_VARIANTS, PAD_STRATEGY_NAMES, PLAN
+    from models.weights import PAD_STRATEGIES
+    assert PAD_STRATEGY_NAMES == tuple(PAD_STRATEGIES)
+    steps = {b: [s for s in PLAN if s.part == "lengths" and s.backend == b]
+             for b in LENGTHS_VARIANTS}
+    assert [(s.label, s.args[-1]) for s in steps["chainer"]] == [
+        (v, k) for v in LENGTHS_VARIANTS["chainer"] for k in PAD_STRATEGIES]
+    assert all(s.args[-2] == "-k" and s.name == f"lengths-chainer-{s.label}-{s.args[-1]}"
+               for s in steps["chainer"])
+    for b in ("jax", "torch"):
+        assert [s.label for s in steps[b]] == list(LENGTHS_VARIANTS[b])
+        assert not any("-k" in s.args for s in steps[b])
 
 
 def test_the_gpu_job_needs_the_commit_it_was_sent(monkeypatch, capsys):

@@ -259,11 +259,12 @@ def test_a_number_another_machines_run_holds_is_no_gap(tmp_path):
     assert [m.split(" (")[0] for m, _ in missing_runs(load_dir(tmp_path / "results"))] == ["ci-a"]
 
 
-def _result(run, phase, model, variant, when, code="c0de"):
+def _result(run, phase, model, variant, when, code="c0de", **info):
     """A saved result as select reads it (one GPU job's step is one run)."""
     from types import SimpleNamespace
     return SimpleNamespace(
-        machine="m", info={"backend": "torch", "phase": phase, "model": model, "variant": variant},
+        machine="m", info={"backend": "torch", "phase": phase, "model": model, "variant": variant,
+                           **info},
         job="answer" if phase != "lengths" else "seeds", file=f"/r/{run}.json", run=run,
         complete=True, datetime=when, graphbench={"versions": {"torch": "2.15"}, "code": code},
         dirty=False, commit={"id": "c"}, profile_name="default")
@@ -279,8 +280,25 @@ def test_each_sweep_point_and_lengths_variant_shows_its_own_run_of_one_job():
     shown = lambda found: {key[-1]: Path(file).stem for key, file in chosen(found).items()}
     assert shown(results) == {"busy-resnet": "0105_gpu-busy-torch-resnet", "busy-decoder":
                               "0106_gpu-busy-torch-decoder", "a": "0107_gpu-sweep-torch",
-                              "b": "0107_gpu-sweep-torch", "eager": "0108_gpu-lengths-torch-eager",
-                              "graph": "0109_gpu-lengths-torch-graph"}
+                              "b": "0107_gpu-sweep-torch",
+                              ("eager", None): "0108_gpu-lengths-torch-eager",
+                              ("graph", None): "0109_gpu-lengths-torch-graph"}
     newer = [*results, _result("0110_gpu-sweep-torch", "scale", "a", "graph", "6", code="new")]
-    assert {k: v for k, v in shown(newer).items() if k not in ("eager", "graph")} == {
+    assert {k: v for k, v in shown(newer).items() if k in ("a", "b")} == {
         "a": "0110_gpu-sweep-torch"}  # another code's sweep: the older job's points leave
+
+
+def test_a_lengths_variant_whose_strategies_took_a_step_each_shows_every_strategy():
+    """Chainer's lengths on a GPU take one step per strategy (gpu.plan.LENGTHS_PER_STRATEGY): the
+    variant's row joins its strategies from the runs of one job, each strategy's newest."""
+    from report.build.select import chosen
+    step = lambda n, k, when, code="c0de": _result(f"01{n}_gpu-lengths-chainer-eager-{k}",
+                                                   "lengths", "decoder", "eager", when, code,
+                                                   strategy=k)
+    results = [step(11, "exact", "1"), step(12, "pow2", "2"), step(13, "max", "3")]
+    shown = lambda found: {key[-1]: Path(file).stem for key, file in chosen(found).items()}
+    assert shown(results) == {("eager", k): f"01{n}_gpu-lengths-chainer-eager-{k}"
+                              for n, k in ((11, "exact"), (12, "pow2"), (13, "max"))}
+    again = shown([*results, step(14, "exact", "4")])
+    assert again[("eager", "exact")] == "0114_gpu-lengths-chainer-eager-exact"
+    assert again[("eager", "max")] == "0113_gpu-lengths-chainer-eager-max"

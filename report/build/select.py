@@ -54,16 +54,18 @@ def unit(r):
     """(machine, backend, section, model, part): every figure of a unit comes from one run. A
     part is a piece a GPU job times in a step of its own, so each may come from its own run of
     one job (chosen()): a variant's first calls (torch's ResNet takes two steps), a lengths
-    variant, a sweep point; None: whole."""
+    variant's strategy (Chainer's take a step each: gpu.plan.LENGTHS_PER_STRATEGY), a sweep
+    point; None: whole."""
     name = section(r)
     return (r.machine, r.info["backend"], name, None if name in WHOLE else r.info["model"],
             (FIRST_CALLS, r.info["variant"]) if r.info["phase"] == "construction" else
-            r.info["variant"] if name == "lengths" else r.info["model"] if name == "scale"
-            else None)
+            (r.info["variant"], r.info.get("strategy")) if name == "lengths" else
+            r.info["model"] if name == "scale" else None)
 
 
 def part_name(part):
-    """What a run listing calls a unit's part: 'first calls' for every variant's."""
+    """What a run listing calls a unit's part: 'first calls' for every variant's, a lengths
+    variant's name for each of its strategies."""
     return part[0] if isinstance(part, tuple) else part
 
 
