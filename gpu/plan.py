@@ -221,8 +221,9 @@ PLAN = (
     # the busy points, since gpu/step_cost.py already times what a per-step wait costs torch
     *(_steady(b, "mnist_cnn", wait="step", phases=("train",)) for b in ("chainer", "torch")),
     # 1.4: token lengths that vary (the CPU lengths suite's strategies and variants, and a GPU's
-    # CUDA-graph ones), one step a variant: its four strategies, each cut at the profile's
-    # budget, fit a window where a backend's whole suite would not
+    # CUDA-graph ones), one step a variant (Chainer's: one a strategy, LENGTHS_PER_STRATEGY):
+    # its four strategies, each cut at the profile's budget, fit a window where a backend's whole
+    # suite would not
     *(Step(f"lengths-{b}-{v}{'-' + k if k else ''}", b,
            ("suites/test_lengths.py", "--job", "seeds", "--backend", b, "--variant", v,
             *(("-k", k) if k else ())),
