@@ -177,3 +177,17 @@ def test_torchs_prime_compiles_on_the_device_configure_chose(backend, env, monke
     monkeypatch.setattr(torch, "compile", lambda fn: lambda x: seen.append(x.device) or fn(x))
     module.prime()
     assert seen == [torch.device("meta")]
+
+
+def test_your_chainer_model_on_a_gpu_gets_warm_first_calls(backend, env, monkeypatch):
+    """The user suite asks the backend, configured on the GPU, whether warm children can reuse a
+    cache: Chainer's CuPy counts its kernel cache's hits there, and NumPy compiles nothing."""
+    module, _ = backend
+    if module.NAME != "chainer":
+        pytest.skip("CuPy's kernel cache is Chainer's")
+    from user.measure import keeps_compiled
+    assert keeps_compiled(module, env["threads"]) is False
+    cupy, _ = _fake_cupy(monkeypatch)
+    cupy.cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1)
+    monkeypatch.setattr(module, "_xp", module._xp)  # restored after the switch to CuPy
+    assert keeps_compiled(module, env["threads"], "cuda") is True

@@ -46,6 +46,15 @@ def variants_of(framework, plan, device="cpu"):
     return [v for v in found if plan.variants is None or v in plan.variants]
 
 
+def keeps_compiled(backend, threads, device="cpu"):
+    """Whether `backend` keeps compiled code in an on-disk cache that warm children reuse (its
+    `cache_hits` counts), asked of it configured on a GPU: Chainer's CuPy counts there only. On a
+    CPU it is not configured here (its children are)."""
+    if device == "cuda":
+        backend.configure(threads, device)
+    return backend.cache_hits() is not None
+
+
 def _command(path, framework, mode, arms, threads, device="cpu", **options):
     command = [sys.executable, "-m", "user.child", "--file", str(path), "--framework", framework,
                "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads),

@@ -7,7 +7,7 @@ import pytest
 from backends import BackendUnavailable, load
 from backends.user import UserFileError
 from report.build import user as figures
-from user.measure import check, measure, plan_for
+from user.measure import check, keeps_compiled, measure, plan_for
 from user.save import save
 
 _measured = {}  # framework -> its measurement, or the one line that stopped it
@@ -41,7 +41,8 @@ def _measure(config, framework):
             check(path, framework)
             m = measure(path, framework, plan_for(env["profile"], config.getoption(
                 "benchmark_disable", False)), env["threads"],
-                has_cache=load(framework).cache_hits() is not None, device=env["device"])
+                has_cache=keeps_compiled(load(framework), env["threads"], env["device"]),
+                device=env["device"])
             m["machine_info"] = _machine_info(config)
             m["report"] = str(save(m, config.getoption("user_results")))
             config.graphbench_user_reports.append(m["report"])
