@@ -85,8 +85,8 @@ def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache, d
 def measure(path, framework, plan, threads, has_cache=False, log=print, device="cpu"):
     """All of one framework's figures for the file on `device`, as a JSON-ready dict; a GPU's
     steady steps waited on once per block, as a training loop runs them (the suites' rule)."""
-    variants = variants_of(framework, plan, device)
-    wait = "block" if device == "cuda" else "step"
+    from conftest import default_wait  # the suites' rule: in the pytest process that calls this
+    variants, wait = variants_of(framework, plan, device), default_wait(device)
     out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
            "device": device, "wait": wait, "variants": variants, "failed": {}, "cold": {},
            "warm": {}}

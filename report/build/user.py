@@ -178,8 +178,8 @@ def facts(m):
     checked, the accuracy check's tolerance, the user's shapes, torch's graph breaks."""
     first, arms = m["steady"][0], ["eager", AA, *ran(m)]
     return {"framework": m["framework"], "framework_version": first["framework_version"],
-            "threads": m["threads"], "device": m.get("device", "cpu"),
-            "wait": m.get("wait", "step"), "plan": m["plan"], "ran": ran(m), "failed": m["failed"],
+            "threads": m["threads"], "device": m.get("device", "cpu"), "plan": m["plan"],
+            "ran": ran(m), "failed": m["failed"],
             "invalid": {a: why for a in arms if (why := invalid(m, a))},
             "non_finite": {a: why for a in arms if (why := non_finite(m, a))},
             "losses_checked": len(trail(m, "eager")), "diverged": DIVERGED,
