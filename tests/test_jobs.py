@@ -104,13 +104,28 @@ def test_jobs_that_differ_in_commit_or_day_only_share_a_line_of_the_readme():
     base = {"machine": "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)",
             "job": "answer", "date": "2026-11-27T06:00:00", "profile": "default", "threads": 2,
             "frameworks": {"chainer": "7.8.1"}, "python": "3.11.7", "shown": True, "dirty": False}
-    runs = [{**base, "run": f"{n:04d}_default", "commit": commit}
-            for n, commit in ((110, "f6c39c2b00"), (117, "f6c39c2b00"), (126, "885c78af00"))]
+    runs = [{**base, "run": f"{n:04d}_default", "commit": commit, "frameworks": {fw: "1"}}
+            for n, commit, fw in ((110, "f6c39c2b00", "tf"), (111, "f6c39c2b00", "chainer"),
+                                  (114, "f6c39c2b00", "tf"), (115, "f6c39c2b00", "chainer"),
+                                  (126, "885c78af00", "tf"), (127, "885c78af00", "chainer"),
+                                  (151, "6b729ced00", "tf"), (152, "6b729ced00", "chainer"))]
+    runs[-2:] = [{**run, "date": "2026-11-28T14:30:00"} for run in runs[-2:]]
     runs.append({**base, "run": "0130_default-seeds", "commit": "885c78af00", "job": "seeds"})
-    runs.append({**base, "run": "0151_default", "commit": "6b729ced00",
-                 "date": "2026-11-28T14:30:00"})
     lines = job_lines(runs).splitlines()
-    assert lines[0].startswith("- `0110`–`0117`, `0126`–`0126`, `0151`–`0151` (answer jobs), "
+    assert lines[0].startswith("- `0110`–`0111`, `0114`–`0115`, `0126`–`0127`, `0151`–`0152` "
+                               "(answer jobs), "
                                "2026-11-27 to 2026-11-28, commits `f6c39c2b`, `885c78af`, "
-                               "`6b729ced` on the Zen 5: chainer 7.8.1;")
+                               "`6b729ced` on the Zen 5: chainer 1, tf 1;")
     assert lines[1].startswith("- `0130`–`0130` (seeds job), 2026-11-27, commit `885c78af` on")
+
+
+def test_two_jobs_of_one_commit_are_two_jobs_in_the_readme():
+    """Two jobs in one clone share a commit: a backend run again starts the second job."""
+    from report.views.provenance import job_lines
+    base = {"machine": "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)",
+            "job": "answer", "date": "2026-11-28T19:30:00", "profile": "default", "threads": 2,
+            "python": "3.11.7", "shown": True, "dirty": False, "commit": "b46e576300"}
+    runs = [{**base, "run": f"{n:04d}_default", "frameworks": {fw: "1"}}
+            for n, fw in ((155, "tf"), (156, "chainer"), (159, "tf"), (160, "chainer"))]
+    assert job_lines(runs).splitlines()[0].startswith(
+        "- `0155`–`0156`, `0159`–`0160` (answer jobs), 2026-11-28, commit `b46e5763` on the Zen 5")

@@ -55,10 +55,24 @@ def machine_lines(runs):
     return "\n".join(lines + gap_lines(runs["missing"]))
 
 
+def _jobs(runs):
+    """Runs of one commit split into jobs, in order: a backend seen again starts the next job
+    (two jobs in one clone share a commit)."""
+    jobs, seen = [], set()
+    for run in sorted(runs):
+        backends = set(runs[run]["frameworks"])
+        if not jobs or backends & seen:
+            jobs.append([])
+            seen = set()
+        jobs[-1].append(run)
+        seen |= backends
+    return jobs
+
+
 def job_lines(records):
     """One line per kind of job shown (its jobs share a machine, job, frameworks and setting):
-    run numbers and commits, the days they ran, frameworks and setting; RESULTS.md has a line
-    per run."""
+    each job's run numbers, the commits, the days they ran, frameworks and setting; RESULTS.md has
+    a line per run."""
     jobs = defaultdict(dict)
     for rec in records:
         if rec["shown"]:
@@ -66,19 +80,22 @@ def job_lines(records):
     kinds = defaultdict(list)  # jobs that differ in commit or day only share a line
     for (machine, commit, job), runs in sorted(jobs.items(), key=lambda kv: min(kv[1])):
         first = runs[min(runs)]
-        names = [run.split("_")[0] for run in sorted(runs)]
         frameworks = ", ".join(sorted({f"{backend} {version}" + (
             f" (Python {rec['python']})" if backend == "jax" else "")
             for rec in runs.values() for backend, version in rec["frameworks"].items()}))
-        kinds[machine, job, frameworks, first["profile"], first["threads"]].append((
-            f"`{names[0]}`–`{names[-1]}`", f"`{str(commit)[:8]}`" + (
-                "†" if any(rec["dirty"] for rec in runs.values()) else ""), first["date"][:10]))
+        commit_name = f"`{str(commit)[:8]}`" + (
+            "†" if any(rec["dirty"] for rec in runs.values()) else "")
+        for names in _jobs(runs):
+            names = [run.split("_")[0] for run in names]
+            kinds[machine, job, frameworks, first["profile"], first["threads"]].append((
+                f"`{names[0]}`–`{names[-1]}`", commit_name, first["date"][:10]))
     lines = []
     for (machine, job, frameworks, profile, threads), found in kinds.items():
         ranges, commits, days = zip(*found)
+        commits = list(dict.fromkeys(commits))
         date = " to ".join(sorted({min(days), max(days)}))
         lines.append(f"- {', '.join(ranges)} ({job} job{'s' if len(found) > 1 else ''}), {date}, "
-                     f"commit{'s' if len(found) > 1 else ''} {', '.join(commits)} on the "
+                     f"commit{'s' if len(commits) > 1 else ''} {', '.join(commits)} on the "
                      f"{short_name(machine)}: {frameworks}; profile `{profile}`, {threads} threads")
     return "\n".join(lines + ["- Each run's versions and setting: RESULTS.md's run list"])
 
