@@ -86,9 +86,9 @@ def job_lines(records):
         commit_name = f"`{str(commit)[:8]}`" + (
             "†" if any(rec["dirty"] for rec in runs.values()) else "")
         for names in _jobs(runs):
-            names = [run.split("_")[0] for run in names]
             kinds[machine, job, frameworks, first["profile"], first["threads"]].append((
-                f"`{names[0]}`–`{names[-1]}`", commit_name, first["date"][:10]))
+                f"`{names[0].split('_')[0]}`–`{names[-1].split('_')[0]}`", commit_name,
+                runs[names[0]]["date"][:10]))
     lines = []
     for (machine, job, frameworks, profile, threads), found in kinds.items():
         ranges, commits, days = zip(*found)
