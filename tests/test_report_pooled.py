@@ -365,3 +365,25 @@ def test_the_sweeps_points_pool_over_repeat_answer_jobs(tmp_path):
     points = [r for r in records_of(load_dir(tmp_path / "results"))
               if r["kind"] == "scale_speedup" and r["interval"]]
     assert points and all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in points)
+
+
+def test_a_pooled_ratio_one_job_left_out_of_its_target_says_its_eager_step_is_short(tmp_path):
+    """The newest job aimed at the ratio (its eager step took 5 ms or more), an older one did not:
+    the pooled cell names the short step, not the newest job's time budget."""
+    def aiming(data, half_width):
+        for b in data["benchmarks"]:
+            if b["extra_info"]["variant"] != "eager":
+                b["extra_info"].update(target_half_width=0.03, min_step_s=0.005,
+                                       stopped_by="time budget", half_width=half_width)
+        return data
+
+    folder = tmp_path / "results" / "m"
+    save(folder, aiming(_job("c1"), None), "0001_default", "2026-01-01T00:00:00")
+    save(folder, aiming(_job("c1", scale=0.5), 0.5), "0002_default", "2026-01-02T00:00:00")
+    found = [r for r in records_of(load_dir(tmp_path / "results")) if r["kind"] == "speedup"
+             and r.get("pooled_runs")]
+    assert found and all(r["target"] == "eager step under 5 ms" for r in found)
+    save(folder, aiming(_job("c1"), 0.5), "0001_default", "2026-01-01T00:00:00")  # both aimed
+    found = [r for r in records_of(load_dir(tmp_path / "results")) if r["kind"] == "speedup"
+             and r.get("pooled_runs")]
+    assert found and all(r["target"] == "time budget" for r in found)

@@ -216,9 +216,17 @@ def pooled(r, eager, kind, repeats):
         return {}
     from report.build.pool import pooled_ratio  # NumPy, imported when a figure needs it
     found = pooled_ratio(jobs)
+    aimed = all(aimed_at(same) for same, _ in [(r, eager), *_repeated(r, eager, repeats)]
+                if same.run in runs)  # one job that left the ratio out names why: ratios.target
     return {"estimate": found.estimate, "low": found.low, "high": found.high,
             "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
-            "processes": sum(len(a) for a, _ in jobs)}
+            "processes": sum(len(a) for a, _ in jobs), **({} if aimed else {"half_width": None})}
+
+
+def aimed_at(result):
+    """Whether the result's job aimed its ratio at the precision target (it leaves out a ratio
+    whose eager step is short)."""
+    return result.info.get("target_half_width") is None or result.info.get("half_width") is not None
 
 
 def repeated_arms(r, base, repeats, arms):
@@ -267,8 +275,8 @@ def steady_records(results, mixed=True, repeats=()):
             eager = idx.get((backend, model, "eager", phase, None))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
-                                        **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
-                                        **pooled(r, eager, "speedup", repeats), **signals(r)))
+                                        **facts(r, SETTING_FACTS), **{**facts(r, ADAPTIVE_FACTS),
+                                        **pooled(r, eager, "speedup", repeats)}, **signals(r)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))
@@ -288,8 +296,8 @@ def steady_records(results, mixed=True, repeats=()):
             out.append(break_even_record((get(variant, "construction", "warm"),
                                           get(variant, "train"), eager, get("eager", "train")),
                                          variant, "warm", speedup, repeats))  # eager caches nothing
-    out += [saved_record(r, "aa_ratio", r.saved("aa"), **facts(r, ADAPTIVE_FACTS),
-                         **pooled(r, r, "aa", repeats))
+    out += [saved_record(r, "aa_ratio", r.saved("aa"), **{**facts(r, ADAPTIVE_FACTS),
+                                                           **pooled(r, r, "aa", repeats)})
             for r in idx.values() if r.saved("aa")]
     best.mark(out, lambda *row: idx.get((*row, "train", None)))
     return out + (precision_records(results) if mixed else []) + noise_records(results)
@@ -552,8 +560,8 @@ def scale_records(results, repeats=()):
         if variant != "eager":
             eager = eager if eager and eager.valid else None
             out.append(ratio_record(r, kind + "speedup", eager, r.saved("speedup"),
-                                    **facts(r, SETTING_FACTS), **facts(r, ADAPTIVE_FACTS),
-                                    **pooled(r, eager, "speedup", repeats)))
+                                    **facts(r, SETTING_FACTS), **{**facts(r, ADAPTIVE_FACTS),
+                                    **pooled(r, eager, "speedup", repeats)}))
     return out
 
 
