@@ -1,5 +1,5 @@
 """The answer in short (report/views/headline.py): each framework's line says what its records say."""
-from report.views.headline import answer_lines, framework_line, your_case
+from report.views.headline import answer_lines, framework_line, other_cpus_line, your_case
 from report.build.ratios import meaning
 
 CPU = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
@@ -96,6 +96,24 @@ def test_another_cpu_that_reads_another_verdict_is_named_once():
     chainer = framework_line("chainer", CPU, mine, [], [(other, zen5)])
     assert "within 3% of eager on vgg (the Zen 5 reads 1.16×, faster, on vgg)" in chainer
     assert "Zen 5" not in framework_line("torch", CPU, mine, [], [(other, zen5)])
+    same = [speedup("chainer", "vgg", "graph", 1.01, 0.995, 1.02)]  # within 3%: decided too
+    assert "(the Zen 5 reads 1.01×, within 3%, on vgg)" in framework_line(
+        "chainer", CPU, [speedup("chainer", "vgg", "graph", 1.16, 1.15, 1.18)], [], [(other, same)])
+
+
+def test_the_other_cpus_line_counts_the_verdicts_both_decided_and_the_best_variants():
+    zen5 = "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)"
+    theirs = [speedup("torch", "mnist_cnn", "graph", 1.11, 1.07, 1.13),  # faster, as here
+              speedup("torch", "resnet", "xla", 1.01, 0.99, 1.02),  # within 3%, and another best
+              speedup("torch", "vgg", "graph", 1.00, 0.96, 1.05),  # undecided: not counted
+              speedup("jax", "vgg", "graph", 5.0, 4.9, 5.1)]  # a row the answer lacks
+    line = other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs)])
+    assert line.endswith("on 1 of 2, the same best graph variant on 2 of 3.")
+    assert "(1, each from its own runs, in RESULTS.md), against the Zen 4's train rows" in line
+    assert "Zen 5" not in line  # counted, not named: RESULTS.md names each
+    assert other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs[3:])]) is None
+    assert other_cpus_line(CPU, CPU_RECORDS, []) is None
+    assert line in answer_lines(CPU, CPU_RECORDS, [], [(zen5, theirs)])
 
 
 def test_a_break_even_this_cpu_left_out_names_another_cpus():

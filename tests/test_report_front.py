@@ -1,5 +1,6 @@
 """The README answers for a machine with every backend measured: a job of fewer backends on
-another machine (`run.py bench --envs jax`) goes to RESULTS.md and never shrinks the answer."""
+another machine (`run.py bench --envs jax`) goes to RESULTS.md and never shrinks the answer, nor
+does one newer job elsewhere take an answer that pools more jobs."""
 import json
 
 from report.build.load import load_dir
@@ -48,3 +49,20 @@ def test_a_newer_job_of_one_backend_on_a_full_machine_does_not_take_the_answer(t
     newer = str(tmp_path / "results" / "ci-b" / "0003_default.json")
     assert front(results).startswith("ci-a (")
     assert front(results, [newer]).startswith("ci-a (")
+
+
+def test_the_machine_whose_answer_pools_more_jobs_keeps_the_answer_over_a_newer_single_job(
+        tmp_path):
+    base = json.loads(QUICK.read_text())
+    for number, day in (("0001", 1), ("0002", 2)):  # two jobs of one code on ci-a
+        save(tmp_path / "results" / "ci-a", _two_backends(base, "ci-a"), f"{number}_default",
+             f"2026-01-0{day}T00:00:00")
+    save(tmp_path / "results" / "ci-b", _two_backends(base, "ci-b"), "0003_default",
+         "2026-01-03T00:00:00")  # then one job on a new machine
+    results = load_dir(tmp_path / "results")
+    newer = str(tmp_path / "results" / "ci-b" / "0003_default.json")
+    assert front(results).startswith("ci-a (")
+    assert front(results, [newer]).startswith("ci-b (")  # the job just run answers for itself
+    save(tmp_path / "results" / "ci-b", _two_backends(base, "ci-b"), "0004_default",
+         "2026-01-04T00:00:00")  # as many jobs on both: the newer machine
+    assert front(load_dir(tmp_path / "results")).startswith("ci-b (")

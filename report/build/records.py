@@ -211,16 +211,22 @@ def pooled(r, eager, kind, repeats):
             "aa_rounds_s")
         if base is not None and arm and base.info.get("paired_rounds_s"):
             return base.info["paired_rounds_s"], arm
-    jobs, runs = repeated_arms(r, eager, repeats, arms)
+    jobs, timed = repeated_arms(r, eager, repeats, arms)
     if len(jobs) < 2:
         return {}
     from report.build.pool import pooled_ratio  # NumPy, imported when a figure needs it
     found = pooled_ratio(jobs)
-    aimed = all(aimed_at(same) for same, _ in [(r, eager), *_repeated(r, eager, repeats)]
-                if same.run in runs)  # one job that left the ratio out names why: ratios.target
+    aimed = all(map(aimed_at, timed))  # one job that left the ratio out names why: ratios.target
     return {"estimate": found.estimate, "low": found.low, "high": found.high,
-            "interval": POOLED, "significant": found.significant, "pooled_runs": runs,
+            "interval": POOLED, "significant": found.significant,
+            "pooled_runs": [same.run for same in timed],
             "processes": sum(len(a) for a, _ in jobs), **({} if aimed else {"half_width": None})}
+
+
+def pooled_facts(r, eager, kind, repeats):
+    """r's own precision facts (ADAPTIVE_FACTS), replaced by the pooled fields where other jobs
+    timed the same ratio: the fields a speedup or A/A record carries."""
+    return {**facts(r, ADAPTIVE_FACTS), **pooled(r, eager, kind, repeats)}
 
 
 def aimed_at(result):
@@ -230,14 +236,14 @@ def aimed_at(result):
 
 
 def repeated_arms(r, base, repeats, arms):
-    """([each job's two arms], [its run]) over r's job and the `repeats` that timed the same
+    """([each job's two arms], [its result]) over r's job and the `repeats` that timed the same
     pair: `arms(result, base)` gives a job's arms, or None where it has none to pool."""
-    jobs, runs = [], []
+    jobs, timed = [], []
     for result, other in [(r, base), *_repeated(r, base, repeats)]:
         if found := arms(result, other):
             jobs.append(found)
-            runs.append(result.run)
-    return jobs, runs
+            timed.append(result)
+    return jobs, timed
 
 
 def _repeated(r, base, repeats):
@@ -275,8 +281,8 @@ def steady_records(results, mixed=True, repeats=()):
             eager = idx.get((backend, model, "eager", phase, None))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
-                                        **facts(r, SETTING_FACTS), **{**facts(r, ADAPTIVE_FACTS),
-                                        **pooled(r, eager, "speedup", repeats)}, **signals(r)))
+                                        **facts(r, SETTING_FACTS),
+                                        **pooled_facts(r, eager, "speedup", repeats), **signals(r)))
     for r in invalid(results):
         if r.flags == BASELINE and r.info["phase"] in ("train", "infer"):
             out.append(record(r, "step_time", "s", None, note="non-finite loss"))
@@ -296,8 +302,7 @@ def steady_records(results, mixed=True, repeats=()):
             out.append(break_even_record((get(variant, "construction", "warm"),
                                           get(variant, "train"), eager, get("eager", "train")),
                                          variant, "warm", speedup, repeats))  # eager caches nothing
-    out += [saved_record(r, "aa_ratio", r.saved("aa"), **{**facts(r, ADAPTIVE_FACTS),
-                                                           **pooled(r, r, "aa", repeats)})
+    out += [saved_record(r, "aa_ratio", r.saved("aa"), **pooled_facts(r, r, "aa", repeats))
             for r in idx.values() if r.saved("aa")]
     best.mark(out, lambda *row: idx.get((*row, "train", None)))
     return out + (precision_records(results) if mixed else []) + noise_records(results)
@@ -560,8 +565,8 @@ def scale_records(results, repeats=()):
         if variant != "eager":
             eager = eager if eager and eager.valid else None
             out.append(ratio_record(r, kind + "speedup", eager, r.saved("speedup"),
-                                    **facts(r, SETTING_FACTS), **{**facts(r, ADAPTIVE_FACTS),
-                                    **pooled(r, eager, "speedup", repeats)}))
+                                    **facts(r, SETTING_FACTS),
+                                    **pooled_facts(r, eager, "speedup", repeats)))
     return out
 
 
@@ -625,7 +630,7 @@ def memory_ratio_record(r, eager, repeats=()):
         return record(r, "memory_ratio", "x", r.info["peak_memory_bytes"]
                       / eager.info["peak_memory_bytes"],
                       note="no interval (one child per case, or saved without each child's peak)")
-    jobs, runs = repeated_arms(r, eager, repeats, lambda same, base: base and min(
+    jobs, timed = repeated_arms(r, eager, repeats, lambda same, base: base and min(
         len(children(same)), len(children(base))) >= 2 and [children(same), children(base)])
     import stats
     if len(jobs) < 2:
@@ -635,7 +640,8 @@ def memory_ratio_record(r, eager, repeats=()):
     from report.build.pool import pooled_medians
     found = pooled_medians(jobs)
     return record(r, "memory_ratio", "x", found.estimate, found.low, found.high, MEMORY_POOLED,
-                  found.significant, pooled_runs=runs, processes=sum(len(a) for a, _ in jobs))
+                  found.significant, pooled_runs=[same.run for same in timed],
+                  processes=sum(len(a) for a, _ in jobs))
 
 
 def machine_records(view):

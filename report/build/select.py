@@ -164,13 +164,20 @@ def repeats(results, picked, sections=POOLED):
 
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
-    whose job `made` (the one that just ran) covered all of them, else the one whose every
-    backend was measured most recently (the newest of its oldest backend's runs); a job of fewer
-    backends (`--envs jax`, or `-k vgg` in torch alone) never takes the README's answer."""
-    newest = defaultdict(dict)  # {machine: {backend: its newest run's datetime}}
+    whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
+    the most jobs (the fewest any backend's newest run has of its job kind), then the one whose
+    every backend was measured most recently (the newest of its oldest backend's runs); a job of
+    fewer backends (`--envs jax`, or `-k vgg` in torch alone) never takes the README's answer."""
+    last, runs = {}, defaultdict(set)  # {(machine, backend): its newest result}, {kind: runs}
     for r in results:
-        had = newest[r.machine].get(r.info["backend"])
-        newest[r.machine][r.info["backend"]] = max(had or r.datetime, r.datetime)
+        key = r.machine, r.info["backend"]
+        if key not in last or r.datetime > last[key].datetime:
+            last[key] = r
+        if code(r):
+            runs[(*key, job_kind(r))].add(r.file)
+    newest = defaultdict(dict)  # {machine: {backend: its newest run's datetime}}
+    for (machine, backend), r in last.items():
+        newest[machine][backend] = r.datetime
     most = max(map(len, newest.values()), default=0)
     full = [m for m, backends in newest.items() if len(backends) == most]
     made = {Path(f).resolve() for f in made}
@@ -179,7 +186,8 @@ def front(results, made=()):
         if Path(r.file).resolve() in made:
             by_job[r.machine].add(r.info["backend"])
     mine = [m for m in full if len(by_job[m]) == most]
-    return max(mine or full, key=lambda m: (min(newest[m].values()), m), default=None)
+    jobs = lambda m: min(len(runs[m, b, job_kind(last[m, b])]) or 1 for b in newest[m])
+    return max(mine or full, key=lambda m: (jobs(m), min(newest[m].values()), m), default=None)
 
 
 def front_gpu(results):

@@ -3,7 +3,7 @@ each GPU, when it pays back, then what to do in a reader's case (a view of the r
 from catalog import PADDINGS, call_name
 from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
 from machines import short_name
-from report.build.ratios import NOISE, SAME
+from report.build.ratios import NOISE, SAME, UNDECIDED
 from report.views.lengths import cold_runs
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
@@ -96,13 +96,13 @@ def gpu_rows(records):
 
 
 def disagree(rows, others):
-    """Where another CPU's row of the same network reads another verdict, said once."""
+    """Where another CPU's row of the same network reads another decided verdict, said once."""
     said = []
     for machine, records in others:
         theirs = {(r["backend"], r["model"]): r for r in chosen_rows(records)}
         for r in rows:
             other = theirs.get((r["backend"], r["model"]))
-            if other and other["verdict"] in ("faster", "slower") and \
+            if other and other["verdict"] in ("faster", "slower", SAME) and \
                     other["verdict"] != r["verdict"]:
                 said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
                             f"{other['verdict']}, on {r['model']}")
@@ -134,7 +134,26 @@ def answer_lines(cpu, cpu_records, gpus, others=()):
     return [f"**In short**: graph mode's train step against the same framework's eager one "
             f"(× faster; within ±{NOISE:.0%}: no difference), on small networks where per-op "
             "overhead dominates:", "",
-            *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends)]
+            *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends),
+            *filter(None, [other_cpus_line(cpu, cpu_records, others)])]
+
+
+def other_cpus_line(cpu, cpu_records, others):
+    """How far the other CPUs' train rows agree with the answer's: of the rows both decided, how
+    many read the same verdict; of those both measured, how many chose the same best variant;
+    None where no other CPU measured these rows (RESULTS.md names each CPU, the README counts)."""
+    mine = {(r["backend"], r["model"]): r for r in chosen_rows(cpu_records)}
+    pairs = [(machine, mine[r["backend"], r["model"]], r) for machine, records in others
+             for r in chosen_rows(records) if (r["backend"], r["model"]) in mine]
+    if not pairs:
+        return None
+    both = [(a, b) for _, a, b in pairs if {a["verdict"], b["verdict"]}.isdisjoint(
+        (UNDECIDED, None))]
+    return (f"- **Other CPUs** ({len({m for m, _, _ in pairs})}, each from its own runs, in "
+            f"RESULTS.md), against the {short_name(cpu)}'s train rows: the same verdict where "
+            f"both decided on {sum(a['verdict'] == b['verdict'] for a, b in both)} of "
+            f"{len(both)}, the same best graph variant on "
+            f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}.")
 
 
 def machines_line(machines, lead):
