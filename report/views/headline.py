@@ -89,6 +89,16 @@ def chosen_rows(records):
     return [r for r in records if r["kind"] == "speedup" and r.get("best")]
 
 
+def by_network(records):
+    """A machine's answer rows by (backend, model), to meet another machine's same rows."""
+    return {(r["backend"], r["model"]): r for r in chosen_rows(records)}
+
+
+def settled(row):
+    """Whether a row's verdict is decided: faster, slower or within the noise, not undecided."""
+    return row["verdict"] not in (UNDECIDED, None)
+
+
 def gpu_rows(records):
     """A GPU's loop-timed float32 train speedups (every variant measured: a GPU row has several)."""
     return [r for r in records if r["kind"] == "speedup" and r["phase"] == "train"
@@ -99,11 +109,10 @@ def disagree(rows, others):
     """Where another CPU's row of the same network reads another decided verdict, said once."""
     said = []
     for machine, records in others:
-        theirs = {(r["backend"], r["model"]): r for r in chosen_rows(records)}
+        theirs = by_network(records)
         for r in rows:
             other = theirs.get((r["backend"], r["model"]))
-            if other and other["verdict"] in ("faster", "slower", SAME) and \
-                    other["verdict"] != r["verdict"]:
+            if other and settled(other) and other["verdict"] != r["verdict"]:
                 said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
                             f"{other['verdict']}, on {r['model']}")
     return f" ({'; '.join(said)})" if said else ""
@@ -142,13 +151,12 @@ def other_cpus_line(cpu, cpu_records, others):
     """How far the other CPUs' train rows agree with the answer's: of the rows both decided, how
     many read the same verdict; of those both measured, how many chose the same best variant;
     None where no other CPU measured these rows (RESULTS.md names each CPU, the README counts)."""
-    mine = {(r["backend"], r["model"]): r for r in chosen_rows(cpu_records)}
-    pairs = [(machine, mine[r["backend"], r["model"]], r) for machine, records in others
-             for r in chosen_rows(records) if (r["backend"], r["model"]) in mine]
+    mine = by_network(cpu_records)
+    pairs = [(machine, mine[network], r) for machine, records in others
+             for network, r in by_network(records).items() if network in mine]
     if not pairs:
         return None
-    both = [(a, b) for _, a, b in pairs if {a["verdict"], b["verdict"]}.isdisjoint(
-        (UNDECIDED, None))]
+    both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
     return (f"- **Other CPUs** ({len({m for m, _, _ in pairs})}, each from its own runs, in "
             f"RESULTS.md), against the {short_name(cpu)}'s train rows: the same verdict where "
             f"both decided on {sum(a['verdict'] == b['verdict'] for a, b in both)} of "
