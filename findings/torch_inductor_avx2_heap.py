@@ -7,7 +7,7 @@ itself) and checks each child's gradients against a float64 eager oracle.
 Exit 1 while any child aborts, hangs (heap corruption can deadlock malloc) or computes a wrong
 gradient, 0 when all are right.
 Usage: python torch_inductor_avx2_heap.py [--runs 3] [--batch 4] [--dynamic true|none|false]
-       [--child-timeout 120]
+       [--child-timeout 120] [--until-bad]
 """
 import argparse
 import os
@@ -100,6 +100,8 @@ def main():
     parser.add_argument("--native", action="store_true", help="the CPU's own ISA, not AVX2")
     parser.add_argument("--child-timeout", type=float, default=120.0,
                         help="seconds before a child counts as hung (a cold compile takes ~25 s)")
+    parser.add_argument("--until-bad", action="store_true",
+                        help="stop at the first bad run (the exit code is the same, sooner)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     dynamic = {"none": None, "true": True, "false": False}[args.dynamic]
@@ -110,7 +112,7 @@ def main():
     extra = {} if args.native else AVX2
     print(f"batch {args.batch}, torch.compile(dynamic={dynamic}), 1 thread, env {extra}, "
           f"{args.runs} fresh processes sharing one inductor cache")
-    bad = 0
+    bad = done = 0
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, **extra, "TORCHINDUCTOR_CACHE_DIR": cache}
         for run in range(args.runs):
@@ -120,9 +122,11 @@ def main():
             hung = f"HUNG (no exit after {args.child_timeout:g} s)"
             status = {0: "right", 1: "WRONG", None: hung}.get(code, f"ABORTED (exit {code})")
             print(f"run {run + 1}: {status}: {'; '.join(lines) or '(no output)'}")
-            bad += code != 0
+            bad, done = bad + (code != 0), done + 1
+            if bad and args.until_bad:
+                break
     if bad:
-        print(f"BUG PRESENT: {bad} of {args.runs} runs aborted, hung or computed a wrong gradient")
+        print(f"BUG PRESENT: {bad} of {done} runs aborted, hung or computed a wrong gradient")
         return 1
     print("OK: every run finished with gradients within tolerance of float64")
     return 0

@@ -182,9 +182,9 @@ def test_the_steady_child_waits_once_per_block_as_on_a_gpu(framework):
     from suites.paired import AA, run_child
     from user.measure import _command
     path, arms = ROOT / "examples" / EXAMPLES[framework], ["eager", AA, "graph"]
-    found = run_child(_command(path, framework, "steady", arms, 1, rounds=2, warmup=1, block=3,
+    found = run_child(_command(path, framework, "steady", arms, 1, rounds=1, warmup=0, block=2,
                                accuracy_steps=2, wait="block"))
-    assert found["settings"]["wait"] == "block" and found["settings"]["block"] == 3
+    assert found["settings"]["wait"] == "block" and found["settings"]["block"] == 2
     assert not found["failed"] and not found["non_finite"]
     assert all(found["accuracy"][arm]["match"] for arm in arms)
     assert {phase: sorted(times) for phase, times in found["times"].items()} == {
