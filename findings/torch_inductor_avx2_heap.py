@@ -110,8 +110,9 @@ def main():
     print(f"torch {torch.__version__}, numpy {np.__version__}, python {platform.python_version()}, "
           f"{platform.machine()}, native ATen CPU capability {torch.backends.cpu.get_cpu_capability()}")
     extra = {} if args.native else AVX2
+    runs = f"up to {args.runs}" if args.until_bad else f"{args.runs}"
     print(f"batch {args.batch}, torch.compile(dynamic={dynamic}), 1 thread, env {extra}, "
-          f"{args.runs} fresh processes sharing one inductor cache")
+          f"{runs} fresh processes sharing one inductor cache")
     bad = done = 0
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, **extra, "TORCHINDUCTOR_CACHE_DIR": cache}
