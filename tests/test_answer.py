@@ -185,7 +185,8 @@ def test_the_default_ratio_is_a_record_of_its_own_by_the_one_builder():
     target, none of the chosen speedup's (its pooled runs, half-width or target)."""
     from report.build.best import flag
     pick = {**rec("speedup", "xla", estimate=1.3, low=1.25, high=1.35), "processes": 3,
-            "rounds": 30, "commit": "c", "half_width": 0.04, "pooled_runs": ["0002", "0001"],
+            "rounds": 30, "commit": "c", "code": "c", "half_width": 0.04,
+            "pooled_runs": ["0002", "0001"],
             "best_versus": {"estimate": 1.01, "low": 0.98, "high": 1.05, "interval": "95%",
                             "significant": False}}
     found = flag([pick], pick, "faster than `graph`")

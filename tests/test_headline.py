@@ -108,12 +108,31 @@ def test_the_other_cpus_line_counts_the_verdicts_both_decided_and_the_best_varia
               speedup("torch", "vgg", "graph", 1.00, 0.96, 1.05),  # undecided: not counted
               speedup("jax", "vgg", "graph", 5.0, 4.9, 5.1)]  # a row the answer lacks
     line = other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs)])
-    assert line.endswith("on 1 of 2, the same best graph variant on 2 of 3.")
+    assert line.endswith("on 1 of 2, the same best graph variant on 2 of 3 (none at the "
+                         "answer's code).")  # the records carry no code
     assert "(1, each from its own runs, in RESULTS.md), against the Zen 4's train rows" in line
     assert "Zen 5" not in line  # counted, not named: RESULTS.md names each
     assert other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs[3:])]) is None
     assert other_cpus_line(CPU, CPU_RECORDS, []) is None
     assert line in answer_lines(CPU, CPU_RECORDS, [], [(zen5, theirs)])
+
+
+def test_the_other_cpus_line_counts_apart_the_cpus_at_the_answers_code():
+    """A CPU measured at another timing code may differ for its code, not its CPU: the line says
+    how far the CPUs at the answer's code agree."""
+    at = lambda code, records: [{**r, "code": code} for r in records]
+    mine = at("c0de", CPU_RECORDS)
+    same = at("c0de", [speedup("torch", "mnist_cnn", "graph", 1.11, 1.07, 1.13),
+                       speedup("torch", "resnet", "graph", 1.21, 1.18, 1.24)])
+    older = at("0ld", [speedup("torch", "vgg", "xla", 1.20, 1.15, 1.25)])  # faster, another best
+    line = other_cpus_line(CPU, mine, [("zen5", same), ("xeon", older)])
+    assert line.endswith(": the same verdict where both decided on 2 of 3, the same best graph "
+                         "variant on 2 of 3 (the 1 at the answer's code: 2 of 2, 2 of 2).")
+    assert line.startswith("- **Other CPUs** (2, ")
+    assert other_cpus_line(CPU, mine, [("zen5", same)]).endswith(
+        "on 2 of 2 (all at the answer's code).")
+    assert other_cpus_line(CPU, mine, [("xeon", older)]).endswith(
+        "(none at the answer's code).")
 
 
 def test_a_break_even_this_cpu_left_out_names_another_cpus():

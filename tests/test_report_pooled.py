@@ -36,6 +36,7 @@ def _speedups(tmp_path, second):
 def test_two_jobs_of_one_code_pool_and_their_interval_covers_both(tmp_path):
     pooled = _speedups(tmp_path, _job("c1", scale=0.5))  # the second job's graph twice as fast
     assert pooled and all(r["pooled_runs"] == ["0002_default", "0001_default"] for r in pooled)
+    assert {r["code"] for r in pooled} == {"c1"}  # what they share, on every record
     first = _speedups(tmp_path / "first", _job("c2"))  # other code: the newest alone
     for p, a in zip(pooled, first):
         second = 2 * a["estimate"]  # graph's rounds halved (a saved ratio is not re-scaled)
@@ -47,7 +48,9 @@ def test_two_jobs_of_one_code_pool_and_their_interval_covers_both(tmp_path):
 
 
 def test_a_dirty_job_is_never_pooled(tmp_path):
-    assert not any(r.get("pooled_runs") for r in _speedups(tmp_path, _job("c1", dirty=True)))
+    found = _speedups(tmp_path, _job("c1", dirty=True))
+    assert not any(r.get("pooled_runs") for r in found)
+    assert {r["code"] for r in found} == {None}  # the dirty newest: no code it measured with
 
 
 def test_the_run_lists_name_every_job_a_pooled_ratio_draws_from(tmp_path):

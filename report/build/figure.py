@@ -3,8 +3,8 @@
 from report.build.ratios import NO_MEANING, meaning, target, target_minutes
 
 WORDS = {"memory_ratio": ("more", "less")}  # a ratio's verdict where above 1 is not "faster"
-LABELS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase", "precision",
-          "case")  # what a figure is of, first in every record
+LABELS = ("machine", "run", "commit", "code", "dirty", "backend", "model", "variant", "phase",
+          "precision", "case")  # what a figure is of, first in every record
 
 
 def labelled(labels, kind, unit, estimate, low=None, high=None, interval=None, significant=None,

@@ -14,10 +14,10 @@ from report.build.figure import WORDS, labelled
 from report.build.lengths import mark_first
 from report.build.ratios import (CI, SLOW_PAYBACK, break_even, break_even_range, meaning, pays,
                                  ratio, significant)
-from report.build.select import (index, invalid, job_kind, latest, mark_headlines, of_phase,
-                                  profile_skip)
+from report.build.select import (code, index, invalid, job_kind, latest, mark_headlines,
+                                  of_phase, profile_skip)
 
-FIELDS = ("machine", "run", "commit", "dirty", "backend", "model", "variant", "phase",
+FIELDS = ("machine", "run", "commit", "code", "dirty", "backend", "model", "variant", "phase",
           "precision", "case", "kind", "unit", "estimate", "low", "high", "interval",
           "significant", "verdict", "verdict_note", "mark", "target", "best", "processes", "rounds",
           "aa_floor_low", "aa_floor_high", "known_wrong", "note")
@@ -49,7 +49,7 @@ def record(r, kind, unit, estimate, low=None, high=None, interval=None, signific
     """The record of figure `kind` of result `r` (its run, commit and flags travel with it)."""
     i = r.info
     labels = {"machine": r.machine, "run": r.run, "commit": (r.commit or {}).get("id"),
-              "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
+              "code": code(r), "dirty": r.dirty, "backend": i["backend"], "model": i.get("model"),
               "variant": i["variant"], "phase": i["phase"], "precision": r.flags[0],
               "case": r.key[4], "processes": i.get("processes", 1),
               "rounds": i.get("rounds", r.stats.get("rounds")), "known_wrong": i.get("known_wrong")}
@@ -702,7 +702,8 @@ def _study_record(machine, line, kind, unit, estimate, **fields):
     """A record of one GPU study's or check's line (no run of the suite's: the study names it),
     with no verdict or target unless `fields` give one."""
     return {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
-            "dirty": False, "backend": line["backend"], "model": "mnist_cnn", "variant": None,
+            "code": line["machine"].get("code"), "dirty": False, "backend": line["backend"],
+            "model": "mnist_cnn", "variant": None,
             "phase": "train", "precision": "float32", "case": None, "kind": kind, "unit": unit,
             "estimate": estimate, "low": None, "high": None, "interval": None,
             "significant": None, "processes": 1, "rounds": None, "aa_floor_low": None,

@@ -234,7 +234,7 @@ def recommendation(facts, recs):
 def records(m, machine, run, commit=None, dirty=None):
     """One record per figure, built by figure.labelled (summary.json's fields, records.py's
     kinds and units); each bootstrap once."""
-    base = {"machine": machine, "run": run, "commit": commit, "dirty": dirty,
+    base = {"machine": machine, "run": run, "commit": commit, "code": None, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32",
             "processes": len(m["steady"]), "rounds": m["plan"]["rounds"]}
     floor = {}

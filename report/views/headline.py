@@ -150,18 +150,30 @@ def answer_lines(cpu, cpu_records, gpus, others=()):
 def other_cpus_line(cpu, cpu_records, others):
     """How far the other CPUs' train rows agree with the answer's: of the rows both decided, how
     many read the same verdict; of those both measured, how many chose the same best variant;
-    None where no other CPU measured these rows (RESULTS.md names each CPU, the README counts)."""
+    None where no other CPU measured these rows (RESULTS.md names each CPU, the README counts);
+    the same for the CPUs at the answer's timing code apart."""
     mine = by_network(cpu_records)
     pairs = [(machine, mine[network], r) for machine, records in others
              for network, r in by_network(records).items() if network in mine]
     if not pairs:
         return None
+    count = lambda found: {m for m, _, _ in found}
+    same = [(m, a, b) for m, a, b in pairs if a.get("code") and a["code"] == b.get("code")]
+    code = ("none" if not same else "all" if same == pairs else f"the {len(count(same))}") \
+        + " at the answer's code"  # a CPU at another code may differ for its code
+    return (f"- **Other CPUs** ({len(count(pairs))}, each from its own runs, in RESULTS.md), "
+            f"against the {short_name(cpu)}'s train rows: {agreement(pairs)}"
+            f" ({code}{': ' + agreement(same, brief=True) if same and same != pairs else ''}).")
+
+
+def agreement(pairs, brief=False):
+    """Of (machine, answer row, other row) pairs: how many of those both decided read the same
+    verdict, and how many of all chose the same best variant."""
     both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
-    return (f"- **Other CPUs** ({len({m for m, _, _ in pairs})}, each from its own runs, in "
-            f"RESULTS.md), against the {short_name(cpu)}'s train rows: the same verdict where "
-            f"both decided on {sum(a['verdict'] == b['verdict'] for a, b in both)} of "
-            f"{len(both)}, the same best graph variant on "
-            f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}.")
+    verdicts = f"{sum(a['verdict'] == b['verdict'] for a, b in both)} of {len(both)}"
+    variants = f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}"
+    return (f"{verdicts}, {variants}" if brief else f"the same verdict where both decided on "
+            f"{verdicts}, the same best graph variant on {variants}")
 
 
 def machines_line(machines, lead):
