@@ -142,6 +142,7 @@ def test_a_rows_details_show_its_runs_commit_versions_and_threads(page, built):
     details = page.inner_text("#details")
     rec = built[1][int(page.get_attribute("#figure-table .tabulator-row", "data-rec"))]
     assert rec["commit"] in details and "threads" in details and "versions" in details
+    assert rec["code"] and rec["code"] in details  # the runs' timing code, what pools them
     assert all(run in details for run in rec.get("pooled_runs") or [rec["run"]])
 
 

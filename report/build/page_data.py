@@ -1,12 +1,13 @@
 """What the results page shows beyond summary.json's records: a compact table of the runs they come
-from (commit, date, versions, threads, profile, job), and the records of the runs on other
-framework releases (results/versions/<env>/), built by the same rules, never pooled with the pins."""
+from (commit, timing code, date, versions, threads, profile, job), and the records of the runs on
+other framework releases (results/versions/<env>/), built by the same rules, never pooled with the
+pins."""
 import os
 from pathlib import Path
 
 from report.build.load import VERSIONS, load_dir
 from report.build.records import machine_records
-from report.build.select import views
+from report.build.select import code, views
 
 PINS = "pins"  # the source of summary.json's records: the runs on tox.ini's pinned releases
 
@@ -23,7 +24,7 @@ def run_table(results, root=".", source=PINS):
 def _run_row(r, root, source):
     g, commit = r.graphbench, r.commit or {}
     return {"source": source, "machine": r.machine, "run": r.run, "commit": commit.get("id"),
-            "dirty": r.dirty, "date": r.datetime, "python": r.python,
+            "code": code(r), "dirty": r.dirty, "date": r.datetime, "python": r.python,
             "versions": g.get("versions") or {}, "frameworks": {}, "threads": g.get("threads"),
             "device": g.get("device"), "profile": g.get("profile"), "job": r.job,
             "complete": r.complete, "file": os.path.relpath(r.file, root)}

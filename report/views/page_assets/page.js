@@ -124,7 +124,7 @@ function details(rec) {
                 "reached_target", "target_minutes", "best", "processes", "rounds",
                 "aa_floor_low", "aa_floor_high", "known_wrong", "note"];
   const rest = Object.keys(rec).filter(k => !main.includes(k) && !WORKLOAD.includes(k)
-    && !["id", "estimate", "low", "high", "half", "run", "pooled_runs", "commit", "dirty", "release"].includes(k));
+    && !["id", "estimate", "low", "high", "half", "run", "pooled_runs", "commit", "code", "dirty", "release"].includes(k));
   document.getElementById("details").innerHTML =
     `<h2>${esc(rec.backend)} · ${esc(rec.model ?? "")} · ${esc(rec.variant)} · ${esc(rec.phase)} · ${esc(rec.kind)}</h2>
      <p>${num(rec.estimate, rec.unit)} ${interval(rec)} ${rec.half == null ? "" : `±${(100 * rec.half).toFixed(1)}%`}
@@ -136,7 +136,7 @@ function runBox(source, machine, name) {
   const run = RUNS.get(runKey(source, machine, name));
   if (!run) return `<p>${esc(name)}: not a saved suite run (a study under results/findings/)</p>`;
   return `<h4>${esc(name)}</h4>${fields({...run, versions: versionText(run.versions)},
-    ["machine", "date", "commit", "dirty", "profile", "job", "threads", "device", "python",
+    ["machine", "date", "commit", "code", "dirty", "profile", "job", "threads", "device", "python",
      "versions", "complete", "file"])}`;
 }
 function versionText(versions) {
@@ -158,7 +158,8 @@ function runTable() {
     columns: [
       {title: "source", field: "source", ...LISTED}, {title: "machine", field: "machine", ...LISTED, width: 220},
       {title: "run", field: "run", ...TYPED}, {title: "date (UTC)", field: "date", ...TYPED},
-      {title: "commit", field: "commit8", ...TYPED}, {title: "profile", field: "profile", ...LISTED},
+      {title: "commit", field: "commit8", ...TYPED}, {title: "timing code", field: "code", ...LISTED},
+      {title: "profile", field: "profile", ...LISTED},
       {title: "job", field: "job", ...LISTED}, {title: "threads", field: "threads", ...LISTED},
       {title: "device", field: "device", ...LISTED}, {title: "Python", field: "python", ...LISTED},
       {title: "versions", field: "versionText", ...TYPED},
