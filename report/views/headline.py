@@ -159,11 +159,15 @@ def other_cpus_line(cpu, cpu_records, others):
         return None
     count = lambda found: {m for m, _, _ in found}
     same = [(m, a, b) for m, a, b in pairs if a.get("code") and a["code"] == b.get("code")]
-    code = ("none" if not same else "all" if same == pairs else f"the {len(count(same))}") \
-        + " at the answer's code"  # a CPU at another code may differ for its code
+    # a CPU at another timing code may differ for its code, not its silicon
+    if not same:
+        at_code = "none at the answer's code"
+    elif same == pairs:
+        at_code = "all at the answer's code"
+    else:
+        at_code = f"the {len(count(same))} at the answer's code: {agreement(same, brief=True)}"
     return (f"- **Other CPUs** ({len(count(pairs))}, each from its own runs, in RESULTS.md), "
-            f"against the {short_name(cpu)}'s train rows: {agreement(pairs)}"
-            f" ({code}{': ' + agreement(same, brief=True) if same and same != pairs else ''}).")
+            f"against the {short_name(cpu)}'s train rows: {agreement(pairs)} ({at_code}).")
 
 
 def agreement(pairs, brief=False):
