@@ -156,3 +156,37 @@ def test_a_run_cell_of_several_runs_may_break_after_each_plus(page):
         .map(n => n.nextSibling?.nodeName))""")
     assert len(joins) > 100 and set(joins) == {"WBR"}  # each "+" between two runs, then a break
     assert re.search(r"\b\d{4}_\w+\+\d{4}_", page.inner_text("#answer"))  # copied as it was
+
+
+def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
+    """Compare: two machines' figures of one workload side by side, each equal to its own record
+    (never a ratio between them), under a first column whose title says what each row's key is."""
+    records = built[1]
+    page.click('nav button[data-tab="compare"]')
+    page.wait_for_selector("#compare-table .tabulator-row", state="visible")
+    title = lambda: page.inner_text('#compare-table .tabulator-col[tabulator-field="where"] '
+                                    ".tabulator-col-title").strip()
+    assert title() == "source · framework"
+    a, b = page.input_value("#cmp-a"), page.input_value("#cmp-b")
+    assert a != b
+    shown = page.eval_on_selector_all("#compare-table .tabulator-row", """rows => rows.map(row => {
+        const text = f => row.querySelector(`[tabulator-field="${f}"]`).innerText.trim();
+        return [text("where"), text("model"), text("variant"), text("phase"), text("a.run"),
+                text("b.run"), text("a.estimate"), text("b.estimate")];
+    })""")
+    pinned = [row for row in shown if row[0].startswith("pins · ")]  # summary.json's records
+    assert pinned
+    for where, model, variant, phase, run_a, run_b, shown_a, shown_b in pinned:
+        backend = where.removeprefix("pins · ")
+        for machine, run, estimate in ((a, run_a, shown_a), (b, run_b, shown_b)):
+            rec = [r for r in records if (r["machine"], r["backend"], r["model"], r["variant"],
+                                          r["phase"], r["kind"]) ==
+                   (machine, backend, model, variant, phase, "speedup")
+                   and "+".join(r.get("pooled_runs") or [r["run"]]) == run]
+            assert len(rec) == 1, (machine, where, model, variant, phase, run)
+            assert float(estimate.rstrip("×").replace(",", "")) == pytest.approx(
+                rec[0]["estimate"], rel=6e-3)
+    page.select_option("#cmp-by", "release")
+    page.wait_for_function("document.querySelector('#compare-table "
+                           "[tabulator-field=where] .tabulator-col-title').innerText === 'machine'")
+    assert page.errors == []

@@ -169,8 +169,8 @@ function runTable() {
 
 // the compare tab: a row per workload and figure, A's record beside B's, never divided
 const SIDE = {
-  machine: {label: r => r.machine, key: r => [r.source, r.backend]},
-  release: {label: r => r.release, key: r => [r.machine]},
+  machine: {label: r => r.machine, key: r => [r.source, r.backend], title: "source · framework"},
+  release: {label: r => r.release, key: r => [r.machine], title: "machine"},
 };
 function compareTable() {
   const rows = DATA.records.map(r => ({...r, release: release(r)}));
@@ -184,7 +184,7 @@ function compareTable() {
     {title: "run", field: `${k}.run`, formatter: c => c.getRow().getData()[k] ? runLinks(c.getRow().getData()[k]) : ""}]});
   const table = new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
-    columns: [{title: "", field: "where", ...TYPED}, {title: "model", field: "model", ...LISTED},
+    columns: [{title: SIDE.machine.title, field: "where", ...TYPED}, {title: "model", field: "model", ...LISTED},
               {title: "variant", field: "variant", ...LISTED}, {title: "phase", field: "phase", ...LISTED},
               {title: "precision", field: "precision", ...LISTED}, {title: "case", field: "case", ...TYPED},
               side("a"), side("b")],
@@ -195,6 +195,7 @@ function compareTable() {
   const labels = () => [...new Set(rows.map(SIDE[by.value].label).filter(Boolean))].sort();
   function sides() {
     const found = labels();
+    table.updateColumnDefinition("where", {title: SIDE[by.value].title});  // what a row's key names
     options(a, found, found[0]); options(b, found, found[1] || found[0]);
     options(kind, [...new Set(rows.map(r => r.kind))].sort(), "speedup");
     fill();
