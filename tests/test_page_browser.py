@@ -189,4 +189,12 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
     page.select_option("#cmp-by", "release")
     page.wait_for_function("document.querySelector('#compare-table "
                            "[tabulator-field=where] .tabulator-col-title').innerText === 'machine'")
+    a, b = page.input_value("#cmp-a"), page.input_value("#cmp-b")
+    framework = a.split()[0]  # two releases of one framework, never two frameworks
+    assert a != b and b.split()[0] == framework
+    assert all(o.split()[0] == framework for o in page.eval_on_selector_all(
+        "#cmp-b option", "options => options.map(o => o.textContent)"))
+    releases = page.eval_on_selector_all("#compare-table .tabulator-row", """rows => rows.map(row =>
+        ["a.release", "b.release"].map(f => row.querySelector(`[tabulator-field="${f}"]`).innerText.trim()))""")
+    assert releases and all(pair == [a, b] for pair in releases)
     assert page.errors == []

@@ -168,9 +168,12 @@ function runTable() {
 }
 
 // the compare tab: a row per workload and figure, A's record beside B's, never divided
+// `peer`: whether two sides may meet (two releases: of one framework, never two frameworks)
 const SIDE = {
-  machine: {label: r => r.machine, key: r => [r.source, r.backend], title: "source · framework"},
-  release: {label: r => r.release, key: r => [r.machine], title: "machine"},
+  machine: {label: r => r.machine, key: r => [r.source, r.backend], title: "source · framework",
+            peer: () => true},
+  release: {label: r => r.release, key: r => [r.machine], title: "machine",
+            peer: (x, y) => x.split(" ")[0] === y.split(" ")[0]},
 };
 function compareTable() {
   const rows = DATA.records.map(r => ({...r, release: release(r)}));
@@ -193,11 +196,28 @@ function compareTable() {
     select.innerHTML = values.map(v => `<option${v === chosen ? " selected" : ""}>${esc(v)}</option>`).join("");
   };
   const labels = () => [...new Set(rows.map(SIDE[by.value].label).filter(Boolean))].sort();
+  const workload = r => [...SIDE[by.value].key(r), r.model, r.variant, r.phase, r.precision, r.case].join("|");
+  let measured = new Map();  // {side's label: its workloads of the chosen figure}
+  const peers = x => [...measured.keys()].filter(y => y !== x && SIDE[by.value].peer(x, y));
+  const shared = (x, y) => [...measured.get(x)].filter(id => measured.get(y).has(id)).length;
+  const closest = x => peers(x).reduce((best, y) => shared(x, y) > shared(x, best) ? y : best, peers(x)[0]);
+  function measure() {
+    measured = new Map(labels().map(x => [x, new Set()]));
+    rows.filter(r => r.kind === kind.value && measured.has(SIDE[by.value].label(r)))
+        .forEach(r => measured.get(SIDE[by.value].label(r)).add(workload(r)));
+  }
   function sides() {
-    const found = labels();
     table.updateColumnDefinition("where", {title: SIDE[by.value].title});  // what a row's key names
-    options(a, found, found[0]); options(b, found, found[1] || found[0]);
-    options(kind, [...new Set(rows.map(r => r.kind))].sort(), "speedup");
+    options(kind, [...new Set(rows.map(r => r.kind))].sort(), kind.value || "speedup");
+    measure();
+    const found = [...measured.keys()].filter(x => peers(x).length);
+    // the first pair shown: the two sides with the most workloads in common
+    const most = x => shared(x, closest(x));
+    options(a, found, found.reduce((best, x) => most(x) > most(best) ? x : best, found[0]));
+    partner();
+  }
+  function partner() {
+    options(b, peers(a.value), closest(a.value));
     fill();
   }
   function fill() {
@@ -205,7 +225,7 @@ function compareTable() {
     for (const r of rows) {
       const at = pick.label(r) === a.value ? "a" : pick.label(r) === b.value ? "b" : null;
       if (!at || r.kind !== kind.value) continue;
-      const id = [...pick.key(r), r.model, r.variant, r.phase, r.precision, r.case].join("|");
+      const id = workload(r);
       const row = joined.get(id) || {where: pick.key(r).join(" · "), model: r.model, variant: r.variant,
                                       phase: r.phase, precision: r.precision, case: r.case};
       row[at] = row[at] || r;
@@ -213,10 +233,11 @@ function compareTable() {
     }
     const both = [...joined.values()].filter(row => row.a && row.b);
     table.setData(both);
-    document.getElementById("cmp-count").textContent =
-      `${both.length} workloads measured on both sides (${joined.size - both.length} on one side only)`;
+    document.getElementById("cmp-count").textContent = !b.value
+      ? (by.value === "release" ? "no framework measured under two releases" : "only one machine measured")
+      : `${both.length} workloads measured on both sides (${joined.size - both.length} on one side only)`;
   }
-  by.onchange = sides; a.onchange = fill; b.onchange = fill; kind.onchange = fill;
+  by.onchange = sides; a.onchange = partner; b.onchange = fill; kind.onchange = () => { measure(); fill(); };
   table.on("tableBuilt", sides);
   return table;
 }
