@@ -198,3 +198,20 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
         ["a.release", "b.release"].map(f => row.querySelector(`[tabulator-field="${f}"]`).innerText.trim()))""")
     assert releases and all(pair == [a, b] for pair in releases)
     assert page.errors == []
+
+
+def test_each_tab_has_its_own_address_and_back_returns(page):
+    """A tab chosen is in the address (a reader can send it), Back returns to the tab before,
+    and a tab's name typed after '#' shows it without a reload."""
+    visible = lambda: page.eval_on_selector_all(".tab", "tabs => tabs.filter(t => "
+                                                "t.offsetParent !== null).map(t => t.id)")
+    page.click('nav button[data-tab="runs"]')
+    assert page.url.endswith("#runs") and visible() == ["runs"]
+    page.click('nav button[data-tab="answer"]')
+    assert page.url.endswith("#answer") and visible() == ["answer"]
+    page.go_back()
+    page.wait_for_function("document.querySelector('#runs').offsetParent !== null")
+    assert visible() == ["runs"]
+    page.evaluate("location.hash = 'compare'")
+    page.wait_for_selector("#compare-table .tabulator-row", state="visible")
+    assert visible() == ["compare"] and page.errors == []

@@ -49,13 +49,14 @@ function tabs() {
   for (const [id, title] of Object.entries(names)) {
     const button = document.createElement("button");
     button.type = "button"; button.textContent = title; button.dataset.tab = id;
-    button.onclick = () => show(id);
+    button.onclick = () => { history.pushState(null, "", `#${id}`); show(id); };  // a link to the tab
     nav.appendChild(button);
   }
   document.getElementById("links").innerHTML = DATA.links.map(
     l => `<a href="${esc(l.path)}">${esc(l.title)}</a>`).join(" · ");
-  const wanted = location.hash.slice(1);
-  show(names[wanted] ? wanted : "figures");
+  const wanted = () => show(names[location.hash.slice(1)] ? location.hash.slice(1) : "figures");
+  window.addEventListener("popstate", wanted);  // back, forward, or a tab's name typed after "#"
+  wanted();
 }
 function show(id) {
   for (const el of document.querySelectorAll(".tab")) el.classList.toggle("on", el.id === id);
