@@ -215,3 +215,15 @@ def test_each_tab_has_its_own_address_and_back_returns(page):
     page.evaluate("location.hash = 'compare'")
     page.wait_for_selector("#compare-table .tabulator-row", state="visible")
     assert visible() == ["compare"] and page.errors == []
+
+
+def test_the_runs_table_shows_each_runs_timing_code_as_the_hash_is_long(page, built):
+    """The runs table's timing code: the 12-character hash, or a run older than the hash its
+    commit, cut to as many characters, never the 40 that would crowd the columns after it."""
+    page.click('nav button[data-tab="runs"]')
+    page.wait_for_selector("#run-table .tabulator-row", state="visible")
+    shown = page.eval_on_selector_all('#run-table .tabulator-row [tabulator-field="code"]',
+                                      "cells => cells.map(c => c.innerText.trim())")
+    data = built[0].read_text().split('<script id="data" type="application/json">', 1)[1]
+    codes = {(r.get("code") or "")[:12] for r in json.loads(data.split("</script>", 1)[0])["runs"]}
+    assert shown and max(map(len, shown)) == 12 and set(shown) <= codes

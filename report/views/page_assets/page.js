@@ -159,7 +159,8 @@ function runTable() {
     columns: [
       {title: "source", field: "source", ...LISTED}, {title: "machine", field: "machine", ...LISTED, width: 220},
       {title: "run", field: "run", ...TYPED}, {title: "date (UTC)", field: "date", ...TYPED},
-      {title: "commit", field: "commit8", ...TYPED}, {title: "timing code", field: "code", ...LISTED},
+      {title: "commit", field: "commit8", ...TYPED}, {title: "timing code", field: "code", ...LISTED, tooltip: true,
+       formatter: c => esc((c.getValue() || "").slice(0, 12))},  // a commit where a run predates the hash
       {title: "profile", field: "profile", ...LISTED},
       {title: "job", field: "job", ...LISTED}, {title: "threads", field: "threads", ...LISTED},
       {title: "device", field: "device", ...LISTED}, {title: "Python", field: "python", ...LISTED},
