@@ -75,3 +75,27 @@ def test_the_retrace_chart_labels_each_cell_with_its_records_ratio(monkeypatch, 
                 checked += 1
     assert checked == sum(r["variant"] != "eager" and r["over_eager"] is not None
                           and not r.get("cut_short") for r in cells.values())
+
+
+@pytest.mark.parametrize("phase", ["train", "infer"])
+def test_the_speedup_chart_has_a_row_per_speedup_of_its_phase(monkeypatch, records, tmp_path,
+                                                               phase):
+    """A panel's rows are the variants with a speedup of that phase, each labelled with its
+    record's estimate, and a known wrong one; a variant with only first calls is no row, and a
+    model with no speedup of the phase no panel."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    fig = drawn(monkeypatch, charts, charts.speedup_chart, records, CONTEXT, phase,
+                tmp_path / "p.png")
+    speedups = {(r["backend"], r["model"], r["variant"]): r for r in records
+                if (r["kind"], r["phase"], r["precision"]) == ("speedup", phase, "float32")}
+    wrong = charts.known_wrong(records)
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    assert set(panels) == {m for _, m, _ in speedups}
+    for model, ax in panels.items():
+        labels = [t.get_text().split("\n")[0] for t in ax.get_yticklabels()]
+        assert sorted(labels) == sorted({f"{b}/{v}" for b, m, v in {*speedups, *wrong}
+                                         if m == model and v != "eager"})
+        for text in ax.texts:
+            b, v = labels[round(text.get_position()[1])].split("/")
+            if (found := re.match(r"([\d.]+)×", text.get_text())):
+                assert found[1] == f"{speedups[b, model, v]['estimate']:.2f}"

@@ -74,16 +74,21 @@ def _models(idx):
 def speedup_chart(records, context, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
-    cells, idx = lookup(records), _index(records)
-    if not (models := _models(idx)):
+    cells, idx, wrong = lookup(records), _index(records), known_wrong(records)
+    # a variant this phase has no speedup record of (only first calls) is not a row of it, nor a
+    # model none of whose variants has one (the ResNet's infer step, not timed)
+    timed = lambda b, m, v: (b, m, v, "speedup", phase, None) in cells
+    rows = {m: [(b, v) for b, v in _rows(idx, m) if (b, m, v) in wrong or timed(b, m, v)]
+            for m in _models(idx) if any(timed(b, m, v) for b, v in _rows(idx, m))}
+    if not (models := list(rows)):
         return None
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
                         context, "speedup (×, log scale, shared; <1 is a slowdown)", sharex=True)
-    wrong, spans = known_wrong(records), [0.8, 1.25]
+    spans = [0.8, 1.25]
     for ax, model in zip(axes, models):
         labels = []
-        for row, (backend, variant) in enumerate(_rows(idx, model)):
+        for row, (backend, variant) in enumerate(rows[model]):
             labels.append(row_label(backend, model, variant, wrong))
             rec = cells.get((backend, model, variant, "speedup", phase, None))
             if rec is None or rec["estimate"] is None:
