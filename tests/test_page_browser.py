@@ -227,3 +227,13 @@ def test_the_runs_table_shows_each_runs_timing_code_as_the_hash_is_long(page, bu
     data = built[0].read_text().split('<script id="data" type="application/json">', 1)[1]
     codes = {(r.get("code") or "")[:12] for r in json.loads(data.split("</script>", 1)[0])["runs"]}
     assert shown and max(map(len, shown)) == 12 and set(shown) <= codes
+
+
+def test_a_charts_reading_is_rendered_as_the_readme_renders_it(page):
+    """A chart's reading is the README's Markdown: on the page, bold and code, not '**' or '`'."""
+    page.click('nav button[data-tab="charts"]')
+    page.wait_for_selector("#charts .chart p", state="visible")
+    readings = page.eval_on_selector_all(".chart", "charts => charts.map(c => "
+                                         "[c.lastElementChild.innerText, c.lastElementChild.innerHTML])")
+    assert readings and not [text for text, _ in readings if "`" in text or "**" in text]
+    assert any("<code>" in html for _, html in readings)

@@ -253,7 +253,7 @@ function markdown() {
   });
   document.getElementById("charts").innerHTML = DATA.charts.map(c =>
     `<div class="chart"><h2>${esc(c.title)}</h2><p>On <code>${esc(c.machine)}</code></p>
-     <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy"><p>${esc(c.reading)}</p></div>`).join("")
+     <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy"><p>${marked.parseInline(c.reading)}</p></div>`).join("")
     || "<p>No charts drawn (the report ran without --charts).</p>";
 }
 
