@@ -99,3 +99,25 @@ def test_the_speedup_chart_has_a_row_per_speedup_of_its_phase(monkeypatch, recor
             b, v = labels[round(text.get_position()[1])].split("/")
             if (found := re.match(r"([\d.]+)×", text.get_text())):
                 assert found[1] == f"{speedups[b, model, v]['estimate']:.2f}"
+
+
+@pytest.mark.parametrize("chart", ["break_even_chart", "overhead_chart"])
+def test_a_first_call_charts_rows_are_the_variants_with_a_train_step(monkeypatch, records,
+                                                                     tmp_path, chart):
+    """Break-even and construction overhead need a steady train step: a variant timed for its
+    first calls only (tf's graph_dynamic in the answer job) is no row; a known wrong one is."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    fig = drawn(monkeypatch, charts, getattr(charts, chart), records, CONTEXT, tmp_path / "c.png")
+    wrong = charts.known_wrong(records)
+    key = lambda r: (r["backend"], r["model"], r["variant"])
+    steady = {key(r) for r in records
+              if (r["kind"], r["phase"], r["precision"]) == ("step_time", "train", "float32")}
+    timed = {key(r) for r in records if r["kind"] in ("step_time", "first_call")
+             and r["precision"] == "float32" and r["estimate"] is not None}
+    for ax in fig.axes:
+        model = ax.get_title()
+        labels = {tuple(t.get_text().split("\n")[0].split("/")) for t in ax.get_yticklabels()}
+        expected = {(b, v) for b, m, v in timed & (steady | set(wrong)) if m == model
+                    and (v != "eager" or chart == "overhead_chart")}
+        assert labels == expected, (model, labels ^ expected)
+    assert timed - steady - set(wrong)  # the records hold variants with first calls only

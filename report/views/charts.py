@@ -49,6 +49,13 @@ def _rows(idx, model, with_eager=False):
     return sorted(pairs, key=lambda p: (p[0], variant_order(p[1])))
 
 
+def _steady_rows(idx, cells, model, phase, wrong, with_eager=False, kind="step_time"):
+    """A steady chart's rows: the variants with a `kind` record of `phase`, and a known wrong one
+    (a variant the job timed for first calls only, as tf's graph_dynamic, has none)."""
+    return [(b, v) for b, v in _rows(idx, model, with_eager)
+            if (b, model, v) in wrong or (b, model, v, kind, phase, None) in cells]
+
+
 def _figure(models, title, context, xlabel, sharex=False):
     fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
                              squeeze=False, sharex=sharex)
@@ -75,12 +82,10 @@ def speedup_chart(records, context, phase, path):
     """Speedup records per variant: paired ones with their 95% interval as whiskers, the run's
     A/A noise floor as a grey band around 1; unpaired ones as bars without whiskers."""
     cells, idx, wrong = lookup(records), _index(records), known_wrong(records)
-    # a variant this phase has no speedup record of (only first calls) is not a row of it, nor a
-    # model none of whose variants has one (the ResNet's infer step, not timed)
-    timed = lambda b, m, v: (b, m, v, "speedup", phase, None) in cells
-    rows = {m: [(b, v) for b, v in _rows(idx, m) if (b, m, v) in wrong or timed(b, m, v)]
-            for m in _models(idx) if any(timed(b, m, v) for b, v in _rows(idx, m))}
-    if not (models := list(rows)):
+    rows = {m: _steady_rows(idx, cells, m, phase, wrong, kind="speedup") for m in _models(idx)}
+    # no panel for a model none of whose variants has a speedup of this phase (ResNet's infer)
+    if not (models := [m for m, found in rows.items()
+                       if any((b, m, v, "speedup", phase, None) in cells for b, v in found)]):
         return None
     fig, axes = _figure(models, f"Steady-state {phase} step: speedup over the backend's own eager "
                         "(whiskers: 95% interval; grey: the run's A/A noise floor)",
@@ -211,7 +216,8 @@ def overhead_chart(records, context, path):
     ax_floor, top, wrong = 1e-4, 1.0, known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
-        for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
+        for row, (backend, variant) in enumerate(_steady_rows(idx, cells, model, "train", wrong,
+                                                              with_eager=True)):
             labels.append(row_label(backend, model, variant, wrong))
             steady = cells.get((backend, model, variant, "step_time", "train", None))
             if not (steady and steady["estimate"] is not None and cells.get(
@@ -264,7 +270,7 @@ def break_even_chart(records, context, path):
     wrong = known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
-        for row, (backend, variant) in enumerate(_rows(idx, model)):
+        for row, (backend, variant) in enumerate(_steady_rows(idx, cells, model, "train", wrong)):
             labels.append(row_label(backend, model, variant, wrong))
             found = [(cells.get((backend, model, variant, "break_even", "train", cache)), offset,
                       face) for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white"))]
