@@ -304,7 +304,8 @@ def _report(args, published=None):
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:
         print(answer_for(for_views(machines), made_by(results, args.answer_for)))
-        print(f"report: the full report: {args.report or details}")
+        print(f"report: the full report: {args.report or details}" if args.report or details
+              else "report: nothing written (--report FILE writes the full report)")
     elif not (text or args.report):
         print("\n\n".join([answer, section, tables]))
     return 0

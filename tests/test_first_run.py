@@ -65,3 +65,10 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
     assert "`0001_quick`" in text and readme.read_text() == "hand-written\n"
     assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
                      "--answer-for", str(tmp_path / "nothing.json")]) == 2
+    capsys.readouterr()
+    # the answer alone: the last line says nothing was written, not a report named None
+    assert cli.main(["--results", str(tmp_path / "results"), "--profile", "quick",
+                     "--answer-for", str(run_file)]) == 0
+    out = capsys.readouterr().out
+    assert "**On `" in out and "None" not in out
+    assert out.rstrip().endswith("report: nothing written (--report FILE writes the full report)")
