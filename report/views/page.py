@@ -5,7 +5,7 @@ import json
 import re
 from pathlib import Path
 
-from machines import gpu_model
+from machines import gpu_model, short_name
 from report.build.ratios import half_width
 
 PAGE = "index.html"  # the page's name in the results folder (beside summary.json)
@@ -44,9 +44,11 @@ def page_data(sets, charts=(), answer="", tables="", links=(), prefix=""):
                     for n, rec in enumerate(found)]
         runs += their_runs
     machines = sorted({r["machine"] for r in records} | {r["machine"] for r in runs})
+    shorts = [short_name(m) for m in machines]  # the README's names; two machines keep theirs whole
     return {"records": records, "runs": runs,
-            "machines": {m: {"device": "GPU" if gpu_model(m) else "CPU", "gpu": gpu_model(m)}
-                         for m in machines},
+            "machines": {m: {"device": "GPU" if gpu_model(m) else "CPU", "gpu": gpu_model(m),
+                             "short": short if shorts.count(short) == 1 else m}
+                         for m, short in zip(machines, shorts)},
             "charts": [{"machine": m, "title": t, "path": str(p), "reading": reading}
                        for m, t, p, reading in charts],
             "answer": relinked(answer, prefix), "tables": relinked(tables, prefix),

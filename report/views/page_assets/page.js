@@ -36,6 +36,9 @@ function release(rec) {
   return version ? `${rec.backend} ${version}` : "";
 }
 function device(rec) { return (DATA.machines[rec.machine] || {}).device || ""; }
+function short(machine) { return (DATA.machines[machine] || {}).short || machine; }
+// a machine column: the README's short name, filtered by it; the whole description on hover
+const MACHINE = {title: "machine", field: "short", tooltip: c => c.getRow().getData().machine};
 function runsOf(rec) { return rec.pooled_runs || [rec.run]; }
 function runLinks(rec) {
   return runsOf(rec).map(run => `<a class="run" data-source="${esc(rec.source)}" data-machine="${
@@ -69,10 +72,10 @@ const LISTED = {headerFilter: "list", headerFilterFunc: "=",
 const TYPED = {headerFilter: "input"};
 
 function figureTable() {
-  const rows = DATA.records.map(r => ({...r, device: device(r), release: release(r)}));
+  const rows = DATA.records.map(r => ({...r, device: device(r), release: release(r), short: short(r.machine)}));
   const columns = [
     {title: "device", field: "device", ...LISTED},
-    {title: "machine", field: "machine", ...LISTED, width: 220},
+    {...MACHINE, ...LISTED},
     {title: "source", field: "source", ...LISTED},
     {title: "framework", field: "backend", ...LISTED},
     {title: "release", field: "release", ...LISTED},
@@ -152,12 +155,12 @@ document.addEventListener("click", e => {
 });
 
 function runTable() {
-  const rows = DATA.runs.map(r => ({...r, commit8: (r.commit || "").slice(0, 8) + (r.dirty ? "†" : ""),
+  const rows = DATA.runs.map(r => ({...r, short: short(r.machine), commit8: (r.commit || "").slice(0, 8) + (r.dirty ? "†" : ""),
     versionText: versionText(r.versions), device: r.device}));
   return new Tabulator("#run-table", {
     data: rows, height: "70vh", layout: "fitDataFill",
     columns: [
-      {title: "source", field: "source", ...LISTED}, {title: "machine", field: "machine", ...LISTED, width: 220},
+      {title: "source", field: "source", ...LISTED}, {...MACHINE, ...LISTED},
       {title: "run", field: "run", ...TYPED}, {title: "date (UTC)", field: "date", ...TYPED},
       {title: "commit", field: "commit8", ...TYPED}, {title: "timing code", field: "code", ...LISTED, tooltip: true,
        formatter: c => esc((c.getValue() || "").slice(0, 12))},  // a commit where a run predates the hash
