@@ -117,3 +117,13 @@ def test_a_float_differing_in_its_last_bits_is_the_same_published_figure():
     assert same({"x": [0.1 + 0.2, 1, "a", None]}, {"x": [0.3, 1, "a", None]})
     assert not same({"x": [0.3001]}, {"x": [0.3]}) and not same([1.0], [1.0, 2.0])
     assert not same({"x": 1.0}, {"y": 1.0}) and not same("1.0", 1.0) and not same(True, 1.0)
+
+
+def test_a_machine_is_named_as_in_the_readme_unless_two_share_the_name():
+    """The page names a machine by its short name (Zen 5, H100); two machines whose short names
+    meet (the same CPU with other core counts) keep their whole descriptions apart."""
+    zen5 = "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)"
+    four, eight = (f"vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, {n} cores)" for n in (4, 8))
+    runs = [{"machine": m, "run": "0001_default"} for m in (zen5, four, eight)]
+    names = {m: found["short"] for m, found in page.page_data([("pins", [], runs)])["machines"].items()}
+    assert names == {zen5: "Zen 5", four: four, eight: eight}
