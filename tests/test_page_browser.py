@@ -170,6 +170,9 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
     assert title() == "source · framework"
     a, b = page.input_value("#cmp-a"), page.input_value("#cmp-b")
     assert a != b
+    named = page.eval_on_selector_all("#cmp-a option, #cmp-b option",
+                                      "options => options.map(o => [o.value, o.textContent])")
+    assert named and all(text == short_name(value) for value, text in named)  # the README's names
     shown = page.eval_on_selector_all("#compare-table .tabulator-row", """rows => rows.map(row => {
         const text = f => row.querySelector(`[tabulator-field="${f}"]`).innerText.trim();
         return [text("where"), text("model"), text("variant"), text("phase"), text("a.run"),

@@ -197,9 +197,11 @@ function compareTable() {
               {title: "precision", field: "precision", ...LISTED}, {title: "case", field: "case", ...TYPED},
               side("a"), side("b")],
   });
-  const options = (select, values, chosen) => {
-    select.innerHTML = values.map(v => `<option${v === chosen ? " selected" : ""}>${esc(v)}</option>`).join("");
+  const options = (select, values, chosen, name = v => v) => {
+    select.innerHTML = values.map(v => `<option value="${esc(v)}" title="${esc(v)}"${
+      v === chosen ? " selected" : ""}>${esc(name(v))}</option>`).join("");
   };
+  const named = v => by.value === "machine" ? short(v) : v;  // a machine by its short name
   const labels = () => [...new Set(rows.map(SIDE[by.value].label).filter(Boolean))].sort();
   const workload = r => [...SIDE[by.value].key(r), r.model, r.variant, r.phase, r.precision, r.case].join("|");
   let measured = new Map();  // {side's label: its workloads of the chosen figure}
@@ -218,11 +220,11 @@ function compareTable() {
     const found = [...measured.keys()].filter(x => peers(x).length);
     // the first pair shown: the two sides with the most workloads in common
     const most = x => shared(x, closest(x));
-    options(a, found, found.reduce((best, x) => most(x) > most(best) ? x : best, found[0]));
+    options(a, found, found.reduce((best, x) => most(x) > most(best) ? x : best, found[0]), named);
     partner();
   }
   function partner() {
-    options(b, peers(a.value), closest(a.value));
+    options(b, peers(a.value), closest(a.value), named);
     fill();
   }
   function fill() {
