@@ -703,9 +703,8 @@ def _study_record(machine, line, kind, unit, estimate, **fields):
     with no verdict or target unless `fields` give one."""
     return {"machine": machine, "run": line["study"], "commit": line["machine"]["commit"],
             "code": line["machine"].get("code"), "dirty": False, "backend": line["backend"],
-            "model": "mnist_cnn", "variant": None,
-            "phase": "train", "precision": "float32", "case": None, "kind": kind, "unit": unit,
-            "estimate": estimate, "low": None, "high": None, "interval": None,
+            "model": "mnist_cnn", "variant": None, "phase": "train", "precision": "float32",
+            "case": None, "kind": kind, "unit": unit, "estimate": estimate, "low": None, "high": None, "interval": None,
             "significant": None, "processes": 1, "rounds": None, "aa_floor_low": None,
             "aa_floor_high": None, "known_wrong": None, "note": None, "best": None,
             "device": "cuda", "verdict": None, "verdict_note": None, "mark": "", "target": None,
