@@ -1,6 +1,6 @@
 """The answer in short (report/views/headline.py): each framework's line says what its records say."""
 from report.views.headline import answer_lines, framework_line, other_cpus_line, your_case
-from report.build.ratios import meaning
+from report.build.ratios import SAME, meaning, rules_out
 
 CPU = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
 GPU = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, 16 cores, NVIDIA H100 80GB HBM3)"
@@ -99,6 +99,30 @@ def test_another_cpu_that_reads_another_verdict_is_named_once():
     same = [speedup("chainer", "vgg", "graph", 1.01, 0.995, 1.02)]  # within 3%: decided too
     assert "(the Zen 5 reads 1.01×, within 3%, on vgg)" in framework_line(
         "chainer", CPU, [speedup("chainer", "vgg", "graph", 1.16, 1.15, 1.18)], [], [(other, same)])
+
+
+def test_another_cpus_undecided_row_that_rules_the_answers_verdict_out_is_named_and_counted():
+    """The Zen 4's Chainer MNIST CNN at the answer's code read 0.97× [0.94, 1.00]: undecided
+    between within 3% and slower, so neither line said that it is no faster, where the Zen 5 reads
+    1.16×."""
+    zen4 = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
+    answer = [speedup("chainer", "mnist_cnn", "graph", 1.16, 1.13, 1.18),
+              speedup("chainer", "vgg", "graph", 1.07, 1.06, 1.07)]
+    theirs = [speedup("chainer", "mnist_cnn", "graph", 0.97, 0.94, 1.00),
+              speedup("chainer", "vgg", "graph", 1.02, 0.96, 1.05)]  # undecided, may be faster
+    assert [r["verdict"] for r in theirs] == ["undecided", "undecided"]
+    line = framework_line("chainer", "zen5", answer, [], [(zen4, theirs)])
+    assert "(the Zen 4 reads 0.97×, not faster, on mnist_cnn)" in line
+    assert "vgg)" not in line.split("(the Zen 4")[1]
+    assert other_cpus_line("zen5", answer, [(zen4, theirs)]).endswith(
+        "on 0 of 0 (1 undecided against it), the same best graph variant on 2 of 2 (none at the "
+        "answer's code).")
+    slower = [speedup("chainer", "mnist_cnn", "graph", 0.90, 0.88, 0.92)]
+    assert "(the Zen 4 reads 1.04×, not slower, on mnist_cnn)" in framework_line(
+        "chainer", "zen5", slower, [], [(zen4, [speedup("chainer", "mnist_cnn", "graph", 1.04,
+                                                        1.00, 1.08)])])  # undecided, no slower
+    assert rules_out(SAME, 1.031, 1.05) and rules_out(SAME, 0.90, 0.97)  # past the band
+    assert not rules_out(SAME, 1.02, 1.05) and not rules_out("faster", 0.99, None)
 
 
 def test_the_other_cpus_line_counts_the_verdicts_both_decided_and_the_best_variants():

@@ -6,10 +6,11 @@ from pathlib import Path
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 # what a view may read from the build: the verdicts' words and how a record's interval reads
-# (`side`: which side of a published figure it lies on, as half_width reads its width), and the
-# words the build states its rules in
+# (`side`: which side of a published figure it lies on, as half_width reads its width;
+# `rules_out`: whether it leaves room for a verdict), and the words the build states its rules in
 VOCABULARY = {"report.build.ratios": {"SAME", "UNDECIDED", "NOISE", "NO_GAIN", "decided",
-                                      "half_width", "gain_limit", "gain_bound", "side"},
+                                      "half_width", "gain_limit", "gain_bound", "side",
+                                      "rules_out"},
               "report.build.best": {"RULE"}}  # the rule that chose each row's variant
 # each view's remaining imports of the build beyond the vocabulary: {view: {module: names}}
 DEBT = {}

@@ -92,6 +92,17 @@ def undecided_by(rec):
     return None
 
 
+def rules_out(found, low, high):
+    """Whether an interval [low, high] leaves no room for a verdict `found` of the same row on
+    another machine ("faster" needs a figure past 1 + NOISE, "slower" one below the band, SAME
+    one inside it); False without an interval."""
+    if low is None or high is None:
+        return False
+    top, bottom = 1 + NOISE, 1 / (1 + NOISE)
+    return {"faster": high <= top, "slower": low >= bottom,
+            SAME: low > top or high < bottom}.get(found, False)
+
+
 def verdict(rec, above="faster", below="slower"):
     """The one verdict of a ratio record, saved on it for every view: `above` (its interval past
     1 + NOISE), `below`, SAME (within the band), UNDECIDED (ratios.undecided_by says why), or

@@ -3,7 +3,7 @@ each GPU, when it pays back, then what to do in a reader's case (a view of the r
 from catalog import PADDINGS, call_name
 from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
 from machines import short_name
-from report.build.ratios import NOISE, SAME, UNDECIDED
+from report.build.ratios import NOISE, SAME, UNDECIDED, rules_out
 from report.views.lengths import cold_runs
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
@@ -105,8 +105,16 @@ def gpu_rows(records):
             and r["precision"] == "float32" and r.get("wait") == "block"]
 
 
+def against(row, other):
+    """Whether another CPU's undecided row of the same network rules out the answer's decided
+    verdict (an interval [0.94, 1.00] is no `faster`, though it cannot tell within 3% from slower)."""
+    return settled(row) and other["verdict"] == UNDECIDED and rules_out(
+        row["verdict"], other.get("low"), other.get("high"))
+
+
 def disagree(rows, others):
-    """Where another CPU's row of the same network reads another decided verdict, said once."""
+    """Where another CPU's row of the same network reads another decided verdict, or an undecided
+    one that rules the answer's out, said once."""
     said = []
     for machine, records in others:
         theirs = by_network(records)
@@ -115,6 +123,9 @@ def disagree(rows, others):
             if other and settled(other) and other["verdict"] != r["verdict"]:
                 said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
                             f"{other['verdict']}, on {r['model']}")
+            elif other and against(r, other):
+                said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
+                            f"not {r['verdict']}, on {r['model']}")
     return f" ({'; '.join(said)})" if said else ""
 
 
@@ -172,9 +183,12 @@ def other_cpus_line(cpu, cpu_records, others):
 
 def agreement(pairs, brief=False):
     """Of (machine, answer row, other row) pairs: how many of those both decided read the same
-    verdict, and how many of all chose the same best variant."""
+    verdict (and how many undecided ones rule the answer's out), and how many of all chose the
+    same best variant."""
     both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
     verdicts = f"{sum(a['verdict'] == b['verdict'] for a, b in both)} of {len(both)}"
+    if ruled := sum(against(a, b) for _, a, b in pairs):
+        verdicts += f" +{ruled} against" if brief else f" ({ruled} undecided against it)"
     variants = f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}"
     return (f"{verdicts}, {variants}" if brief else f"the same verdict where both decided on "
             f"{verdicts}, the same best graph variant on {variants}")
