@@ -60,17 +60,26 @@ def browser():
 
 @pytest.fixture
 def page(browser, built):
-    """The page, loaded, with the console errors it printed (`page.errors`) and its load time."""
+    """The page on its figures, with the console errors it printed (`page.errors`), the tabs it
+    showed when it opened (`page.opened`) and its load time to the figures' first rows."""
     tab = browser.new_page(viewport={"width": 1600, "height": 1000})
     tab.errors = []
     tab.on("console", lambda m: tab.errors.append(m.text) if m.type == "error" else None)
     tab.on("pageerror", lambda error: tab.errors.append(str(error)))
     started = time.perf_counter()
     tab.goto(built[0].as_uri())
+    tab.opened = visible_tabs(tab)
+    tab.click('nav button[data-tab="figures"]')
     tab.wait_for_selector("#figure-table .tabulator-row")
     tab.load_s = time.perf_counter() - started
     yield tab
     tab.close()
+
+
+def visible_tabs(tab):
+    """The ids of the page's tabs a reader sees."""
+    return tab.eval_on_selector_all(".tab", "tabs => tabs.filter(t => t.offsetParent !== null)"
+                                             ".map(t => t.id)")
 
 
 def pick(tab, field, value):
@@ -90,6 +99,15 @@ def rows(tab):
                 run: text("run"), machine: text("short"),
                 kind: text("kind"), shown: text("estimate")}];
     })""")
+
+
+def test_the_page_opens_on_the_answer(page):
+    """A reader who opens the page without a tab's name reads the answer first: its tab alone is
+    shown, with its table, and it leads the tab bar."""
+    assert page.opened == ["answer"]
+    assert page.eval_on_selector_all("nav button", "b => b.map(x => x.dataset.tab)")[0] == "answer"
+    page.click('nav button[data-tab="answer"]')
+    assert page.is_visible("#answer table")
 
 
 def test_the_page_loads_without_a_console_error(page, built):
@@ -210,8 +228,7 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
 def test_each_tab_has_its_own_address_and_back_returns(page):
     """A tab chosen is in the address (a reader can send it), Back returns to the tab before,
     and a tab's name typed after '#' shows it without a reload."""
-    visible = lambda: page.eval_on_selector_all(".tab", "tabs => tabs.filter(t => "
-                                                "t.offsetParent !== null).map(t => t.id)")
+    visible = lambda: visible_tabs(page)
     page.click('nav button[data-tab="runs"]')
     assert page.url.endswith("#runs") and visible() == ["runs"]
     page.click('nav button[data-tab="answer"]')

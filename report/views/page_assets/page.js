@@ -8,7 +8,8 @@ const EN = "en-US";
 
 function runKey(source, machine, run) { return `${source}|${machine}|${run}`; }
 function esc(text) {
-  return String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+  const entity = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"};
+  return String(text).replace(/[&<>"]/g, c => entity[c]);
 }
 function sig(v, digits = 3) {
   return Number(v.toPrecision(digits)).toLocaleString(EN, {maximumFractionDigits: 6});
@@ -19,7 +20,8 @@ function shown(v, unit) {
   if (v === undefined || v === null) return "";
   switch (unit) {
     case "x": return `${v.toFixed(v < 10 ? 3 : 2)}×`;
-    case "s": return v < 1e-3 ? `${sig(v * 1e6)} µs` : v < 1 ? `${sig(v * 1e3)} ms` : `${sig(v)} s`;
+    case "s":
+      return v < 1e-3 ? `${sig(v * 1e6)} µs` : v < 1 ? `${sig(v * 1e3)} ms` : `${sig(v)} s`;
     case "bytes": return `${sig(v / 2 ** 20)} MiB`;
     case "fraction": case "relative sd": return `${sig(v * 100)}%`;
     case "steps": return Math.round(v).toLocaleString(EN);
@@ -28,7 +30,8 @@ function shown(v, unit) {
   }
 }
 function num(v, unit) {
-  return v === undefined || v === null ? "" : `<span class="num" data-v="${v}">${shown(v, unit)}</span>`;
+  if (v === undefined || v === null) return "";
+  return `<span class="num" data-v="${v}">${shown(v, unit)}</span>`;
 }
 function release(rec) {
   const run = RUNS.get(runKey(rec.source, rec.machine, rec.run));
@@ -47,24 +50,30 @@ function runLinks(rec) {
 
 function tabs() {
   const nav = document.getElementById("tabs");
-  const names = {figures: "Figures", compare: "Compare", runs: "Runs", answer: "The answer",
+  // the answer first: a reader opening the page reads it before any single figure
+  const names = {answer: "The answer", figures: "Figures", compare: "Compare", runs: "Runs",
                  tables: "Tables", charts: "Charts"};
   for (const [id, title] of Object.entries(names)) {
     const button = document.createElement("button");
     button.type = "button"; button.textContent = title; button.dataset.tab = id;
-    button.onclick = () => { history.pushState(null, "", `#${id}`); show(id); };  // a link to the tab
+    // a link to the tab
+    button.onclick = () => { history.pushState(null, "", `#${id}`); show(id); };
     nav.appendChild(button);
   }
   document.getElementById("links").innerHTML = DATA.links.map(
     l => `<a href="${esc(l.path)}">${esc(l.title)}</a>`).join(" · ");
-  const wanted = () => show(names[location.hash.slice(1)] ? location.hash.slice(1) : "figures");
-  window.addEventListener("popstate", wanted);  // back, forward, or a tab's name typed after "#"
+  const wanted = () => show(names[location.hash.slice(1)] ? location.hash.slice(1) : "answer");
+  // back, forward, or a tab's name typed after "#"
+  window.addEventListener("popstate", wanted);
   wanted();
 }
 function show(id) {
   for (const el of document.querySelectorAll(".tab")) el.classList.toggle("on", el.id === id);
-  for (const el of document.querySelectorAll("nav button")) el.classList.toggle("on", el.dataset.tab === id);
-  if (BUILD[id]) BUILT[id] = BUILT[id] || BUILD[id]();  // built once shown: Tabulator measures its box
+  for (const el of document.querySelectorAll("nav button")) {
+    el.classList.toggle("on", el.dataset.tab === id);
+  }
+  // built once shown: Tabulator measures its box
+  if (BUILD[id]) BUILT[id] = BUILT[id] || BUILD[id]();
 }
 
 const LISTED = {headerFilter: "list", headerFilterFunc: "=",
@@ -72,7 +81,8 @@ const LISTED = {headerFilter: "list", headerFilterFunc: "=",
 const TYPED = {headerFilter: "input"};
 
 function figureTable() {
-  const rows = DATA.records.map(r => ({...r, device: device(r), release: release(r), short: short(r.machine)}));
+  const rows = DATA.records.map(
+    r => ({...r, device: device(r), release: release(r), short: short(r.machine)}));
   const columns = [
     {title: "device", field: "device", ...LISTED},
     {...MACHINE, ...LISTED},
@@ -90,9 +100,11 @@ function figureTable() {
     {title: "95% interval", field: "low", sorter: "number", hozAlign: "right",
      formatter: c => interval(c.getData())},
     {title: "±", field: "half", sorter: "number", hozAlign: "right",
-     formatter: c => c.getValue() == null ? "" : `<span class="num" data-v="${c.getValue()}">±${(100 * c.getValue()).toFixed(1)}%</span>`},
+     formatter: c => c.getValue() == null ? "" : `<span class="num" data-v="${c.getValue()}">${
+       plusMinus(c.getValue())}</span>`},
     {title: "verdict", field: "verdict", ...LISTED,
-     formatter: c => c.getValue() ? `<span class="${esc(c.getValue())}">${esc(c.getValue())}</span>` : ""},
+     formatter: c => c.getValue()
+       ? `<span class="${esc(c.getValue())}">${esc(c.getValue())}</span>` : ""},
     {title: "target", field: "target", ...LISTED},
     {title: "run", field: "run", ...TYPED, formatter: c => runLinks(c.getData())},
     {title: "processes × rounds", field: "processes", sorter: "number",
@@ -108,30 +120,38 @@ function figureTable() {
   document.getElementById("clear").onclick = () => table.clearHeaderFilter();
   return table;
 }
+function plusMinus(half) { return `±${(100 * half).toFixed(1)}%`; }
 function interval(rec) {
   if (rec.low === undefined || rec.high === undefined) return "";
-  return `<span title="${esc(rec.interval || "")}">[${num(rec.low, rec.unit)}, ${num(rec.high, rec.unit)}]</span>`;
+  return `<span title="${esc(rec.interval || "")}">[${num(rec.low, rec.unit)}, ${
+    num(rec.high, rec.unit)}]</span>`;
 }
 function count(n) {
-  document.getElementById("count").textContent = `${n.toLocaleString(EN)} of ${DATA.records.length.toLocaleString(EN)} figures`;
+  document.getElementById("count").textContent =
+    `${n.toLocaleString(EN)} of ${DATA.records.length.toLocaleString(EN)} figures`;
 }
 
 const WORKLOAD = ["model_config", "input_shape", "batch", "params", "flops", "threads", "device",
                   "vector_isa", "wait"];
 function fields(obj, keys) {
+  const text = v => typeof v === "object" ? JSON.stringify(v) : v;
   return `<dl class="rec">${keys.filter(k => obj[k] !== undefined && obj[k] !== null).map(k =>
-    `<dt>${esc(k)}</dt><dd>${esc(typeof obj[k] === "object" ? JSON.stringify(obj[k]) : obj[k])}</dd>`).join("")}</dl>`;
+    `<dt>${esc(k)}</dt><dd>${esc(text(obj[k]))}</dd>`).join("")}</dl>`;
 }
 function details(rec) {
   const main = ["machine", "source", "backend", "model", "variant", "phase", "precision", "case",
                 "kind", "unit", "interval", "significant", "verdict", "target", "stopped_by",
                 "reached_target", "target_minutes", "best", "processes", "rounds",
                 "aa_floor_low", "aa_floor_high", "known_wrong", "note"];
-  const rest = Object.keys(rec).filter(k => !main.includes(k) && !WORKLOAD.includes(k)
-    && !["id", "estimate", "low", "high", "half", "run", "pooled_runs", "commit", "code", "dirty", "release"].includes(k));
+  const shownAbove = ["id", "estimate", "low", "high", "half", "run", "pooled_runs", "commit",
+                      "code", "dirty", "release"];
+  const rest = Object.keys(rec).filter(
+    k => !main.includes(k) && !WORKLOAD.includes(k) && !shownAbove.includes(k));
+  const title = [rec.backend, rec.model ?? "", rec.variant, rec.phase, rec.kind].map(esc);
   document.getElementById("details").innerHTML =
-    `<h2>${esc(rec.backend)} · ${esc(rec.model ?? "")} · ${esc(rec.variant)} · ${esc(rec.phase)} · ${esc(rec.kind)}</h2>
-     <p>${num(rec.estimate, rec.unit)} ${interval(rec)} ${rec.half == null ? "" : `±${(100 * rec.half).toFixed(1)}%`}
+    `<h2>${title.join(" · ")}</h2>
+     <p>${num(rec.estimate, rec.unit)} ${interval(rec)} ${
+       rec.half == null ? "" : plusMinus(rec.half)}
      ${esc(rec.verdict || "")}; runs: ${runLinks(rec)}</p>
      ${fields(rec, main)}<h3>Workload</h3>${fields(rec, WORKLOAD)}<h3>More</h3>${fields(rec, rest)}
      <h3>Runs</h3>${runsOf(rec).map(run => runBox(rec.source, rec.machine, run)).join("")}`;
@@ -149,21 +169,25 @@ function versionText(versions) {
 document.addEventListener("click", e => {
   const link = e.target.closest("a.run");
   if (!link) return;
+  const {source, machine, run} = link.dataset;
   document.getElementById("details").innerHTML =
-    `<h2>Run ${esc(link.dataset.run)}</h2>` + runBox(link.dataset.source, link.dataset.machine, link.dataset.run);
+    `<h2>Run ${esc(run)}</h2>` + runBox(source, machine, run);
   document.getElementById("details").scrollIntoView();
 });
 
 function runTable() {
-  const rows = DATA.runs.map(r => ({...r, short: short(r.machine), commit8: (r.commit || "").slice(0, 8) + (r.dirty ? "†" : ""),
+  const rows = DATA.runs.map(r => ({...r, short: short(r.machine),
+    commit8: (r.commit || "").slice(0, 8) + (r.dirty ? "†" : ""),
     versionText: versionText(r.versions), device: r.device}));
   return new Tabulator("#run-table", {
     data: rows, height: "70vh", layout: "fitDataFill",
     columns: [
       {title: "source", field: "source", ...LISTED}, {...MACHINE, ...LISTED},
       {title: "run", field: "run", ...TYPED}, {title: "date (UTC)", field: "date", ...TYPED},
-      {title: "commit", field: "commit8", ...TYPED}, {title: "timing code", field: "code", ...LISTED, tooltip: true,
-       formatter: c => esc((c.getValue() || "").slice(0, 12))},  // a commit where a run predates the hash
+      {title: "commit", field: "commit8", ...TYPED},
+      // a commit where a run predates the hash
+      {title: "timing code", field: "code", ...LISTED, tooltip: true,
+       formatter: c => esc((c.getValue() || "").slice(0, 12))},
       {title: "profile", field: "profile", ...LISTED},
       {title: "job", field: "job", ...LISTED}, {title: "threads", field: "threads", ...LISTED},
       {title: "device", field: "device", ...LISTED}, {title: "Python", field: "python", ...LISTED},
@@ -184,17 +208,23 @@ function compareTable() {
   const rows = DATA.records.map(r => ({...r, release: release(r)}));
   const by = document.getElementById("cmp-by"), a = document.getElementById("cmp-a"),
         b = document.getElementById("cmp-b"), kind = document.getElementById("cmp-kind");
-  const side = k => ({title: k.toUpperCase(), columns: [
-    {title: "estimate", field: `${k}.estimate`, sorter: "number", hozAlign: "right",
-     formatter: c => c.getRow().getData()[k] ? num(c.getValue(), c.getRow().getData()[k].unit) : "—"},
-    {title: "95% interval", field: `${k}.low`, formatter: c => c.getRow().getData()[k] ? interval(c.getRow().getData()[k]) : ""},
-    {title: "verdict", field: `${k}.verdict`}, {title: "release", field: `${k}.release`},
-    {title: "run", field: `${k}.run`, formatter: c => c.getRow().getData()[k] ? runLinks(c.getRow().getData()[k]) : ""}]});
+  const side = k => {
+    const rec = c => c.getRow().getData()[k];  // this side's record of the row, if measured
+    return {title: k.toUpperCase(), columns: [
+      {title: "estimate", field: `${k}.estimate`, sorter: "number", hozAlign: "right",
+       formatter: c => rec(c) ? num(c.getValue(), rec(c).unit) : "—"},
+      {title: "95% interval", field: `${k}.low`, formatter: c => rec(c) ? interval(rec(c)) : ""},
+      {title: "verdict", field: `${k}.verdict`}, {title: "release", field: `${k}.release`},
+      {title: "run", field: `${k}.run`, formatter: c => rec(c) ? runLinks(rec(c)) : ""}]};
+  };
   const table = new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
-    columns: [{title: SIDE.machine.title, field: "where", ...TYPED}, {title: "model", field: "model", ...LISTED},
-              {title: "variant", field: "variant", ...LISTED}, {title: "phase", field: "phase", ...LISTED},
-              {title: "precision", field: "precision", ...LISTED}, {title: "case", field: "case", ...TYPED},
+    columns: [{title: SIDE.machine.title, field: "where", ...TYPED},
+              {title: "model", field: "model", ...LISTED},
+              {title: "variant", field: "variant", ...LISTED},
+              {title: "phase", field: "phase", ...LISTED},
+              {title: "precision", field: "precision", ...LISTED},
+              {title: "case", field: "case", ...TYPED},
               side("a"), side("b")],
   });
   const options = (select, values, chosen, name = v => v) => {
@@ -203,11 +233,13 @@ function compareTable() {
   };
   const named = v => by.value === "machine" ? short(v) : v;  // a machine by its short name
   const labels = () => [...new Set(rows.map(SIDE[by.value].label).filter(Boolean))].sort();
-  const workload = r => [...SIDE[by.value].key(r), r.model, r.variant, r.phase, r.precision, r.case].join("|");
+  const workload = r => [...SIDE[by.value].key(r), r.model, r.variant, r.phase, r.precision,
+                         r.case].join("|");
   let measured = new Map();  // {side's label: its workloads of the chosen figure}
   const peers = x => [...measured.keys()].filter(y => y !== x && SIDE[by.value].peer(x, y));
   const shared = (x, y) => [...measured.get(x)].filter(id => measured.get(y).has(id)).length;
-  const closest = x => peers(x).reduce((best, y) => shared(x, y) > shared(x, best) ? y : best, peers(x)[0]);
+  const closest = x => peers(x).reduce(
+    (best, y) => shared(x, y) > shared(x, best) ? y : best, peers(x)[0]);
   function measure() {
     measured = new Map(labels().map(x => [x, new Set()]));
     rows.filter(r => r.kind === kind.value && measured.has(SIDE[by.value].label(r)))
@@ -233,18 +265,22 @@ function compareTable() {
       const at = pick.label(r) === a.value ? "a" : pick.label(r) === b.value ? "b" : null;
       if (!at || r.kind !== kind.value) continue;
       const id = workload(r);
-      const row = joined.get(id) || {where: pick.key(r).join(" · "), model: r.model, variant: r.variant,
-                                      phase: r.phase, precision: r.precision, case: r.case};
+      const row = joined.get(id) || {where: pick.key(r).join(" · "), model: r.model,
+                                      variant: r.variant, phase: r.phase,
+                                      precision: r.precision, case: r.case};
       row[at] = row[at] || r;
       joined.set(id, row);
     }
     const both = [...joined.values()].filter(row => row.a && row.b);
     table.setData(both);
-    document.getElementById("cmp-count").textContent = !b.value
-      ? (by.value === "release" ? "no framework measured under two releases" : "only one machine measured")
-      : `${both.length} workloads measured on both sides (${joined.size - both.length} on one side only)`;
+    const alone = by.value === "release" ? "no framework measured under two releases"
+                                         : "only one machine measured";
+    document.getElementById("cmp-count").textContent = !b.value ? alone
+      : `${both.length} workloads measured on both sides (${
+        joined.size - both.length} on one side only)`;
   }
-  by.onchange = sides; a.onchange = partner; b.onchange = fill; kind.onchange = () => { measure(); fill(); };
+  by.onchange = sides; a.onchange = partner; b.onchange = fill;
+  kind.onchange = () => { measure(); fill(); };
   table.on("tableBuilt", sides);
   return table;
 }
@@ -258,7 +294,8 @@ function markdown() {
   });
   document.getElementById("charts").innerHTML = DATA.charts.map(c =>
     `<div class="chart"><h2>${esc(c.title)}</h2><p>On <code>${esc(c.machine)}</code></p>
-     <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy"><p>${marked.parseInline(c.reading)}</p></div>`).join("")
+     <img src="${esc(c.path)}" alt="${esc(c.title)}" loading="lazy">
+     <p>${marked.parseInline(c.reading)}</p></div>`).join("")
     || "<p>No charts drawn (the report ran without --charts).</p>";
 }
 
