@@ -211,7 +211,8 @@ def main(argv=None):
             parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
                          f"{', '.join(GPU_OVERRIDES)}")
         pytest_args = ["--device", "cuda", *pytest_args]
-    if problem := job_problem(args) or (args.job == "bench" and results_problem()):
+    if problem := (job_problem(args) or (args.device == "cuda" and no_gpu())
+                   or (args.job == "bench" and results_problem())):
         print(f"run.py: {problem}", file=sys.stderr)
         return 2
     jax_python(envs)
@@ -255,6 +256,25 @@ def results_problem():
         return f"{folder} is a file, not a folder: move it away (the runs are saved there)"
     if folder.is_dir() and not os.access(folder, os.W_OK | os.X_OK):
         return f"{folder} is not writable for this user: the runs are saved there"
+    return ""
+
+
+def no_gpu():
+    """Why --device cuda cannot run here, in one line, or '': checked before the CUDA wheels'
+    gigabytes are installed, as the suites would find no GPU only after."""
+    if glob.glob("/dev/nvidia[0-9]*") or glob.glob("/dev/dxg"):  # a driver's device (WSL: dxg)
+        return ""
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as error:
+        why = getattr(error, "strerror", None) or error
+        return (f"--device cuda: no NVIDIA GPU here (nvidia-smi: {why}); without --device the "
+                "suites run on the CPU")
+    if listed.returncode != 0 or "GPU" not in listed.stdout:
+        said = (listed.stderr or listed.stdout).strip().splitlines()
+        return (f"--device cuda: no NVIDIA GPU here (nvidia-smi -L exited {listed.returncode}"
+                f"{': ' + said[0][:100] if said else ''}); without --device the suites run on "
+                "the CPU")
     return ""
 
 

@@ -149,9 +149,11 @@ def test_every_framework_free_module_exists():
     assert len(FRAMEWORK_FREE) > 30 and all((here / name).is_file() for name in FRAMEWORK_FREE)
 
 
-def test_bench_on_a_gpu_gives_each_framework_env_its_cuda_wheels_in_a_folder_of_its_own(calls):
+def test_bench_on_a_gpu_gives_each_framework_env_its_cuda_wheels_in_a_folder_of_its_own(
+        calls, monkeypatch):
     """Issue 49: `run.py bench --device cuda` on a user's GPU machine runs TensorFlow with its GPU
     wheel (the CPU env installs tensorflow-cpu), JAX with its CUDA plugin, Chainer with CuPy."""
+    monkeypatch.setattr(run, "no_gpu", lambda: "")  # as on a GPU machine
     assert run.main(["bench", "--envs", "tf,jax,torch", "--device", "cuda", "--profile",
                      "quick"]) == 0
     tf, jax, torch = calls[:3]
@@ -165,6 +167,25 @@ def test_bench_on_a_gpu_gives_each_framework_env_its_cuda_wheels_in_a_folder_of_
     calls.clear()
     assert run.main(["bench", "--envs", "tf", "--profile", "quick"]) == 0
     assert not any("-gpu" in arg or arg == "cuda" for arg in calls[0])  # the CPU form as before
+
+
+@pytest.mark.parametrize("smi", [None, "echo 'NVIDIA-SMI has failed because it couldn'\\''t "
+                                        "communicate with the NVIDIA driver'; exit 9"])
+@pytest.mark.parametrize("job", ["bench", "test"])
+def test_cuda_on_a_machine_without_a_gpu_stops_before_its_wheels_are_installed(
+        calls, capsys, monkeypatch, tmp_path, smi, job):
+    """--device cuda where no NVIDIA GPU is (no driver device, nvidia-smi missing or failing):
+    one line that names nvidia-smi's answer, exit 2, and no env set up (gigabytes of wheels)."""
+    monkeypatch.setattr(run.glob, "glob", lambda pattern: [])
+    if smi:
+        (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
+        (tmp_path / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert run.main([job, "--device", "cuda", "--envs", "jax"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("run.py: --device cuda: no NVIDIA GPU here")
+    assert ("exited 9: NVIDIA-SMI has failed" if smi else "nvidia-smi: ") in said[0]
+    assert not calls and not (run.ROOT / ".tox" / "jax-gpu").exists()
 
 
 @pytest.mark.parametrize("args, said", [

@@ -198,6 +198,7 @@ def test_your_model_on_a_gpu_runs_in_the_frameworks_gpu_env_told_the_device(monk
     monkeypatch.setattr(run, "tox", lambda: "tox")
     monkeypatch.setattr(run, "call", lambda *args: calls.append(args) or 0)
     monkeypatch.setattr(run, "DEVICE", ["cpu"])
+    monkeypatch.setattr(run, "no_gpu", lambda: "")  # as on a GPU machine
     assert run.main(["bench", "--device", "cuda", "--user", str(FIXTURES / "chainer_raising.py"),
                      "--envs", "chainer"]) == 0
     (argv,) = calls
