@@ -177,6 +177,8 @@ def test_cuda_on_a_machine_without_a_gpu_stops_before_its_wheels_are_installed(
     """--device cuda where no NVIDIA GPU is (no driver device, nvidia-smi missing or failing):
     one line that names nvidia-smi's answer, exit 2, and no env set up (gigabytes of wheels)."""
     monkeypatch.setattr(run.glob, "glob", lambda pattern: [])
+    built = []
+    monkeypatch.setattr(run, "set_up", lambda envs: built.append(envs) or 0)
     if smi:
         (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
         (tmp_path / "nvidia-smi").chmod(0o755)
@@ -185,7 +187,7 @@ def test_cuda_on_a_machine_without_a_gpu_stops_before_its_wheels_are_installed(
     said = capsys.readouterr().err.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("run.py: --device cuda: no NVIDIA GPU here")
     assert ("exited 9: NVIDIA-SMI has failed" if smi else "nvidia-smi: ") in said[0]
-    assert not calls and not (run.ROOT / ".tox" / "jax-gpu").exists()
+    assert not calls and not built
 
 
 @pytest.mark.parametrize("args, said", [
