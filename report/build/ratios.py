@@ -55,20 +55,20 @@ def clear(rec):
 # report, as criterion.rs calls a change inside its ±2% threshold "no change"
 NOISE = 0.03
 SAME = f"within {NOISE:.0%}"
+BOTTOM, TOP = 1 / (1 + NOISE), 1 + NOISE  # the noise band's ends
 UNDECIDED = "undecided"
 
 
 def beyond(low, high):
     """Where an interval lies against the noise band [1/(1+NOISE), 1+NOISE]: "above" or "below"
     it entirely, "inside" it, "both" (past each end), or "one" (past one end only)."""
-    top, bottom = 1 + NOISE, 1 / (1 + NOISE)
-    if low > top:
+    if low > TOP:
         return "above"
-    if high < bottom:
+    if high < BOTTOM:
         return "below"
-    if low >= bottom and high <= top:
+    if low >= BOTTOM and high <= TOP:
         return "inside"
-    return "both" if low < bottom and high > top else "one"
+    return "both" if low < BOTTOM and high > TOP else "one"
 
 
 def undecided_by(rec):
@@ -86,7 +86,7 @@ def undecided_by(rec):
     if where == "both":
         return (f"its interval [{low:.3g}, {high:.3g}] spans the ±{NOISE:.0%} band: more "
                 "processes or rounds would decide it")
-    if where == "one" and not 1 / (1 + NOISE) <= rec["estimate"] <= 1 + NOISE:
+    if where == "one" and not BOTTOM <= rec["estimate"] <= TOP:
         return (f"its estimate lies past ±{NOISE:.0%} and its interval reaches inside: a narrower "
                 "interval would decide it")
     return None
@@ -98,9 +98,8 @@ def rules_out(found, low, high):
     one inside it); False without an interval."""
     if low is None or high is None:
         return False
-    top, bottom = 1 + NOISE, 1 / (1 + NOISE)
-    return {"faster": high <= top, "slower": low >= bottom,
-            SAME: low > top or high < bottom}.get(found, False)
+    return {"faster": high <= TOP, "slower": low >= BOTTOM,
+            SAME: low > TOP or high < BOTTOM}.get(found, False)
 
 
 def verdict(rec, above="faster", below="slower"):
