@@ -11,7 +11,7 @@ from pathlib import Path
 
 from catalog import BACKENDS
 from report.publish import stops
-from report.views.answer import answer_text, break_even_reading, step_time_reading
+from report.views.answer import answer_text, break_even_reading, in_short, step_time_reading
 from report.views.compare import compare_text, compare_warnings
 from report.build.comparison import comparison
 from report import warn
@@ -296,7 +296,9 @@ def _report(args, published=None):
                  (details, details and tables + "\n"),
                  (summary, summary and summary_json(machines)),
                  (paths.get("--page"), paths.get("--page") and results_page(
-                     args, paths["--page"], results, machines, placed, answer, base)),
+                     args, paths["--page"], results, machines, placed, in_short(
+                         for_views(machines), lead, front_gpu(results)) + "\n\n" + answer,
+                     base)),
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables))]
         files = [(target, new) for target, new in files if target and new]

@@ -103,11 +103,15 @@ def rows(tab):
 
 def test_the_page_opens_on_the_answer(page):
     """A reader who opens the page without a tab's name reads the answer first: its tab alone is
-    shown, with its table, and it leads the tab bar."""
+    shown, its short form first (a line per framework, what to do in your case), then its table;
+    it leads the tab bar."""
     assert page.opened == ["answer"]
     assert page.eval_on_selector_all("nav button", "b => b.map(x => x.dataset.tab)")[0] == "answer"
     page.click('nav button[data-tab="answer"]')
     assert page.is_visible("#answer table")
+    first = page.eval_on_selector_all("#answer > *", "els => els.slice(0, 4).map(e => e.innerText)")
+    assert first[0].startswith("In short: graph mode's train step")
+    assert re.match(r"TensorFlow on the \w", first[1]) and first[2] == "What to do in your case:"
 
 
 def test_the_page_loads_without_a_console_error(page, built):

@@ -38,6 +38,20 @@ def test_every_record_and_run_is_on_the_page(published):
     assert one["threads"] and one["frameworks"] == {"chainer": one["versions"]["chainer"]}
 
 
+def test_the_page_opens_with_the_readmes_short_answer(published):
+    """The page's answer starts as the README's does, what graph mode gives per framework, what
+    to do in your case and the machines they name, then the answer in full with its tables."""
+    args, path = published
+    readme = (path.parents[1] / "README.md").read_text()
+    summary = readme.split(cli.SUMMARY_START)[1].split(cli.SUMMARY_END)[0].strip()
+    short = summary[:summary.index("\n\n**Scope**")]
+    assert short.startswith("**In short**") and "\n**What to do in your case**:" in short
+    assert "\nMachines: " in short
+    answer = page_data(path)["answer"].replace("](../", "](")  # its links lead from results/
+    assert answer.startswith(short + "\n\n**Scope**")
+    assert "Each framework against its own eager mode" in answer and "| backend | model |" in answer
+
+
 def test_the_page_opens_from_disk_with_its_libraries_inlined(published):
     text = published[1].read_text()
     assert "Tabulator v6.3.1" in text and "marked v15.0.12" in text and "/*@" not in text

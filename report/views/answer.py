@@ -40,12 +40,8 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     parts = [scope(machines, job), ""]
     if more:
         lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
-        gpus = [(m, found) for m, view, found in machines if m in others
-                and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
-        cpus = [(m, found) for m, _, found in machines if m in others
-                and not gpu_model(m)]
-        parts = [*answer_lines(lead[0], lead[1], gpus, cpus), "", *your_case(lead[1], gpus, KNOWN_WRONG, cpus),
-                 "", LEGEND, "", scope(machines, where=" (RESULTS.md names each)"), "",
+        parts = [*short_lines(machines, front, elsewhere_gpus), "", LEGEND, "",
+                 scope(machines, where=" (RESULTS.md names each)"), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
                  "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
@@ -96,6 +92,32 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
                  if m == lead[0] or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
         text = text.replace(LEGEND, machines_line(named, lead[0]))
     return text
+
+
+def short_lines(machines, front, elsewhere_gpus=()):
+    """The README's first lines: per framework what graph mode gives on `front` and the GPUs
+    (those in `elsewhere_gpus` left out), then what to do in your case."""
+    lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
+    others = [m for m, _, _ in machines if front is not None and m != front]
+    gpus = [(m, found) for m, view, found in machines if m in others
+            and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
+    cpus = [(m, found) for m, _, found in machines if m in others and not gpu_model(m)]
+    return [*answer_lines(lead[0], lead[1], gpus, cpus), "",
+            *your_case(lead[1], gpus, KNOWN_WRONG, cpus)]
+
+
+def in_short(machines, front, gpu=None):
+    """The README's first lines and the legend of the machines they name: what the results page
+    opens on, before the answer in full."""
+    if not machines:
+        return ""
+    lead = next((m for m, _, _ in machines if m == front), machines[0][0])
+    elsewhere = [m for m, view, _ in machines if gpu and front is not None
+                 and m not in (front, gpu) and view.get("timed_as_a_loop")]
+    text = "\n".join(short_lines(machines, front, elsewhere))
+    named = [m for m, _, _ in machines
+             if m == lead or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
+    return text + "\n\n" + machines_line(named, lead)
 
 
 def scope(machines, job=False, where=""):
