@@ -259,13 +259,19 @@ def results_problem():
     return ""
 
 
+WSL_LIB = "/usr/lib/wsl/lib"  # where WSL 2 mounts the Windows GPU driver's libraries and tools
+
+
 def no_gpu():
     """Why --device cuda cannot run here, in one line, or '': checked before the CUDA wheels'
     gigabytes are installed, as the suites would find no GPU only after."""
-    if glob.glob("/dev/nvidia[0-9]*") or glob.glob("/dev/dxg"):  # a driver's device (WSL: dxg)
+    if glob.glob("/dev/nvidia[0-9]*"):  # the driver's device
         return ""
+    # WSL's /dev/dxg is any vendor's GPU: its NVIDIA driver puts nvidia-smi in WSL_LIB
+    smi = "nvidia-smi" if shutil.which("nvidia-smi") or not glob.glob("/dev/dxg") else \
+        os.path.join(WSL_LIB, "nvidia-smi")
     try:
-        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        listed = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=60)
     except (OSError, subprocess.SubprocessError) as error:
         why = getattr(error, "strerror", None) or error
         return (f"--device cuda: no NVIDIA GPU here (nvidia-smi: {why}); without --device the "

@@ -190,6 +190,20 @@ def test_cuda_on_a_machine_without_a_gpu_stops_before_its_wheels_are_installed(
     assert not calls and not built
 
 
+@pytest.mark.parametrize("driver", [None, "echo 'GPU 0: NVIDIA GeForce RTX 4090 (UUID: GPU-1)'"])
+def test_wsl_with_a_gpu_of_another_vendor_is_no_nvidia_gpu(monkeypatch, tmp_path, driver):
+    """WSL 2 gives every vendor's GPU as /dev/dxg: it is NVIDIA's where the driver's nvidia-smi
+    (in WSL's driver folder, off the PATH here) lists one; else the one line, not a CUDA set-up."""
+    monkeypatch.setattr(run.glob, "glob", lambda pattern: ["/dev/dxg"] * (pattern == "/dev/dxg"))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.setattr(run, "WSL_LIB", str(tmp_path))
+    if driver:
+        (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{driver}\n")
+        (tmp_path / "nvidia-smi").chmod(0o755)
+    said = run.no_gpu()
+    assert said == "" if driver else said.startswith("--device cuda: no NVIDIA GPU here (")
+
+
 @pytest.mark.parametrize("args, said", [
     (["--device", "cuda", "--envs", "torch-release"], "has no GPU form"),
     (["--envs", "torch", "--", "--device", "cuda"], "--device goes before `--`"),
