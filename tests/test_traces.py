@@ -25,10 +25,14 @@ EXPECTED = {
 
 def _train_on_sides(case, sides):
     runner = case.runner()
-    for i, side in enumerate(sides):
-        x, y = models.synthetic_batch(case.spec, case.batch, seed=i, side=side)
-        runner.train_step(*runner.to_device(x, y))
+    _losses_on_sides(case, runner, sides)
     return runner.traces()
+
+
+def _losses_on_sides(case, runner, sides):
+    """The losses of one train step per side, each on its own seeded batch."""
+    return [runner.train_step(*runner.to_device(*models.synthetic_batch(
+        case.spec, case.batch, seed=i, side=side))) for i, side in enumerate(sides)]
 
 
 def test_fixed_shape_traces_once(case):
@@ -37,23 +41,17 @@ def test_fixed_shape_traces_once(case):
 
 
 def test_changing_shapes(case):
-    """Three distinct sides: a trace per shape for plain graphs, one for polymorphic ones."""
-    expected = 0 if case.variant == "eager" else EXPECTED[(case.backend.NAME, case.variant)]
-    assert _train_on_sides(case, SIDES) == expected
-
-
-def test_losses_on_changing_shapes_match_eager(case):
-    """Every variant computes eager's losses along the changing-shape sequence."""
+    """Three distinct sides: a trace per shape for plain graphs, one for polymorphic ones, and
+    eager's losses all along (one run for both: its compiles are most of the test's time)."""
     from tests.test_parity import TRAJECTORY_RTOL
-    eager = type(case)(**{**case.__dict__, "variant": "eager"})
-    np.testing.assert_allclose(_losses_on_sides(case, SIDES), _losses_on_sides(eager, SIDES),
-                               rtol=TRAJECTORY_RTOL)
-
-
-def _losses_on_sides(case, sides):
     runner = case.runner()
-    return [runner.train_step(*runner.to_device(*models.synthetic_batch(
-        case.spec, case.batch, seed=i, side=side))) for i, side in enumerate(sides)]
+    losses = _losses_on_sides(case, runner, SIDES)
+    expected = 0 if case.variant == "eager" else EXPECTED[(case.backend.NAME, case.variant)]
+    assert runner.traces() == expected
+    if case.variant != "eager":
+        eager = type(case)(**{**case.__dict__, "variant": "eager"})
+        np.testing.assert_allclose(losses, _losses_on_sides(eager, eager.runner(), SIDES),
+                                   rtol=TRAJECTORY_RTOL)
 
 
 def test_recompile_limit_falls_back_to_eager_and_is_counted(backend, env):
