@@ -66,3 +66,21 @@ def test_the_machine_whose_answer_pools_more_jobs_keeps_the_answer_over_a_newer_
     save(tmp_path / "results" / "ci-b", _two_backends(base, "ci-b"), "0004_default",
          "2026-01-04T00:00:00")  # as many jobs on both: the newer machine
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")
+
+
+def test_as_many_answer_jobs_the_machine_with_more_seeds_jobs_keeps_the_answer(tmp_path):
+    """The answer's lines on shapes that vary, memory and retracing pool the seeds jobs: of two
+    machines with as many answer jobs, the one with more seeds jobs answers, not the newer."""
+    base = json.loads(QUICK.read_text())
+    seeds = _two_backends(base, "ci-a")
+    seeds["machine_info"]["graphbench"]["job"] = "seeds"
+    save(tmp_path / "results" / "ci-a", seeds, "0001_default-seeds", "2026-01-01T00:00:00")
+    for machine, number, day in (("ci-a", "0002", 2), ("ci-a", "0003", 3), ("ci-b", "0004", 4),
+                                 ("ci-b", "0005", 5)):
+        save(tmp_path / "results" / machine, _two_backends(base, machine), f"{number}_default",
+             f"2026-01-0{day}T00:00:00")
+    assert front(load_dir(tmp_path / "results")).startswith("ci-a (")
+    seeds = _two_backends(base, "ci-b")
+    seeds["machine_info"]["graphbench"]["job"] = "seeds"
+    save(tmp_path / "results" / "ci-b", seeds, "0006_default-seeds", "2026-01-01T12:00:00")
+    assert front(load_dir(tmp_path / "results")).startswith("ci-b (")  # as many: the newer

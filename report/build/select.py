@@ -165,14 +165,18 @@ def repeats(results, picked, sections=POOLED):
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
-    the most jobs (the fewest any backend's newest run has of its job kind), then the one whose
-    every backend was measured most recently (the newest of its oldest backend's runs); a job of
-    fewer backends (`--envs jax`, or `-k vgg` in torch alone) never takes the README's answer."""
+    the most jobs (the fewest any backend's newest run has of its job kind), then the most seeds
+    jobs (the answer's lines on shapes that vary, memory and retracing pool those), then the one
+    whose every backend was measured most recently (the newest of its oldest backend's runs); a
+    job of fewer backends (`--envs jax`, or `-k vgg` in torch alone) never takes the answer."""
     last, runs = {}, defaultdict(set)  # {(machine, backend): its newest result}, {kind: runs}
+    last_seeds = {}  # {(machine, backend): its newest seeds job's result}
     for r in results:
         key = r.machine, r.info["backend"]
         if key not in last or r.datetime > last[key].datetime:
             last[key] = r
+        if r.job == "seeds" and (key not in last_seeds or r.datetime > last_seeds[key].datetime):
+            last_seeds[key] = r
         if code(r):
             runs[(*key, job_kind(r))].add(r.file)
     newest = defaultdict(dict)  # {machine: {backend: its newest run's datetime}}
@@ -187,7 +191,10 @@ def front(results, made=()):
             by_job[r.machine].add(r.info["backend"])
     mine = [m for m in full if len(by_job[m]) == most]
     jobs = lambda m: min(len(runs[m, b, job_kind(last[m, b])]) or 1 for b in newest[m])
-    return max(mine or full, key=lambda m: (jobs(m), min(newest[m].values()), m), default=None)
+    seeds = lambda m: min((len(runs[m, b, job_kind(last_seeds[m, b])]) or 1)
+                          if (m, b) in last_seeds else 0 for b in newest[m])
+    return max(mine or full, key=lambda m: (jobs(m), seeds(m), min(newest[m].values()), m),
+               default=None)
 
 
 def front_gpu(results):
