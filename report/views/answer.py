@@ -88,10 +88,14 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
                   + f", which has fewer rows measured: [in full]({more}).", ""]
     text = "\n".join(parts)
     if more:  # the README's block holds the legend; the machines it names are known only now
-        named = [m for m, _, _ in machines
-                 if m == lead[0] or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
-        text = text.replace(LEGEND, machines_line(named, lead[0]))
+        text = text.replace(LEGEND, legend(machines, lead[0], text))
     return text
+
+
+def legend(machines, lead, text):
+    """The machines line for `text`: the lead and each machine whose short name it uses."""
+    return machines_line([m for m, _, _ in machines if m == lead or re.search(
+        rf"\b{re.escape(short_name(m))}\b", text)], lead)
 
 
 def short_lines(machines, front, elsewhere_gpus=()):
@@ -115,9 +119,7 @@ def in_short(machines, front, gpu=None):
     elsewhere = [m for m, view, _ in machines if gpu and front is not None
                  and m not in (front, gpu) and view.get("timed_as_a_loop")]
     text = "\n".join(short_lines(machines, front, elsewhere))
-    named = [m for m, _, _ in machines
-             if m == lead or re.search(rf"\b{re.escape(short_name(m))}\b", text)]
-    return text + "\n\n" + machines_line(named, lead)
+    return text + "\n\n" + legend(machines, lead, text)
 
 
 def scope(machines, job=False, where=""):
