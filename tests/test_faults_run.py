@@ -169,6 +169,12 @@ def test_bench_on_a_gpu_gives_each_framework_env_its_cuda_wheels_in_a_folder_of_
     assert not any("-gpu" in arg or arg == "cuda" for arg in calls[0])  # the CPU form as before
 
 
+def fake_nvidia_smi(folder, script):
+    """An `nvidia-smi` in `folder` that runs the shell line `script`."""
+    (folder / "nvidia-smi").write_text(f"#!/bin/sh\n{script}\n")
+    (folder / "nvidia-smi").chmod(0o755)
+
+
 @pytest.mark.parametrize("smi", [None, "echo 'NVIDIA-SMI has failed because it couldn'\\''t "
                                         "communicate with the NVIDIA driver'; exit 9"])
 @pytest.mark.parametrize("job", ["bench", "test"])
@@ -180,8 +186,7 @@ def test_cuda_on_a_machine_without_a_gpu_stops_before_its_wheels_are_installed(
     built = []
     monkeypatch.setattr(run, "set_up", lambda envs: built.append(envs) or 0)
     if smi:
-        (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{smi}\n")
-        (tmp_path / "nvidia-smi").chmod(0o755)
+        fake_nvidia_smi(tmp_path, smi)
     monkeypatch.setenv("PATH", str(tmp_path))
     assert run.main([job, "--device", "cuda", "--envs", "jax"]) == 2
     said = capsys.readouterr().err.strip().splitlines()
@@ -198,8 +203,7 @@ def test_wsl_with_a_gpu_of_another_vendor_is_no_nvidia_gpu(monkeypatch, tmp_path
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))
     monkeypatch.setattr(run, "WSL_LIB", str(tmp_path))
     if driver:
-        (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{driver}\n")
-        (tmp_path / "nvidia-smi").chmod(0o755)
+        fake_nvidia_smi(tmp_path, driver)
     said = run.no_gpu()
     assert said == "" if driver else said.startswith("--device cuda: no NVIDIA GPU here (")
 

@@ -162,6 +162,16 @@ def repeats(results, picked, sections=POOLED):
             and job_kind(r) in runs]
 
 
+def newest_by_backend(results):
+    """{(machine, backend): its newest result}."""
+    last = {}
+    for r in results:
+        key = r.machine, r.info["backend"]
+        if key not in last or r.datetime > last[key].datetime:
+            last[key] = r
+    return last
+
+
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
@@ -169,16 +179,12 @@ def front(results, made=()):
     jobs (the answer's lines on shapes that vary, memory and retracing pool those), then the one
     whose every backend was measured most recently (the newest of its oldest backend's runs); a
     job of fewer backends (`--envs jax`, or `-k vgg` in torch alone) never takes the answer."""
-    last, runs = {}, defaultdict(set)  # {(machine, backend): its newest result}, {kind: runs}
-    last_seeds = {}  # {(machine, backend): its newest seeds job's result}
+    last, last_seeds = newest_by_backend(results), newest_by_backend(
+        [r for r in results if r.job == "seeds"])
+    runs = defaultdict(set)  # {(machine, backend, job kind): its runs}
     for r in results:
-        key = r.machine, r.info["backend"]
-        if key not in last or r.datetime > last[key].datetime:
-            last[key] = r
-        if r.job == "seeds" and (key not in last_seeds or r.datetime > last_seeds[key].datetime):
-            last_seeds[key] = r
         if code(r):
-            runs[(*key, job_kind(r))].add(r.file)
+            runs[r.machine, r.info["backend"], job_kind(r)].add(r.file)
     newest = defaultdict(dict)  # {machine: {backend: its newest run's datetime}}
     for (machine, backend), r in last.items():
         newest[machine][backend] = r.datetime

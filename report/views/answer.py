@@ -33,13 +33,11 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     if not machines:
         return "_No results yet: run the main job._"
     others = [m for m, _, _ in machines if front is not None and m != front]
-    elsewhere_gpus = [m for m, view, _ in machines if more and gpu and m in others and m != gpu
-                      and view.get("timed_as_a_loop")]
+    elsewhere_gpus = gpus_elsewhere(machines, front, gpu) if more else []
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
     parts = [scope(machines, job), ""]
     if more:
-        lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
         parts = [*short_lines(machines, front, elsewhere_gpus), "", LEGEND, "",
                  scope(machines, where=" (RESULTS.md names each)"), "",
                  "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
@@ -88,8 +86,19 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
                   + f", which has fewer rows measured: [in full]({more}).", ""]
     text = "\n".join(parts)
     if more:  # the README's block holds the legend; the machines it names are known only now
-        text = text.replace(LEGEND, legend(machines, lead[0], text))
+        text = text.replace(LEGEND, legend(machines, lead_of(machines, front)[0], text))
     return text
+
+
+def lead_of(machines, front):
+    """The machine the answer leads with, and its records: `front`, else the first listed."""
+    return next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
+
+
+def gpus_elsewhere(machines, front, gpu):
+    """The GPUs timed as a training loop that the README names only: all but `gpu`, its table's."""
+    return [m for m, view, _ in machines if gpu and front is not None
+            and m not in (front, gpu) and view.get("timed_as_a_loop")]
 
 
 def legend(machines, lead, text):
@@ -101,7 +110,7 @@ def legend(machines, lead, text):
 def short_lines(machines, front, elsewhere_gpus=()):
     """The README's first lines: per framework what graph mode gives on `front` and the GPUs
     (those in `elsewhere_gpus` left out), then what to do in your case."""
-    lead = next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
+    lead = lead_of(machines, front)
     others = [m for m, _, _ in machines if front is not None and m != front]
     gpus = [(m, found) for m, view, found in machines if m in others
             and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
@@ -115,11 +124,8 @@ def in_short(machines, front, gpu=None):
     opens on, before the answer in full."""
     if not machines:
         return ""
-    lead = next((m for m, _, _ in machines if m == front), machines[0][0])
-    elsewhere = [m for m, view, _ in machines if gpu and front is not None
-                 and m not in (front, gpu) and view.get("timed_as_a_loop")]
-    text = "\n".join(short_lines(machines, front, elsewhere))
-    return text + "\n\n" + legend(machines, lead, text)
+    text = "\n".join(short_lines(machines, front, gpus_elsewhere(machines, front, gpu)))
+    return text + "\n\n" + legend(machines, lead_of(machines, front)[0], text)
 
 
 def scope(machines, job=False, where=""):
