@@ -84,3 +84,17 @@ def test_as_many_answer_jobs_the_machine_with_more_seeds_jobs_keeps_the_answer(t
     seeds["machine_info"]["graphbench"]["job"] = "seeds"
     save(tmp_path / "results" / "ci-b", seeds, "0006_default-seeds", "2026-01-01T12:00:00")
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")  # as many: the newer
+
+
+def test_a_seeds_job_run_last_leaves_the_answer_jobs_counted(tmp_path):
+    """The answer jobs a machine pools are counted from its newest answer job, not from a seeds job
+    run after it: with as many of each, the newer machine answers."""
+    base = json.loads(QUICK.read_text())
+    for machine, number, day, job in (("ci-a", "0001", 1, "seeds"), ("ci-a", "0002", 2, "answer"),
+                                      ("ci-a", "0003", 3, "answer"), ("ci-b", "0004", 4, "answer"),
+                                      ("ci-b", "0005", 5, "answer"), ("ci-b", "0006", 6, "seeds")):
+        run = _two_backends(base, machine)
+        run["machine_info"]["graphbench"]["job"] = job
+        save(tmp_path / "results" / machine, run, f"{number}_default" + "-seeds" * (job == "seeds"),
+             f"2026-01-0{day}T00:00:00")
+    assert front(load_dir(tmp_path / "results")).startswith("ci-b (")

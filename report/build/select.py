@@ -175,12 +175,14 @@ def newest_by_backend(results):
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
-    the most jobs (the fewest any backend's newest run has of its job kind), then the most seeds
-    jobs (the answer's lines on shapes that vary, memory and retracing pool those), then the one
-    whose every backend was measured most recently (the newest of its oldest backend's runs); a
-    job of fewer backends (`--envs jax`, or `-k vgg` in torch alone) never takes the answer."""
-    last, last_seeds = newest_by_backend(results), newest_by_backend(
-        [r for r in results if r.job == "seeds"])
+    the most jobs (the fewest any backend's newest answer job run has of its job kind, whatever
+    ran after it), then the most seeds jobs (the answer's lines on shapes that vary, memory and
+    retracing pool those), then the one whose every backend was measured most recently (the
+    newest of its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
+    torch alone) never takes the answer."""
+    last = newest_by_backend(results)
+    last_answer, last_seeds = (newest_by_backend([r for r in results if r.job == job])
+                               for job in ("answer", "seeds"))
     runs = defaultdict(set)  # {(machine, backend, job kind): its runs}
     for r in results:
         if code(r):
@@ -196,11 +198,13 @@ def front(results, made=()):
         if Path(r.file).resolve() in made:
             by_job[r.machine].add(r.info["backend"])
     mine = [m for m in full if len(by_job[m]) == most]
-    jobs = lambda m: min(len(runs[m, b, job_kind(last[m, b])]) or 1 for b in newest[m])
-    seeds = lambda m: min((len(runs[m, b, job_kind(last_seeds[m, b])]) or 1)
-                          if (m, b) in last_seeds else 0 for b in newest[m])
-    return max(mine or full, key=lambda m: (jobs(m), seeds(m), min(newest[m].values()), m),
-               default=None)
+
+    def pooled(m, newest_of):
+        """The fewest jobs any backend of `m` pools (0 where one has no such job)."""
+        return min((len(runs[m, b, job_kind(newest_of[m, b])]) or 1) if (m, b) in newest_of
+                   else 0 for b in newest[m])
+    return max(mine or full, key=lambda m: (pooled(m, last_answer), pooled(m, last_seeds),
+                                            min(newest[m].values()), m), default=None)
 
 
 def front_gpu(results):
