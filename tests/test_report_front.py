@@ -23,6 +23,13 @@ def _two_backends(base, machine):
     return both
 
 
+def _of_job(base, machine, job):
+    """_two_backends's run on `machine`, saved by `job` (answer or seeds)."""
+    run = _two_backends(base, machine)
+    run["machine_info"]["graphbench"]["job"] = job
+    return run
+
+
 def test_a_job_of_fewer_backends_elsewhere_does_not_take_the_answer(tmp_path):
     base = json.loads(QUICK.read_text())
     save(tmp_path / "results" / "ci-a", _two_backends(base, "ci-a"), "0001_default",
@@ -72,17 +79,15 @@ def test_as_many_answer_jobs_the_machine_with_more_seeds_jobs_keeps_the_answer(t
     """The answer's lines on shapes that vary, memory and retracing pool the seeds jobs: of two
     machines with as many answer jobs, the one with more seeds jobs answers, not the newer."""
     base = json.loads(QUICK.read_text())
-    seeds = _two_backends(base, "ci-a")
-    seeds["machine_info"]["graphbench"]["job"] = "seeds"
-    save(tmp_path / "results" / "ci-a", seeds, "0001_default-seeds", "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "ci-a", _of_job(base, "ci-a", "seeds"), "0001_default-seeds",
+         "2026-01-01T00:00:00")
     for machine, number, day in (("ci-a", "0002", 2), ("ci-a", "0003", 3), ("ci-b", "0004", 4),
                                  ("ci-b", "0005", 5)):
         save(tmp_path / "results" / machine, _two_backends(base, machine), f"{number}_default",
              f"2026-01-0{day}T00:00:00")
     assert front(load_dir(tmp_path / "results")).startswith("ci-a (")
-    seeds = _two_backends(base, "ci-b")
-    seeds["machine_info"]["graphbench"]["job"] = "seeds"
-    save(tmp_path / "results" / "ci-b", seeds, "0006_default-seeds", "2026-01-01T12:00:00")
+    save(tmp_path / "results" / "ci-b", _of_job(base, "ci-b", "seeds"), "0006_default-seeds",
+         "2026-01-01T12:00:00")
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")  # as many: the newer
 
 
@@ -93,8 +98,6 @@ def test_a_seeds_job_run_last_leaves_the_answer_jobs_counted(tmp_path):
     for machine, number, day, job in (("ci-a", "0001", 1, "seeds"), ("ci-a", "0002", 2, "answer"),
                                       ("ci-a", "0003", 3, "answer"), ("ci-b", "0004", 4, "answer"),
                                       ("ci-b", "0005", 5, "answer"), ("ci-b", "0006", 6, "seeds")):
-        run = _two_backends(base, machine)
-        run["machine_info"]["graphbench"]["job"] = job
-        save(tmp_path / "results" / machine, run, f"{number}_default" + "-seeds" * (job == "seeds"),
-             f"2026-01-0{day}T00:00:00")
+        save(tmp_path / "results" / machine, _of_job(base, machine, job),
+             f"{number}_default" + "-seeds" * (job == "seeds"), f"2026-01-0{day}T00:00:00")
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")
