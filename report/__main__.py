@@ -31,7 +31,7 @@ from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
 from report.build.select import chart_context, front, front_gpu, names, one_profile, views
 from report.views.terminal import answer_for, standalone
-from report.views.text import from_runs
+from report.views.text import chart_runs
 from report.views.compared import compared_table
 from report.publish.write import (COMPARED_END, COMPARED_START, END, START, SUMMARY_END,
                           SUMMARY_START, Mixed, chart_folders,
@@ -147,7 +147,7 @@ def _charts(machines, outdir):
         for stem, title, section, reading in CHARTS:
             context = chart_context(view(section), section, pooled_runs(view, section))
             if path := draw[stem](records, context, outdir / f"{stem}{suffix}.png"):
-                runs = from_runs(section_runs(view(section)), context["pooled"])
+                runs = chart_runs(section_runs(view(section)), context["pooled"])
                 drawn.append((machine, title, path, f"{reading(records)} {runs}",
                               stem in README_CHARTS))
     return drawn

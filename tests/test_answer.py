@@ -208,3 +208,19 @@ def test_step_times_rank_the_frameworks_fastest_graph_step_first():
         "Train step, fastest first (absolute times rank frameworks; speedups do not): **resnet** "
         "with graph mode torch 12.0, tf 14.8 (`xla`) ms; eager 18.0 (torch) to 88.0 ms (tf).")
     assert step_time_reading(records[:3]).startswith("Fewer than two backends")
+
+
+def test_the_readmes_table_names_each_backends_runs_once_under_it():
+    """The short answer's table leaves the run column to one line under it: each backend's most
+    common run cell, a model whose runs differ by name; the full answer keeps a cell per row."""
+    pooled = {"pooled_runs": ["0005_default", "0001_default"]}
+    records = [{**r, **pooled} for r in steady(model="resnet") + steady(model="vgg")]
+    records += [{**r, "backend": "jax", "run": "0003_default"} for r in steady(model="vgg")]
+    records += [{**r, "run": "0005_default"} for r in steady(model="mnist_cnn")]
+    brief = answer_text([("m", None, records)], more="RESULTS.md#x").splitlines()
+    header = next(line for line in brief if line.startswith("| backend | model |"))
+    assert not header.endswith("| run |") and all(
+        line.count(" |") == header.count(" |") for line in brief if line.startswith("| torch |"))
+    assert "Runs: jax `0003`; torch `0005+0001` (mnist_cnn `0005`)." in brief
+    full = answer_text([("m", None, records)])
+    assert "| `0005_default`+`0001_default` |" in full and "Runs: " not in full

@@ -113,10 +113,29 @@ def test_jobs_that_differ_in_commit_or_day_only_share_a_line_of_the_readme():
     runs.append({**base, "run": "0130_default-seeds", "commit": "885c78af00", "job": "seeds"})
     lines = job_lines(runs).splitlines()
     assert lines[0].startswith("- `0110`–`0111`, `0114`–`0115`, `0126`–`0127`, `0151`–`0152` "
-                               "(answer jobs), "
+                               "(answer jobs, "
                                "2026-11-27 to 2026-11-28, commits `f6c39c2b`, `885c78af`, "
-                               "`6b729ced` on the Zen 5: chainer 1, tf 1;")
-    assert lines[1].startswith("- `0130`–`0130` (seeds job), 2026-11-27, commit `885c78af` on")
+                               "`6b729ced`) on the Zen 5: chainer 1, tf 1;")
+    assert lines[1].startswith("- `0130`–`0130` (seeds job, 2026-11-27, commit `885c78af`) on")
+
+
+def test_seeds_and_answer_jobs_of_one_setting_share_a_line_of_the_readme():
+    """The setting (machine, frameworks, profile, threads) is said once for both kinds of job;
+    another profile gets its own line."""
+    from report.views.provenance import job_lines
+    base = {"machine": "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)",
+            "date": "2026-11-27T06:00:00", "profile": "default", "threads": 2,
+            "frameworks": {"tf": "2.21.0"}, "python": "3.11.7", "shown": True, "dirty": False}
+    runs = [{**base, "run": "0118_default-seeds", "commit": "901cf3a500", "job": "seeds"},
+            {**base, "run": "0155_default", "commit": "b46e576300", "job": "answer",
+             "date": "2026-11-28T06:00:00"},
+            {**base, "run": "0160_quick", "commit": "b46e576300", "job": "answer",
+             "profile": "quick"}]
+    lines = job_lines(runs).splitlines()
+    assert lines[0] == ("- `0118`–`0118` (seeds job, 2026-11-27, commit `901cf3a5`); `0155`–`0155` "
+                        "(answer job, 2026-11-28, commit `b46e5763`) on the Zen 5: tf 2.21.0; "
+                        "profile `default`, 2 threads")
+    assert lines[1].startswith("- `0160`–`0160` (answer job, 2026-11-27, commit `b46e5763`) on")
 
 
 def test_two_jobs_of_one_commit_are_two_jobs_in_the_readme():
@@ -128,4 +147,4 @@ def test_two_jobs_of_one_commit_are_two_jobs_in_the_readme():
     runs = [{**base, "run": f"{n:04d}_default", "frameworks": {fw: "1"}}
             for n, fw in ((155, "tf"), (156, "chainer"), (159, "tf"), (160, "chainer"))]
     assert job_lines(runs).splitlines()[0].startswith(
-        "- `0155`–`0156`, `0159`–`0160` (answer jobs), 2026-11-28, commit `b46e5763` on the Zen 5")
+        "- `0155`–`0156`, `0159`–`0160` (answer jobs, 2026-11-28, commit `b46e5763`) on the Zen 5")

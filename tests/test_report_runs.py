@@ -219,12 +219,24 @@ def test_each_chart_reading_names_its_run(tmp_path):
     assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
                      "--charts", str(tmp_path / "c")]) == 0
     charts = {c["title"]: c["reading"] for c in page_data(tmp_path / "results" / "index.html")["charts"]}
-    assert charts["Throughput against the matmul peak"].endswith("From run chainer `0001_default`.")
-    pooled = "From runs `0001`–`0002` (repeat jobs pooled: ratios, step times, first calls)."
+    assert charts["Throughput against the matmul peak"].endswith("From run `0001`.")
+    pooled = "From runs `0001`–`0002` (repeat jobs pooled)."
     assert charts["Steady-state speedup, train step"].endswith(pooled)  # one code: 0001 repeats
     step_times = readme.read_text().split("### Train step time, eager beside")[1].split("###")[0]
     assert step_times.strip().endswith(pooled)
     assert "### Throughput against" not in readme.read_text()
+
+
+def test_a_chart_reading_names_its_runs_as_spans_of_numbers():
+    """Every backend's runs once, consecutive numbers as one span, a † for uncommitted changes."""
+    from report.views.text import chart_runs
+    per_backend = {"tf": {"`0021_default`": ["vgg"], "`0199_default-seeds`": ["mnist_cnn"]},
+                   "jax": {"`0202_default-seeds`†": ["mnist_cnn"]},
+                   "chainer": {"`0200_default-seeds`": ["mnist_cnn"]}}
+    assert chart_runs(per_backend) == "From runs `0021`, `0199`–`0200`, `0202`†."
+    assert chart_runs({"tf": {"`0007_quick`": ["vgg"]}}) == "From run `0007`."
+    assert chart_runs({}) == ""
+    assert chart_runs({"tf": {"`run`": ["vgg"]}}) == "From run tf `run`."  # saved by hand
 
 
 def test_a_reading_of_figures_no_job_repeats_names_the_newest_run(tmp_path):
@@ -239,7 +251,7 @@ def test_a_reading_of_figures_no_job_repeats_names_the_newest_run(tmp_path):
     assert cli.main(["--results", str(tmp_path / "results"), "--readme", str(readme),
                      "--charts", str(tmp_path / "c")]) == 0
     step_times = readme.read_text().split("### Train step time, eager beside")[1].split("###")[0]
-    assert step_times.strip().endswith("From run chainer `0002_default`.")
+    assert step_times.strip().endswith("From run `0002`.")
 
 
 def test_a_number_another_machines_run_holds_is_no_gap(tmp_path):

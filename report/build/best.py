@@ -68,10 +68,9 @@ def choose(rows, versus):
         if versus(pick["variant"], other["variant"])["verdict"] == "faster":
             pick = other
     f = pick["best_versus"] = versus(DEFAULT, pick["variant"])
-    where = (f"[{f['low']:.2f}, {f['high']:.2f}] paired" if f["interval"]
-             else "unpaired, interquartile ranges apart")
-    return pick, f"faster than `graph`: `graph` ÷ `{pick['variant']}` " \
-                 f"{f['estimate']:.2f}× {where}"
+    where = (f" [{f['low']:.2f}, {f['high']:.2f}]" if f["interval"]
+             else ", unpaired, interquartile ranges apart")
+    return pick, f"`graph` ÷ `{pick['variant']}` {f['estimate']:.2f}×{where}"
 
 
 def mark(records, result_of):

@@ -40,7 +40,7 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     if more:
         parts = [*short_lines(machines, front, elsewhere_gpus), "", LEGEND, "",
                  scope(machines, where=" (RESULTS.md names each)"), "",
-                 "Paired 95% intervals (pooled over the jobs the run cell names; step times, "
+                 "Paired 95% intervals (pooled over the runs under the table; step times, "
                  "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
                  "speedup. Best graph "
@@ -73,7 +73,9 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
         if machine in others:
             continue
         name = f"the {short_name(machine)}" if more else f"`{machine}`"
-        parts += [f"**On {name}** ({hardware(records)})", "", HEADER, "|---" * 10 + "|",
+        header = HEADER.removesuffix(" run |") if more else HEADER
+        parts += [f"**On {name}** ({hardware(records)})", "", header,
+                  "|---" * header.count(" |") + "|",
                   *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
                   *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
@@ -231,7 +233,28 @@ def run_cell(rec, records, brief=False):
 
 def rows(records, brief=False):
     """One row per (backend, model), sorted: the best graph variant's figures, all from one job,
-    or the reason there is no figure (`brief`: shorter cells)."""
+    or the reason there is no figure (`brief`: shorter cells, the runs left to runs_line)."""
+    found = row_cells(records, brief)
+    return [text + ("" if brief else f" {run} |") for _, text, run in found] + (
+        ["", runs_line(found)] if brief and found else [])
+
+
+def runs_line(found):
+    """'Runs: chainer `0168+0156` (resnet `0168`); …' of row_cells' rows: each backend's most
+    common run cell once, a model whose cell differs by name."""
+    cells = defaultdict(lambda: defaultdict(list))
+    for (backend, model), _, run in found:
+        cells[backend][run].append(model)
+    parts = []
+    for backend, by_run in sorted(cells.items()):
+        main = max(by_run, key=lambda run: len(by_run[run]))
+        rest = [f"{', '.join(models)} {run}" for run, models in by_run.items() if run != main]
+        parts.append(f"{backend} {main}" + (f" ({', '.join(rest)})" if rest else ""))
+    return "Runs: " + "; ".join(parts) + "."
+
+
+def row_cells(records, brief=False):
+    """[((backend, model), the row up to its run cell, its run cell)], sorted."""
     out, top, uncached = {}, best(records), no_cache_backends(records)
     for r in records:
         key = (r["backend"], r["model"])
@@ -239,7 +262,7 @@ def rows(records, brief=False):
                 and (r["estimate"] is None or r.get("known_wrong")) and key not in top \
                 and key not in out:
             out[key] = (f"| {key[0]} | {key[1]} | — (`{r['variant']}`: {why_not(r)}) |"
-                        + " — |" * 6 + f" {run_cell(r, records, brief)} |")
+                        + " — |" * 6, run_cell(r, records, brief))
     for (backend, model), rec in top.items():
         steps = [get(records, rec, "step_time", "train", v) for v in ("eager", None)]
         first = [get(records, rec, "first_call", case=c) for c in ("cold", "warm")]
@@ -254,8 +277,8 @@ def rows(records, brief=False):
                          for c in ("cold", "warm")) + " | "
             + (f"{first[0]['estimate']:.2f} (no cache)" if backend in uncached and first[0]
                else " → ".join("—" if f is None else f"{f['estimate']:.2f}" for f in first))
-            + f" | {run_cell(rec, records, brief)} |")
-    return [out[key] for key in sorted(out)]
+            + " |", run_cell(rec, records, brief))
+    return [(key, *out[key]) for key in sorted(out)]
 
 
 def shapes_text(records, backend):

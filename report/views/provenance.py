@@ -70,34 +70,41 @@ def _jobs(runs):
 
 
 def job_lines(records):
-    """One line per kind of job shown (its jobs share a machine, job, frameworks and setting):
-    each job's run numbers, the commits, the days they ran, frameworks and setting; RESULTS.md has
-    a line per run."""
+    """One line per machine and setting (frameworks, profile, threads): each kind of job's run
+    numbers, commits and days, then the setting once; RESULTS.md has a line per run."""
     jobs = defaultdict(dict)
     for rec in records:
         if rec["shown"]:
-            jobs[rec["machine"], rec["commit"], rec["job"]][rec["run"]] = rec
-    kinds = defaultdict(list)  # jobs that differ in commit or day only share a line
-    for (machine, commit, job), runs in sorted(jobs.items(), key=lambda kv: min(kv[1])):
-        first = runs[min(runs)]
+            jobs[rec["machine"], rec["commit"], rec["job"], rec["profile"],
+                 rec["threads"]][rec["run"]] = rec
+    kinds = defaultdict(lambda: defaultdict(list))  # jobs of one setting share a line
+    for (machine, commit, job, profile, threads), runs in sorted(jobs.items(),
+                                                                key=lambda kv: min(kv[1])):
         frameworks = ", ".join(sorted({f"{backend} {version}" + (
             f" (Python {rec['python']})" if backend == "jax" else "")
             for rec in runs.values() for backend, version in rec["frameworks"].items()}))
         commit_name = f"`{str(commit)[:8]}`" + (
             "†" if any(rec["dirty"] for rec in runs.values()) else "")
         for names in _jobs(runs):
-            kinds[machine, job, frameworks, first["profile"], first["threads"]].append((
+            kinds[machine, frameworks, profile, threads][job].append((
                 f"`{names[0].split('_')[0]}`–`{names[-1].split('_')[0]}`", commit_name,
                 runs[names[0]]["date"][:10]))
     lines = []
-    for (machine, job, frameworks, profile, threads), found in kinds.items():
-        ranges, commits, days = zip(*found)
-        commits = list(dict.fromkeys(commits))
-        date = " to ".join(sorted({min(days), max(days)}))
-        lines.append(f"- {', '.join(ranges)} ({job} job{'s' if len(found) > 1 else ''}), {date}, "
-                     f"commit{'s' if len(commits) > 1 else ''} {', '.join(commits)} on the "
-                     f"{short_name(machine)}: {frameworks}; profile `{profile}`, {threads} threads")
+    for (machine, frameworks, profile, threads), by_job in kinds.items():
+        lines.append("- " + "; ".join(_job_kind(job, found) for job, found in by_job.items())
+                     + f" on the {short_name(machine)}: {frameworks}; profile `{profile}`, "
+                       f"{threads} threads")
     return "\n".join(lines + ["- Each run's versions and setting: RESULTS.md's run list"])
+
+
+def _job_kind(job, found):
+    """'`0155`–`0158`, `0159`–`0162` (answer jobs, 2026-11-28, commits `b46e5763`, …)' of one
+    kind of job's [(run range, commit, day)]."""
+    ranges, commits, days = zip(*found)
+    commits = list(dict.fromkeys(commits))
+    date = " to ".join(sorted({min(days), max(days)}))
+    return (f"{', '.join(ranges)} ({job} job{'s' if len(found) > 1 else ''}, {date}, "
+            f"commit{'s' if len(commits) > 1 else ''} {', '.join(commits)})")
 
 
 def run_line(rec, with_machine=True):

@@ -137,6 +137,22 @@ def from_runs(per_backend, pooled=None):
     return "From run " + "; ".join(parts) + "." if parts else ""
 
 
+def chart_runs(per_backend, pooled=None):
+    """A chart reading's runs as spans of run numbers ('From runs `0155`–`0170` (repeat jobs
+    pooled).'), a † where one was made from uncommitted changes (runs named otherwise: as
+    from_runs); the chart's subtitle and each table name every backend's run."""
+    labels = [label for runs in per_backend.values() for label in runs]
+    names = pooled["runs"] if pooled else [label.strip("`†") for label in labels]
+    if not names:
+        return ""
+    if not all(name.split("_")[0].isdigit() for name in names):  # a file saved by hand
+        return from_runs(per_backend, pooled)
+    many = len({name.split("_")[0] for name in names}) > 1
+    return (f"From run{'s' if many else ''} {run_spans(names)}"
+            f"{'†' if any('†' in label for label in labels) else ''}"
+            f"{' (repeat jobs pooled)' if pooled else ''}.")
+
+
 def aa_control(pairs, control, where, floor):
     """'A/A control (`control`): n of m intervals contain 1; the widest, ... (`where` of it), is
     `floor`.' of aa_ratio records."""
