@@ -147,14 +147,16 @@ def test_the_other_cpus_line_counts_apart_the_cpus_at_the_answers_code():
     at = lambda code, records: [{**r, "code": code} for r in records]
     mine = at("c0de", CPU_RECORDS)
     same = at("c0de", [speedup("torch", "mnist_cnn", "graph", 1.11, 1.07, 1.13),
-                       speedup("torch", "resnet", "graph", 1.21, 1.18, 1.24)])
+                       speedup("torch", "resnet", "graph", 1.21, 1.18, 1.24),
+                       speedup("chainer", "vgg", "graph", 0.96, 0.90, 1.02)])  # no `faster`
     older = at("0ld", [speedup("torch", "vgg", "xla", 1.20, 1.15, 1.25)])  # faster, another best
     line = other_cpus_line(CPU, mine, [("zen5", same), ("xeon", older)])
-    assert line.endswith(": the same verdict where both decided on 2 of 3, the same best graph "
-                         "variant on 2 of 3 (the 1 at the answer's code: 2 of 2, 2 of 2).")
+    assert line.endswith(": the same verdict where both decided on 2 of 3 (1 undecided against "
+                         "it), the same best graph variant on 3 of 4 (the 1 at the answer's code: "
+                         "verdict 2 of 2 (1 undecided against it), variant 3 of 3).")
     assert line.startswith("- **Other CPUs** (2, ")
     assert other_cpus_line(CPU, mine, [("zen5", same)]).endswith(
-        "on 2 of 2 (all at the answer's code).")
+        "on 3 of 3 (all at the answer's code).")
     assert other_cpus_line(CPU, mine, [("xeon", older)]).endswith(
         "(none at the answer's code).")
 

@@ -188,10 +188,10 @@ def agreement(pairs, brief=False):
     both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
     verdicts = f"{sum(a['verdict'] == b['verdict'] for a, b in both)} of {len(both)}"
     if ruled := sum(against(a, b) for _, a, b in pairs):
-        verdicts += f" +{ruled} against" if brief else f" ({ruled} undecided against it)"
+        verdicts += f" ({ruled} undecided against it)"
     variants = f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}"
-    return (f"{verdicts}, {variants}" if brief else f"the same verdict where both decided on "
-            f"{verdicts}, the same best graph variant on {variants}")
+    return (f"verdict {verdicts}, variant {variants}" if brief else f"the same verdict where "
+            f"both decided on {verdicts}, the same best graph variant on {variants}")
 
 
 def machines_line(machines, lead):
