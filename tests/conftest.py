@@ -50,6 +50,14 @@ FRAMEWORK_FREE = frozenset({
     "test_signals.py",
     "test_stats.py",
     "test_workflow.py",
+    "test_adaptive.py",
+    "test_child_cli.py",
+    "test_cpu.py",
+    "test_first_run.py",
+    "test_lengths.py",
+    "test_profiles.py",
+    "test_progress.py",
+    "test_user_report.py",
 })
 
 
