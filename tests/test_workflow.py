@@ -106,3 +106,33 @@ def test_report_job_merges_every_artifact_and_draws_the_report():
 def test_every_action_is_pinned_to_a_release():
     uses = re.findall(r"uses: (\S+)", "".join(p.read_text() for p in WORKFLOWS))
     assert uses and all(re.fullmatch(r"[\w-]+/[\w-]+@v\d+\.\d+\.\d+", u) for u in uses), uses
+
+
+FAKE_PYTHON = """#!/usr/bin/env bash
+# stands in for python3: notes the TMPDIR it was given, leaves a file there, ends as told
+echo "$TMPDIR" > "$RECORD"
+[ -d "$TMPDIR" ] && touch "$TMPDIR/torchinductor_x.gch"
+[ "$FAKE" = term ] && kill -TERM "$PPID"
+exit "${FAKE_RC:-0}"
+"""
+
+
+@pytest.mark.parametrize("fake, rc", [("pass", 0), ("fail", 3), ("term", 143)])
+def test_ci_run_keeps_its_temporary_files_apart_and_removes_them(tmp_path, fake, rc):
+    """.ci/run gives the test command a TMPDIR of its own (torch's precompiled headers go there,
+    whatever TORCHINDUCTOR_CACHE_DIR says) and removes it when the command ends, fails or is
+    stopped; the command's exit status is CI's."""
+    (tmp_path / "repo" / ".ci").mkdir(parents=True)
+    shutil.copy(ROOT / ".ci" / "run", tmp_path / "repo" / ".ci" / "run")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").write_text(FAKE_PYTHON)
+    (tmp_path / "bin" / "python3").chmod(0o755)
+    system_tmp, record = tmp_path / "tmp", tmp_path / "record"
+    system_tmp.mkdir()
+    env = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}", "RECORD": str(record),
+           "TMPDIR": str(system_tmp), "FAKE": fake, "FAKE_RC": str(rc if fake == "fail" else 0)}
+    done = subprocess.run(["bash", str(tmp_path / "repo" / ".ci" / "run")], env=env, timeout=60)
+    assert done.returncode == rc
+    given = Path(record.read_text().strip())
+    assert given.parent == system_tmp and given.name.startswith("graphbench-ci.")
+    assert not any(system_tmp.iterdir()), "the run's TMPDIR outlived it"
