@@ -32,7 +32,7 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     build's select.front_gpu), the others named."""
     if not machines:
         return "_No results yet: run the main job._"
-    others = [m for m, _, _ in machines if front is not None and m != front]
+    others = others_of(machines, front)
     elsewhere_gpus = gpus_elsewhere(machines, front, gpu) if more else []
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
@@ -92,6 +92,11 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
     return text
 
 
+def others_of(machines, front):
+    """The machines besides `front` (none without one: every machine has its own table)."""
+    return [m for m, _, _ in machines if front is not None and m != front]
+
+
 def lead_of(machines, front):
     """The machine the answer leads with, and its records: `front`, else the first listed."""
     return next(((m, found) for m, _, found in machines if m == front), machines[0][::2])
@@ -113,7 +118,7 @@ def short_lines(machines, front, elsewhere_gpus=()):
     """The README's first lines: per framework what graph mode gives on `front` and the GPUs
     (those in `elsewhere_gpus` left out), then what to do in your case."""
     lead = lead_of(machines, front)
-    others = [m for m, _, _ in machines if front is not None and m != front]
+    others = others_of(machines, front)
     gpus = [(m, found) for m, view, found in machines if m in others
             and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
     cpus = [(m, found) for m, _, found in machines if m in others and not gpu_model(m)]
