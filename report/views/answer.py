@@ -60,7 +60,9 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
                   "back: on a first run (cold compile caches) and on every later run on the same "
                   f"machine (warm caches). Best graph variant: {RULE}. The cold first call is timed "
                   "in a fresh process after "
-                  "its start-up (interpreter, framework import), which each backend's line gives. "
+                  "its start-up (interpreter, framework import), which each backend's line gives; "
+                  "PyTorch's precompiled header, made once per install, is not in it "
+                  "([METHOD](docs/METHOD.md#what-is-measured)). "
                   "Generated from `results/summary.json`'s records; every table is in "
                   "RESULTS.md; terms (A/A, paired, profile, tr, n.s.): the README's glossary.", ""]
     listed = [m for m, view, _ in machines if m in others and not view.get("timed_as_a_loop")
