@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import venv
 from pathlib import Path
@@ -117,6 +118,12 @@ def _own_group():
         signal.signal(getattr(signal, name), signal.SIG_IGN)
 
 
+def _ctrl_c_heard():
+    # a job started in the background (`nohup`, `&`) inherits SIGINT ignored, and so would tox and
+    # pip: the set-up's stop would wait STOP_S for the SIGKILL
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def call(*args):
     print("run.py:", " ".join(args), flush=True)
     if os.name != "posix":
@@ -141,18 +148,26 @@ class SetupStopped(KeyboardInterrupt):
 def set_up(envs):
     """Build (or check) the envs before anything runs, as its own step that a stop ends: tox
     takes Ctrl-C and stops pip (during the runs it ignores stops so that pytest can save), and the
-    next run repairs an env left half-built (SetupStopped with the env names)."""
+    next run repairs an env left half-built (SetupStopped with the env names). pip's temporary
+    files go to a folder of the step's own, removed when it ends: a stopped pip left its unpacked
+    wheels in the system's (2.5 GB for torch's env)."""
     print("run.py: setting up", ", ".join(envs), flush=True)
     argv = [tox(), *gpu_args(envs), *parallel(envs), "--notest"]
-    if os.name != "posix":
-        return subprocess.run(argv, cwd=ROOT).returncode
-    child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True)
-    try:
-        return child.wait()
-    except KeyboardInterrupt as stop:
-        stop_child(child, signal.SIGINT)  # tox ends pip on Ctrl-C, on SIGTERM it would just die
-        raise SetupStopped(stop.args[0] if isinstance(stop, Stopped) else "SIGINT",
-                           ",".join(envs)) from None
+    with tempfile.TemporaryDirectory(prefix="graphbench-setup.",
+                                     ignore_cleanup_errors=True) as scratch:
+        env = {**os.environ, "TMPDIR": scratch}
+        if os.name != "posix":
+            return subprocess.run(argv, cwd=ROOT, env=env).returncode
+        child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True, env=env,
+                                 preexec_fn=_ctrl_c_heard)
+        try:
+            return child.wait()
+        except KeyboardInterrupt as stop:
+            stop_child(child, signal.SIGINT)  # tox ends pip on Ctrl-C, on SIGTERM it would die
+            with contextlib.suppress(ProcessLookupError):  # a pip that outlived tox
+                os.killpg(child.pid, signal.SIGKILL)
+            raise SetupStopped(stop.args[0] if isinstance(stop, Stopped) else "SIGINT",
+                               ",".join(envs)) from None
 
 
 def stop_child(child, how):

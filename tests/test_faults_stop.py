@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import run
+from tests.conftest import REAL_SET_UP
 
 ROOT = Path(__file__).resolve().parents[1]
 SLOW = """
@@ -27,10 +28,13 @@ def test_slow(benchmark):
 """
 # tox in run.py's place: runs the suites (a slow test file) with the project's conftest
 FAKE_TOX = """
-import os, subprocess, sys, time
+import os, subprocess, sys, tempfile, time
 from pathlib import Path
 if "--notest" in sys.argv:  # run.py's set-up step: the envs exist (or pip installs for a while)
     Path("tox-setup.pid").write_text(str(os.getpid()))
+    unpacked = Path(tempfile.mkdtemp(prefix="pip-unpack-"))  # where pip unpacks wheels
+    (unpacked / "torch.whl").write_text("")
+    Path("unpacked").write_text(str(unpacked))
     if os.environ.get("FAKE_INSTALL_S"):
         Path("installing").write_text("")
         time.sleep(float(os.environ["FAKE_INSTALL_S"]))
@@ -73,8 +77,9 @@ def _saved(folder):
     return [json.loads(p.read_text()) for p in sorted(folder.rglob("0*_*.json"))]
 
 
-def _start(tmp_path, **environ):
-    """run.py's bench job with the fake tox, in a session of its own: the driver process."""
+def _start(tmp_path, background=False, **environ):
+    """run.py's bench job with the fake tox, in a session of its own: the driver process;
+    `background`: started as `nohup` or a shell's `&` starts it, SIGINT ignored."""
     (tmp_path / "test_slow.py").write_text(SLOW)
     (tmp_path / "tox.py").write_text(FAKE_TOX)
     tox = tmp_path / "tox"
@@ -86,7 +91,9 @@ def _start(tmp_path, **environ):
     with open(tmp_path / "err", "w") as err:  # a file: a pipe waits for orphans to close it
         return subprocess.Popen(
             [sys.executable, "-c", DRIVER.format(root=str(ROOT), tox=str(tox))], cwd=tmp_path,
-            env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True)
+            env=env, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if background
+            else None)
 
 
 @pytest.fixture
@@ -105,17 +112,20 @@ def job(tmp_path):
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
-@pytest.mark.parametrize("how", ["SIGTERM to run.py", "Ctrl-C"])
+@pytest.mark.parametrize("how", ["SIGTERM to run.py", "Ctrl-C", "SIGTERM to a background job"])
 def test_a_stop_while_tox_installs_stops_the_install_and_runs_nothing(tmp_path, how):
     """Issue 52: SIGTERM 1.5 s into tox's install_deps never arrived (tox and pip inherited the
-    ignored signals): the env finished, the whole benchmark ran and a complete run was saved."""
-    driver = _start(tmp_path, FAKE_INSTALL_S="60")
+    ignored signals): the env finished, the whole benchmark ran and a complete run was saved. A
+    job started in the background passed SIGINT ignored on to tox: the stop waited STOP_S."""
+    (tmp_path / "system-tmp").mkdir()
+    driver = _start(tmp_path, background="background" in how, FAKE_INSTALL_S="60",
+                    TMPDIR=str(tmp_path / "system-tmp"))
     try:
         _wait_for(tmp_path / "installing")
         setup = int((tmp_path / "tox-setup.pid").read_text())
         os.killpg(driver.pid, signal.SIGINT) if how == "Ctrl-C" else driver.send_signal(
             signal.SIGTERM)
-        driver.wait(timeout=30)
+        driver.wait(timeout=run.STOP_S / 3)
     finally:
         if driver.poll() is None:
             driver.kill()
@@ -126,6 +136,29 @@ def test_a_stop_while_tox_installs_stops_the_install_and_runs_nothing(tmp_path, 
     assert not list((tmp_path).rglob("0*_*.json"))
     lines = [line for line in err.splitlines() if line.startswith("run.py:") and name in line]
     assert len(lines) == 1 and "while setting up chainer: nothing ran" in lines[0], err
+    _assert_setup_left_nothing(tmp_path)
+
+
+def _assert_setup_left_nothing(tmp_path):
+    """The set-up's temporary files were in a folder of its own, under the system's, now gone."""
+    unpacked = Path((tmp_path / "unpacked").read_text())
+    assert unpacked.parent.parent == tmp_path / "system-tmp"
+    assert unpacked.parent.name.startswith("graphbench-setup.")
+    assert not any((tmp_path / "system-tmp").iterdir()), "the set-up's temporary files outlived it"
+
+
+def test_the_set_up_removes_its_temporary_files_when_it_ends(tmp_path, monkeypatch):
+    """pip unpacks wheels into TMPDIR: the set-up step gives it a folder and removes it."""
+    (tmp_path / "tox.py").write_text(FAKE_TOX)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run, "tox", lambda: str(tmp_path / "tox"))
+    (tmp_path / "tox").write_text(f"#!/bin/sh\nexec {sys.executable} {tmp_path / 'tox.py'} \"$@\"\n")
+    (tmp_path / "tox").chmod(0o755)
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    (tmp_path / "system-tmp").mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "system-tmp"))
+    assert REAL_SET_UP(["chainer"]) == 0
+    _assert_setup_left_nothing(tmp_path)
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
