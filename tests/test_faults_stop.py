@@ -77,14 +77,20 @@ def _saved(folder):
     return [json.loads(p.read_text()) for p in sorted(folder.rglob("0*_*.json"))]
 
 
-def _start(tmp_path, background=False, **environ):
-    """run.py's bench job with the fake tox, in a session of its own: the driver process;
-    `background`: started as `nohup` or a shell's `&` starts it, SIGINT ignored."""
-    (tmp_path / "test_slow.py").write_text(SLOW)
+def _fake_tox(tmp_path):
+    """FAKE_TOX as an executable `tox` in tmp_path: its path."""
     (tmp_path / "tox.py").write_text(FAKE_TOX)
     tox = tmp_path / "tox"
     tox.write_text(f"#!/bin/sh\nexec {sys.executable} {tmp_path / 'tox.py'} \"$@\"\n")
     tox.chmod(0o755)
+    return tox
+
+
+def _start(tmp_path, background=False, **environ):
+    """run.py's bench job with the fake tox, in a session of its own: the driver process;
+    `background`: started as `nohup` or a shell's `&` starts it, SIGINT ignored."""
+    (tmp_path / "test_slow.py").write_text(SLOW)
+    tox = _fake_tox(tmp_path)
     for env in ("chainer", "report"):  # run.py's disk check: envs already made
         (tmp_path / ".tox" / env).mkdir(parents=True)
     env = dict(os.environ, PYTHONPATH=str(ROOT), **environ)
@@ -149,11 +155,8 @@ def _assert_setup_left_nothing(tmp_path):
 
 def test_the_set_up_removes_its_temporary_files_when_it_ends(tmp_path, monkeypatch):
     """pip unpacks wheels into TMPDIR: the set-up step gives it a folder and removes it."""
-    (tmp_path / "tox.py").write_text(FAKE_TOX)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(run, "tox", lambda: str(tmp_path / "tox"))
-    (tmp_path / "tox").write_text(f"#!/bin/sh\nexec {sys.executable} {tmp_path / 'tox.py'} \"$@\"\n")
-    (tmp_path / "tox").chmod(0o755)
+    tox = _fake_tox(tmp_path)
+    monkeypatch.setattr(run, "tox", lambda: str(tox))
     monkeypatch.setattr(run, "ROOT", tmp_path)
     (tmp_path / "system-tmp").mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "system-tmp"))
