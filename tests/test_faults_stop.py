@@ -160,6 +160,7 @@ def test_the_set_up_removes_its_temporary_files_when_it_ends(tmp_path, monkeypat
     monkeypatch.setattr(run, "ROOT", tmp_path)
     (tmp_path / "system-tmp").mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "system-tmp"))
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "system-tmp"))  # a broken set-up's, not /tmp
     assert REAL_SET_UP(["chainer"]) == 0
     _assert_setup_left_nothing(tmp_path)
 
