@@ -87,6 +87,17 @@ def test_the_answer_has_one_line_per_framework_and_a_reader_case_per_finding():
     assert "**A small model on a GPU** (H100, mnist_cnn): `torch.compile()` 0.77×" in case
 
 
+def test_one_slow_pay_back_reads_as_one_count_not_a_range_of_one():
+    """A Zen 3 job whose only slow row was torch's decoder read 'after 5,335–5,335 steps (751–751
+    with a warm compile cache)'."""
+    records = [speedup("torch", "decoder", "graph", 1.19, 1.13, 1.29),
+               break_even("torch", "decoder", 5335), break_even("torch", "decoder", 751, "warm")]
+    assert "; paid back only after 5,335 steps on a first run." in framework_line(
+        "torch", CPU, records, [])
+    assert ("PyTorch's first compile pays back only after 5,335 steps on a first run (751 with a "
+            "warm compile cache): below that, stay eager.") in "\n".join(your_case(records, [], ()))
+
+
 def test_another_cpu_that_reads_another_verdict_is_named_once():
     zen5 = [speedup("chainer", "vgg", "graph", 1.16, 1.15, 1.18),
             speedup("torch", "vgg", "graph", 0.99, 0.95, 1.04)]  # undecided: no disagreement

@@ -25,6 +25,11 @@ def span(low, high, digits=2):
     return low if low == high else f"{low}–{high}"
 
 
+def steps_span(low, high):
+    """Step counts 'low–high' with thousands commas, or one count where the two are the same."""
+    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
+
+
 def end(x):
     """An interval end: two decimals, three where two would read 1.00 (0.999 is not 1)."""
     return f"{x:.3f}" if f"{x:.2f}" == "1.00" and x != 1 else f"{x:.2f}"
