@@ -778,6 +778,9 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert [row.split(" | ")[2] for row in rows] == ["`graph`", "`cuda_graph`"]  # registry order
     assert "1.50 → 0.20" in rows[1] and "GPU only" in rows[1] and "`0091`" in rows[1]
     assert "1.29× [1.16, 1.42]" in rows[0] and "0.65× [0.59, 0.72]" in rows[0]
+    wrong_there = [{**cpu[0], "known_wrong": "AVX2 heap"}]  # timed, then found wrong (a Zen 3)
+    row = gpu_table(gpu, shown, records, "cpu", wrong_there, brief=True)[4]
+    assert "| — (a known wrong answer there) |" in row and "1.29" not in row, row
     assert "Known wrong here, no speedup: resnet (chainer `graph`)" in text
     assert ("Not yet on this GPU: mnist_cnn (jax, chainer); vgg; resnet (jax, torch); decoder; "
             "first calls") in text

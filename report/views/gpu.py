@@ -65,7 +65,8 @@ def _row(records, cpu, speedup, columns, brief=False):
              "A/A, train": f"[{speedup['aa_floor_low']:.3f}, {speedup['aa_floor_high']:.3f}]"
              if speedup.get("aa_floor_low") is not None else "—",
              "break-even steps, first run / later": paid, "first call s, cold → warm": first,
-             "the CPU's train speedup": "GPU only" if not on_cpu else (
+             "the CPU's train speedup": "GPU only" if not on_cpu else
+             "— (a known wrong answer there)" if on_cpu.get("known_wrong") else (
                  f"{on_cpu['estimate']:.2f}×" if brief and on_cpu["estimate"] is not None
                  else speedup_text(on_cpu)),
              "run": ", ".join(f"`{run.split('_')[0]}`" for run in runs)}
