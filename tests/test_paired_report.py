@@ -34,7 +34,7 @@ def test_every_aa_interval_contains_one_or_the_report_counts_it(results, phase):
     assert aa_reading(records_of(results), phase) in speedup_reading(records_of(results), phase)
 
 
-def _same_bits_or_an_ulp(*saved):
+def _saved_up_to_last_bits(*saved):
     """The saved figures, up to NumPy's last bits: its sums take other paths on another vector ISA
     (an AVX2-only Zen 3 recomputes this AVX-512 Xeon's 1.2645977325473936 as ...938)."""
     return pytest.approx(saved, rel=1e-13, abs=0)
@@ -48,12 +48,12 @@ def test_saved_intervals_are_recomputable_from_the_saved_rounds(results):
         assert r.stats["rounds"] == i["processes"] * i["rounds"]
         if i["variant"] == "eager":
             found = stats.ratio(i["paired_rounds_s"], i["aa_rounds_s"])
-            assert (found.estimate, found.low, found.high) == _same_bits_or_an_ulp(
+            assert (found.estimate, found.low, found.high) == _saved_up_to_last_bits(
                 i["aa_ratio"], i["aa_ci_low"], i["aa_ci_high"])
         else:
             found = stats.ratio(eager[i["model"], i["phase"]]["paired_rounds_s"],
                                 i["paired_rounds_s"])
-            assert (found.estimate, found.low, found.high) == _same_bits_or_an_ulp(
+            assert (found.estimate, found.low, found.high) == _saved_up_to_last_bits(
                 i["speedup"], i["ci_low"], i["ci_high"])
 
 
