@@ -11,6 +11,7 @@ from tests.reporting import machines_of, records_of
 from tests.test_report_runs import save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
+FLAGS = PAIRED.with_name("tf_flags_quick.json")  # steady runs in float32 and bfloat16
 
 
 def _seeds(data):
@@ -34,9 +35,6 @@ def test_a_newer_seeds_run_leaves_the_answer_rows_to_the_answer_run(tmp_path):
     assert [(r["run"], r["model"]) for r in focus] == [("0002_default-seeds", "mnist_cnn")]
     text = seed_004_text(records)
     assert text and f"{focus[0]['estimate']:.2f}×" in text
-
-
-FLAGS = Path(__file__).parent / "fixtures" / "tf_flags_quick.json"
 
 
 def test_mixed_precision_names_the_seeds_run_its_rows_come_from(tmp_path):
