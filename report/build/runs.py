@@ -86,14 +86,21 @@ def table_notes(view):
 
 def shown(view):
     """What a machine's views name beside its records, from its sections' runs (`view`): per
-    section, {backend: {run: [models or phases]}} (text.from_runs words it), and the framework
-    versions its steady runs installed."""
+    section, {backend: {run: [models or phases]}} (text.from_runs words it), the section mixed
+    precision draws from, and the framework versions its steady runs installed."""
     versions = {}
     for r in view("steady"):
         versions.update(r.graphbench.get("versions") or {})
     return {"runs": {name: section_runs(view(name)) for name in SECTIONS}, "versions": versions,
-            "version_notes": version_notes(versions),
+            "version_notes": version_notes(versions), "precision_from": precision_source(view),
             "pooled": {name: pooled_runs(view, name) for name in SECTIONS}}
+
+
+def precision_source(view):
+    """The section mixed precision's records come from: the seeds job's steady groups, or the
+    answer's in runs saved before the seeds job carried them."""
+    mixed = lambda name: any(r.flags[0] != "float32" for r in view(name))
+    return "steady" if mixed("steady") and not mixed("seeds_steady") else "seeds_steady"
 
 
 def version_notes(versions):

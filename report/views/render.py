@@ -86,14 +86,6 @@ def every_table(machines, notes):
         shown, records, h, notes[m], [(o, recs) for o, _, recs in machines if o != m])))
 
 
-def _precision_source(shown, records):
-    """The section mixed precision's records come from: the seeds job's steady groups, or the
-    answer's in runs saved before the seeds job carried them."""
-    mixed = {r["run"] for r in records if r["precision"] not in (None, "float32")}
-    runs = lambda name: {run.strip("`†") for by_run in shown["runs"][name].values() for run in by_run}
-    return "steady" if mixed & runs("steady") and not mixed & runs("seeds_steady") else "seeds_steady"
-
-
 def tables(shown, records, h, notes, others=()):
     """One machine's tables from its records, each section naming its runs (`shown`:
     report.build.runs.shown) and what the build noted beside them (runs.table_notes)."""
@@ -127,7 +119,7 @@ def tables(shown, records, h, notes, others=()):
                   runs("memory"), "", text, ""]
     for title, section, name in (
             ("Mixed precision (source article 002)", precision_section,
-             _precision_source(shown, records)),
+             shown["precision_from"]),
             ("Deterministic ops (source article 002)", determinism_text, "determinism"),
             ("Input pipeline (source article 003)", pipeline_section, "pipeline")):
         if text := section(records):
