@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from report.build.records import machine_records
+from report.build.runs import for_views
 from report.build.select import views
 from tests.published import DATA
 
@@ -11,6 +12,11 @@ from tests.published import DATA
 def machines_of(results, wanted=()):
     """[(machine, view, records)] as `python -m report` builds them."""
     return [(machine, view, machine_records(view)) for machine, view in views(results, wanted)]
+
+
+def views_of(results, wanted=()):
+    """[(machine, shown, records)]: what `python -m report` hands its views."""
+    return for_views(machines_of(results, wanted))
 
 
 def records_of(results, wanted=()):

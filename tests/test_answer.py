@@ -44,14 +44,14 @@ def test_the_setting_and_scope_stand_beside_the_numbers():
     assert workload(records[0]) == ("pre-activation ResNet-50 at 1/4 width, 64² px input "
                                     "(3 channels), batch 8, 1.50 M parameters, 0.94 GFLOP per "
                                     "train step")
-    text = answer_text([("m", None, records)])
+    text = answer_text([("m", {}, records)])
     assert "CPU only; no GPU has been measured yet" in text.splitlines()[0]
     assert "(a CPU, 2 threads, vector ISA avx512, float32)" in text
 
 
 def test_break_even_is_given_for_a_first_run_and_for_later_runs():
     records = steady()
-    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+    row = next(line for line in answer_text([("m", {}, records)]).splitlines()
                if line.startswith("| torch | resnet |"))
     assert "| 11,208 (9,925–13,290) | 850 (753–1,007) |" in row
     line = advice(records, best(records))
@@ -61,7 +61,7 @@ def test_break_even_is_given_for_a_first_run_and_for_later_runs():
 def test_a_known_wrong_variant_is_never_advised_and_says_why():
     records = steady(known_wrong="zero gradients (findings/x.md)")
     assert best(records) == {}
-    text = answer_text([("m", None, records)])
+    text = answer_text([("m", {}, records)])
     assert "| torch | resnet | — (`graph`: a known wrong answer, [findings/x.md](findings/x.md))" \
         in text and "use `graph`" not in text
 
@@ -135,7 +135,7 @@ def test_the_advice_names_costs_time_and_the_sweep():
     assert line.endswith("; VGG sweep (`graph`): no gain beyond the interval at any size; slower "
                          "than eager at full width, 224² px, batch 1 (0.91× [0.86, 0.94], 92 "
                          "GFLOP).")
-    brief = answer_text([("m", None, records)], more="RESULTS.md#x")
+    brief = answer_text([("m", {}, records)], more="RESULTS.md#x")
     assert "- **TensorFlow** on the m: XLA (`jit_compile=True`)" in brief
     assert "[glossary](#glossary)" in brief
 
@@ -151,7 +151,7 @@ def test_the_isa_caveat_names_the_condition_first_and_how_to_check():
 def test_a_backend_that_caches_nothing_repeats_its_first_run():
     records = [r for r in steady() if r["case"] != "warm"]
     records += [rec("first_call", case="cold", estimate=0.29, phase="construction")]
-    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+    row = next(line for line in answer_text([("m", {}, records)]).splitlines()
                if line.startswith("| torch | resnet |"))
     assert "| same as first run | 0.29 (no cache) |" in row
 
@@ -161,7 +161,7 @@ def test_a_first_call_cheaper_than_eagers_says_why_one_step():
     for r in records:
         if r["kind"] == "break_even":
             r.update(estimate=1, low=1, high=1, first_call_cheaper=True, seconds=0.04)
-    row = next(line for line in answer_text([("m", None, records)]).splitlines()
+    row = next(line for line in answer_text([("m", {}, records)]).splitlines()
                if line.startswith("| torch | resnet |"))
     assert "| 1 (first call cheaper than eager's) |" in row and "1 (1–1)" not in row
     assert "pays back at once: its first call is cheaper than eager's" in advice(
@@ -176,7 +176,7 @@ def test_counts_agree_and_the_scope_is_several_sentences():
     # a variant's first-run and later-run break-even both never pay: one variant, named once
     once = break_even_reading([never, {**never, "case": "warm"}])
     assert "1 never pays off:" in once and once.count(" on resnet") == 1
-    text = scope([("m", None, steady())])
+    text = scope([("m", {}, steady())])
     assert text.count(". ") >= 1 and max(len(s.split()) for s in text.split(". ")) < 40
 
 
@@ -217,10 +217,10 @@ def test_the_readmes_table_names_each_backends_runs_once_under_it():
     records = [{**r, **pooled} for r in steady(model="resnet") + steady(model="vgg")]
     records += [{**r, "backend": "jax", "run": "0003_default"} for r in steady(model="vgg")]
     records += [{**r, "run": "0005_default"} for r in steady(model="mnist_cnn")]
-    brief = answer_text([("m", None, records)], more="RESULTS.md#x").splitlines()
+    brief = answer_text([("m", {}, records)], more="RESULTS.md#x").splitlines()
     header = next(line for line in brief if line.startswith("| backend | model |"))
     assert not header.endswith("| run |") and all(
         line.count(" |") == header.count(" |") for line in brief if line.startswith("| torch |"))
     assert "Runs: jax `0003`; torch `0005+0001` (mnist_cnn `0005`)." in brief
-    full = answer_text([("m", None, records)])
+    full = answer_text([("m", {}, records)])
     assert "| `0005_default`+`0001_default` |" in full and "Runs: " not in full

@@ -8,7 +8,7 @@ from report import __main__ as cli
 from report.views.answer import answer_text
 from report.build.load import load_dir
 from report.publish.write import SUMMARY_END, SUMMARY_START
-from tests.reporting import machines_of, tables_of
+from tests.reporting import machines_of, views_of, tables_of
 from tests.test_report_runs import QUICK, save
 
 PAIRED = Path(__file__).parent / "fixtures" / "chainer_paired_quick.json"
@@ -54,7 +54,7 @@ def test_no_ratio_across_machines(tmp_path):
     machine_b = cli.details_text(results, machines_of(results)).split("### Machine `ci-b (")[1]
     rows = _rows(machine_b, "| chainer | graph |")
     assert rows and all(row.split("|")[4].strip() == "— (no eager in this run)" for row in rows)
-    answer = answer_text(machines_of(results)).split("**On `ci-b (")
+    answer = answer_text(views_of(results)).split("**On `ci-b (")
     assert "| chainer | mnist_cnn | `graph` |" in answer[0]
     assert "| chainer | mnist_cnn | — (`graph`: no eager in this run) | — |" in answer[1]
     assert "×" not in answer[1].split("\n\n- ")[0]  # machine B's table: no ratio at all

@@ -122,7 +122,7 @@ def test_a_wrong_default_falls_back_to_the_fastest_significant_variant_and_says_
     assert found["variant"] == "graph_relaxed"
     assert found["best_note"] == ("`graph` is a known wrong answer here: the fastest variant "
                                   "faster than eager")
-    row = next(line for line in answer_text([("m", None, steady_records(_group(
+    row = next(line for line in answer_text([("m", {}, steady_records(_group(
         {"eager": 10e-3, "graph": 6e-3, "graph_relaxed": 8e-3}, ("graph",))))]).splitlines()
         if line.startswith("| tf | resnet |"))
     assert "`graph_relaxed` (`graph` is a known wrong answer here" in row

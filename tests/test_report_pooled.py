@@ -205,6 +205,31 @@ def test_a_pooled_rows_step_times_are_the_jobs_geometric_mean_and_range(tmp_path
                                                                           "0001_default"]
 
 
+def test_the_answer_says_how_far_its_jobs_step_times_spread(tmp_path):
+    """The Zen 3's third job ran every eager step in about half the others' time on a CPU that
+    reads the same: the table says how far the pooled jobs' eager train steps spread; one job
+    alone says nothing."""
+    from report.build.runs import table_notes
+    from report.views.answer import answer_text
+    from report.views.render import tables
+    from tests.reporting import machines_of, views_of
+    folder = tmp_path / "results" / "m"
+    save(folder, _job("c1"), "0001_default", "2026-01-01T00:00:00")
+    alone = views_of(load_dir(tmp_path / "results"))
+    assert alone[0][1]["job_spread"] is None
+    assert "slowest as in the fastest" not in answer_text(alone)
+    save(folder, _job("c1"), "0002_default", "2026-01-02T00:00:00", scale=2.5)
+    built = machines_of(load_dir(tmp_path / "results"))
+    machines = views_of(load_dir(tmp_path / "results"))
+    spread = machines[0][1]["job_spread"]
+    assert spread["jobs"] == 2 and spread["rows"] >= 1
+    assert spread["median"] == pytest.approx(2.5) and spread["widest"] == pytest.approx(2.5)
+    said = "2 jobs, one eager train step took 2.50× as long in the slowest as in the fastest"
+    assert said in answer_text(machines)  # the README's and RESULTS.md's answer
+    (_, shown, records), = machines
+    assert said in "\n".join(tables(shown, records, "###", table_notes(built[0][1])))  # the page's
+
+
 def test_a_job_that_never_paid_back_leaves_the_pooled_range_without_an_upper_end():
     """A pooled gain whose interval lies above 1.03 while one job's own graph step was not faster:
     that job's break-even is 'never', so the range has no upper end and says so, in the table's

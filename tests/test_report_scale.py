@@ -95,9 +95,9 @@ def test_the_chart_draws_the_curve_and_nothing_without_a_sweep(tmp_path):
 
 def test_the_scope_names_the_sweeps_largest_point():
     from report.views.answer import scope
-    text = scope([("m", None, CURVE + [step(0.19)])])
+    text = scope([("m", {}, CURVE + [step(0.19)])])
     assert "up to the VGG at full width, 224² px, batch 1" in text
-    assert "where graph mode stops paying" not in scope([("m", None, [step(0.19)])])
+    assert "where graph mode stops paying" not in scope([("m", {}, [step(0.19)])])
 
 
 def test_the_compute_bound_decoder_is_its_own_line_and_row_never_a_point_of_the_vgg_curve():

@@ -5,7 +5,7 @@ from report import __main__ as cli
 from report.build.load import load_dir
 from report.build.ratios import gain_bound
 from report.publish.write import SUMMARY_END, SUMMARY_START
-from tests.reporting import machines_of, records_of
+from tests.reporting import machines_of, views_of, records_of
 from tests.test_report_machines import PAIRED, on_machine
 from tests.test_report_runs import QUICK, save
 
@@ -275,7 +275,7 @@ def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend
     assert {m: (r["variant"], r["case"], r["estimate"], r["low"], r["high"], r["unit"])
             for m, r in found.items()} == {"mnist_cnn": ("eager", "cold", 0.375, 0.25, 0.5, "s"),
                                           "vgg": ("eager", "cold", 0.625, 0.5, 0.75, "s")}
-    line = next(line for line in answer_text(machines_of(results)).splitlines()
+    line = next(line for line in answer_text(views_of(results)).splitlines()
                 if line.startswith("- **chainer**"))
     assert line.count("start") == 1
     assert "a fresh process takes 0.4–0.6 s to start (import, set-up) before its cold first" in line

@@ -47,12 +47,12 @@ def test_the_record_carries_the_target_and_the_answer_prints_it():
     assert found["target"] == "reached"
     rows = steady()
     rows[2].update(target="reached")
-    text = answer_text([("m", None, rows)])
+    text = answer_text([("m", {}, rows)])
     assert "1.50× [1.20, 1.80] ±20.0% ✓" in text
     rows[2].update(target="time budget", target_minutes=44.4, target_half_width=0.03)
     assert "1.50× [1.20, 1.80] ±20.0%: time budget (±3% ≈ 44 min)" in answer_text(
-        [("m", None, rows)])
-    assert "1.50× [1.20, 1.80] ±20.0%: time budget |" in answer_text([("m", None, rows)],
+        [("m", {}, rows)])
+    assert "1.50× [1.20, 1.80] ±20.0%: time budget |" in answer_text([("m", {}, rows)],
                                                                       more="RESULTS.md")
 
 

@@ -2,6 +2,7 @@
 row and what its provenance line adds), the run numbers missing per machine, and per machine what
 its tables name beside their figures (results known to be wrong, retrace skip rules)."""
 import re
+import statistics
 from collections import defaultdict
 from pathlib import Path
 
@@ -142,11 +143,27 @@ def timed_as_a_loop(records):
     return any(r.get("wait") == "block" for r in records if r["kind"] == "step_time")
 
 
+def job_spread(records):
+    """How far one eager train step moved between a machine's repeat jobs of one code: each
+    float32 row's slowest job median ÷ its fastest, their median and the widest row; None where
+    no row pools jobs. Speedups are paired within each job; absolute step times carry this."""
+    rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
+                   and r.get("phase") == "train" and r.get("precision") == "float32"
+                   and r.get("pooled_runs") and r["low"]), key=lambda r: r["high"] / r["low"])
+    if not rows:
+        return None
+    return {"rows": len(rows), "jobs": max(len(r["pooled_runs"]) for r in rows),
+            "median": statistics.median(r["high"] / r["low"] for r in rows),
+            "widest": rows[-1]["high"] / rows[-1]["low"], "backend": rows[-1]["backend"],
+            "model": rows[-1]["model"]}
+
+
 def for_views(machines):
     """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get,
-    each with whether it was timed as a loop, a GPU's with what its plan still lacks
-    (plan_gaps.not_measured)."""
+    each with whether it was timed as a loop, how far its jobs' step times spread (job_spread),
+    a GPU's with what its plan still lacks (plan_gaps.not_measured)."""
     return [(machine, {**shown(view), "timed_as_a_loop": timed_as_a_loop(records),
+                       "job_spread": job_spread(records),
                        **({"not_measured": not_measured(records)} if gpu_model(machine) else {})},
              records) for machine, view, records in machines]
 

@@ -13,7 +13,7 @@ from report.views.lengths import lengths_line
 from report.build.ratios import NO_GAIN, NOISE, SAME, decided
 from report.views.scale import answer_line, compute_line, gflop, point
 from report.views.seeds import seed_004_text
-from report.views.tables import chosen as best
+from report.views.tables import chosen as best, spread_line
 from report.views.text import (break_even_text, count, duration, label, precision_text, span,
                                speedup_text)
 
@@ -71,14 +71,16 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False):
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in listed) + ".", ""]
     elsewhere = [r for m, _, found in machines if m in others for r in found]  # a GPU's, say
-    for machine, _, records in machines:
+    for machine, view, records in machines:
         if machine in others:
             continue
         name = f"the {short_name(machine)}" if more else f"`{machine}`"
         header = HEADER.removesuffix(" run |") if more else HEADER
         parts += [f"**On {name}** ({hardware(records)})", "", header,
                   "|---" * header.count(" |") + "|",
-                  *rows(records, brief=bool(more)), "", workloads(records) + no_cache(records), "",
+                  *rows(records, brief=bool(more)), "",
+                  *([line, ""] if (line := spread_line(view.get("job_spread"))) else []),
+                  workloads(records) + no_cache(records), "",
                   *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]

@@ -12,7 +12,7 @@ from report.views.precision import precision_section
 from report.views.provenance import known_wrong_notes, runs_block
 from report.views.retrace import advice, compile_per_shape, retrace_tables, seed_comparison
 from report.views.scale import scale_reading, scale_table
-from report.views.tables import signals_line, summary_table
+from report.views.tables import signals_line, spread_line, summary_table
 from report.views.text import from_runs
 
 
@@ -91,6 +91,7 @@ def tables(shown, records, h, notes, others=()):
     report.build.runs.shown) and what the build noted beside them (runs.table_notes)."""
     runs = lambda name: from_runs(shown["runs"][name], shown["pooled"][name])
     parts = [f"{h} All figures", "", runs("steady"), "", summary_table(records),
+             *([line, ""] if (line := spread_line(shown.get("job_spread"))) else []),
              *([line, ""] if (line := signals_line(records)) else [])]
     if text := retrace_tables(records, notes["retrace_rules"]):
         parts += [f"{h} Retracing (source article 000)", "", runs("retrace"), "",

@@ -57,6 +57,17 @@ SIGNALS = {"cudagraph_skips": "graphs left out of CUDA graphs",  # what each bac
            "retrace_warnings": "tf.function retracing warnings"}
 
 
+def spread_line(spread):
+    """How far its jobs' eager train steps spread (the build's runs.job_spread), or None."""
+    if not spread:
+        return None
+    return (f"Between this machine's {spread['jobs']} jobs, one eager train step took "
+            f"{spread['median']:.2f}× as long in the slowest as in the fastest (the median of "
+            f"{spread['rows']} rows; up to {spread['widest']:.2f}×, {spread['backend']} "
+            f"{spread['model']}), on a CPU whose name reads the same: step times (their geometric "
+            "mean) carry that spread; each speedup is paired within its job, then pooled.")
+
+
 def signals_line(records):
     """What the backends logged or counted while the steady steps ran (the build's `signals_*`
     facts: a graph left out of CUDA graphs, a recompile limit hit), per model, variant and phase
