@@ -209,7 +209,7 @@ def test_the_answer_says_how_far_its_jobs_step_times_spread(tmp_path):
     """The Zen 3's third job ran every eager step in about half the others' time on a CPU that
     reads the same: the table says how far the pooled jobs' eager train steps spread; one job
     alone says nothing."""
-    from report.build.runs import table_notes
+    from report.build.runs import for_views, table_notes
     from report.views.answer import answer_text
     from report.views.render import tables
     from tests.reporting import machines_of, views_of
@@ -220,7 +220,7 @@ def test_the_answer_says_how_far_its_jobs_step_times_spread(tmp_path):
     assert "slowest as in the fastest" not in answer_text(alone)
     save(folder, _job("c1"), "0002_default", "2026-01-02T00:00:00", scale=2.5)
     built = machines_of(load_dir(tmp_path / "results"))
-    machines = views_of(load_dir(tmp_path / "results"))
+    machines = for_views(built)
     spread = machines[0][1]["job_spread"]
     assert spread["jobs"] == 2 and spread["rows"] >= 1
     assert spread["median"] == pytest.approx(2.5) and spread["widest"] == pytest.approx(2.5)

@@ -147,15 +147,15 @@ def job_spread(records):
     """How far one eager train step moved between a machine's repeat jobs of one code: each
     float32 row's slowest job median ÷ its fastest, their median and the widest row; None where
     no row pools jobs. Speedups are paired within each job; absolute step times carry this."""
+    spread = lambda r: r["high"] / r["low"]
     rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
                    and r.get("phase") == "train" and r.get("precision") == "float32"
-                   and r.get("pooled_runs") and r["low"]), key=lambda r: r["high"] / r["low"])
+                   and r.get("pooled_runs") and r["low"]), key=spread)
     if not rows:
         return None
     return {"rows": len(rows), "jobs": max(len(r["pooled_runs"]) for r in rows),
-            "median": statistics.median(r["high"] / r["low"] for r in rows),
-            "widest": rows[-1]["high"] / rows[-1]["low"], "backend": rows[-1]["backend"],
-            "model": rows[-1]["model"]}
+            "median": statistics.median(map(spread, rows)), "widest": spread(rows[-1]),
+            "backend": rows[-1]["backend"], "model": rows[-1]["model"]}
 
 
 def for_views(machines):
