@@ -228,6 +228,9 @@ def test_the_answer_says_how_far_its_jobs_step_times_spread(tmp_path):
     assert said in answer_text(machines)  # the README's and RESULTS.md's answer
     (_, shown, records), = machines
     assert said in "\n".join(tables(shown, records, "###", table_notes(built[0][1])))  # the page's
+    assert "on a CPU whose name reads the same" in answer_text(machines)
+    on_gpu = for_views([(f"{built[0][0]}, NVIDIA H200", *built[0][1:])])
+    assert "on a GPU and CPU whose names read the same" in answer_text(on_gpu)
 
 
 def test_a_job_that_never_paid_back_leaves_the_pooled_range_without_an_upper_end():

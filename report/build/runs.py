@@ -143,10 +143,11 @@ def timed_as_a_loop(records):
     return any(r.get("wait") == "block" for r in records if r["kind"] == "step_time")
 
 
-def job_spread(records):
+def job_spread(records, gpu=False):
     """How far one eager train step moved between a machine's repeat jobs of one code: each
-    float32 row's slowest job median ÷ its fastest, their median and the widest row; None where
-    no row pools jobs. Speedups are paired within each job; absolute step times carry this."""
+    float32 row's slowest job median ÷ its fastest, their median and the widest row, and whether
+    the machine's steps ran on a GPU; None where no row pools jobs. Speedups are paired within
+    each job; absolute step times carry this."""
     spread = lambda r: r["high"] / r["low"]
     rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
                    and r.get("phase") == "train" and r.get("precision") == "float32"
@@ -155,7 +156,7 @@ def job_spread(records):
         return None
     return {"rows": len(rows), "jobs": max(len(r["pooled_runs"]) for r in rows),
             "median": statistics.median(map(spread, rows)), "widest": spread(rows[-1]),
-            "backend": rows[-1]["backend"], "model": rows[-1]["model"]}
+            "backend": rows[-1]["backend"], "model": rows[-1]["model"], "gpu": gpu}
 
 
 def for_views(machines):
@@ -163,7 +164,7 @@ def for_views(machines):
     each with whether it was timed as a loop, how far its jobs' step times spread (job_spread),
     a GPU's with what its plan still lacks (plan_gaps.not_measured)."""
     return [(machine, {**shown(view), "timed_as_a_loop": timed_as_a_loop(records),
-                       "job_spread": job_spread(records),
+                       "job_spread": job_spread(records, bool(gpu_model(machine))),
                        **({"not_measured": not_measured(records)} if gpu_model(machine) else {})},
              records) for machine, view, records in machines]
 

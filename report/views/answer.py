@@ -354,7 +354,7 @@ def startup_text(records, backend):
                    if r["kind"] == "startup_time" and r["backend"] == backend)
     if not found:
         return None
-    return (f"a fresh process takes {span(found[0], found[-1], 1)} s to start (import, set-up) "
+    return (f"a fresh process takes {span(found[0], found[-1], '.1f')} s to start (import, set-up) "
             "before its cold first call;")
 
 

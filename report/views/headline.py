@@ -5,7 +5,7 @@ from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
 from machines import short_name
 from report.build.ratios import NOISE, SAME, UNDECIDED, rules_out
 from report.views.lengths import cold_runs
-from report.views.text import steps_span
+from report.views.text import span
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
 SHORT = {("tf", "xla"): "XLA (`jit_compile=True`)", ("jax", "graph"): "`jax.jit`",
@@ -21,9 +21,8 @@ def call(backend, variant):
 
 
 def _span(found):
-    low, high = min(r["estimate"] for r in found), max(r["estimate"] for r in found)
-    return f"{low:.2f}×" if len(found) == 1 or f"{low:.2f}" == f"{high:.2f}" \
-        else f"{low:.2f}–{high:.2f}×"
+    """The estimates' range, '1.20–1.45×'."""
+    return span(min(r["estimate"] for r in found), max(r["estimate"] for r in found)) + "×"
 
 
 def _models(found):
@@ -81,7 +80,7 @@ def pays_back(records, rows):
     if not any(r["slow"] for r in found):
         return f"; paid back within {most['estimate']} steps{where}"
     fewest = min(found, key=lambda r: r["estimate"])
-    return (f"; paid back only after {steps_span(fewest['estimate'], most['estimate'])} steps on a "
+    return (f"; paid back only after {span(fewest['estimate'], most['estimate'], ',')} steps on a "
             f"first run{where}")
 
 
@@ -249,8 +248,8 @@ def short_run(records, others=()):
         return ""
     quick = max((max(c.get("cold", [0])) for b, c in found.items() if b not in slow), default=0)
     parts = [f"{NAMES.get(b, b)}'s first compile pays back only after "
-             f"{steps_span(min(c['cold']), max(c['cold']))} steps on a first run"
-             + (f" ({steps_span(min(c['warm']), max(c['warm']))} with a warm compile cache)"
+             f"{span(min(c['cold']), max(c['cold']), ',')} steps on a first run"
+             + (f" ({span(min(c['warm']), max(c['warm']), ',')} with a warm compile cache)"
                 if c.get("warm") else "") for b, c in sorted(slow.items())]
     return ("- **A short run**: " + "; ".join(parts) + ": below that, stay eager"
             + (f"; the others pay back within {quick} steps." if quick else ".")

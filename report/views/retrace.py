@@ -144,7 +144,7 @@ def retrace_step_reading(records):
         if worst:
             parts.append(f"{backend}: a step at a new size costs up to {mine[worst]:.1f}× one at "
                          f"a seen size ({worst[2]} on {worst[1]})"
-                         + (f"; eager {span(min(eager), max(eager), 1)}×" if eager else ""))
+                         + (f"; eager {span(min(eager), max(eager), '.1f')}×" if eager else ""))
     return ("; ".join(parts) + ". Repeating sizes, after each run's first step; a variant that "
             "traces once but costs much more at a new size compiles per shape (XLA)."
             if parts else "No retrace runs with repeating sizes.")

@@ -61,10 +61,11 @@ def spread_line(spread):
     """How far its jobs' eager train steps spread (the build's runs.job_spread), or None."""
     if not spread:
         return None
+    hardware = "a GPU and CPU whose names read" if spread["gpu"] else "a CPU whose name reads"
     return (f"Between this machine's {spread['jobs']} jobs, one eager train step took "
             f"{spread['median']:.2f}× as long in the slowest as in the fastest (the median of "
             f"{spread['rows']} rows; up to {spread['widest']:.2f}×, {spread['backend']} "
-            f"{spread['model']}), on a CPU whose name reads the same: step times (their geometric "
+            f"{spread['model']}), on {hardware} the same: step times (their geometric "
             "mean) carry that spread; each speedup is paired within its job, then pooled.")
 
 

@@ -19,15 +19,11 @@ def s(seconds):
     return "—" if seconds is None else f"{seconds:.2f}"
 
 
-def span(low, high, digits=2):
-    """'low–high', or one number where the two read the same."""
-    low, high = f"{low:.{digits}f}", f"{high:.{digits}f}"
+def span(low, high, spec=".2f"):
+    """'low–high' in the format `spec` (',' for step counts), or one number where the two read
+    the same."""
+    low, high = format(low, spec), format(high, spec)
     return low if low == high else f"{low}–{high}"
-
-
-def steps_span(low, high):
-    """Step counts 'low–high' with thousands commas, or one count where the two are the same."""
-    return f"{low:,}" if low == high else f"{low:,}–{high:,}"
 
 
 def end(x):
