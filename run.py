@@ -19,6 +19,7 @@ import time
 import venv
 from pathlib import Path
 
+import host
 from catalog import BACKENDS
 from report.build.compact import compact
 
@@ -437,11 +438,13 @@ def bench(envs, profile, pytest_args, job="answer"):
             empty.append(env)
             continue
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
+        before = host.reading()
         code = call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p",
                     "suites.progress", "--profile", profile, *selection,
                     f"--benchmark-save={name}", *storage, *pytest_args)
         mine = saved_by(saved_runs() - had, env)
-        compact(mine)  # half the bytes: results/ travels with every GPU call (64 MiB at most)
+        # half the bytes (results/ travels with every GPU call, 64 MiB at most), and the host's speed
+        compact(mine, {"graphbench_host": host.between(before, host.reading())})
         new |= mine
         if code:
             (failed if mine else empty).append(env)

@@ -9,6 +9,7 @@ FRAMEWORK_FREE = frozenset({
     "test_answer.py",
     "test_chart_figures.py",
     "test_headline.py",
+    "test_host.py",
     "test_report_folders.py",
     "test_bench_jobs.py",
     "test_citation.py",

@@ -1,6 +1,7 @@
 """Jobs by purpose (issue 35): `run.py bench` saves the answer, `--job seeds` the seeds'
 experiments; together they time every suite, and each saved run says its job."""
 import json
+import platform
 import types
 from pathlib import Path
 
@@ -130,8 +131,11 @@ def test_run_py_keeps_each_run_its_env_saved_without_indentation(monkeypatch, tm
     monkeypatch.setattr(run, "saved_runs", lambda: next(seen, {new}))
     monkeypatch.setattr(run, "shared", lambda new: None)
     monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run.host, "reading", lambda: {"reference_ms": 14.0, "cpu_times": None})
     assert run.main(["bench", "--envs", "chainer"]) == 0
-    assert new.read_text() == json.dumps(data, separators=(",", ":"))
+    host = {"reference_ms": [14.0, 14.0], "stolen": None, "python": platform.python_version(),
+            "loop": run.host.LOOP}
+    assert new.read_text() == json.dumps({**data, "graphbench_host": host}, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -14,9 +14,11 @@ from pathlib import Path
 RUNS = "[0-9][0-9][0-9][0-9]_*.json"  # a saved run's name, as conftest.next_number numbers it
 
 
-def compact_text(data):
-    """A run's JSON text without indentation, ASCII as pytest-benchmark writes it."""
-    return json.dumps(json.loads(data), ensure_ascii=True, separators=(",", ":"))
+def compact_text(data, extra=None):
+    """A run's JSON text without indentation, ASCII as pytest-benchmark writes it, with the
+    top-level fields `extra` added."""
+    return json.dumps({**json.loads(data), **(extra or {})}, ensure_ascii=True,
+                      separators=(",", ":"))
 
 
 def same_run(a, b):
@@ -28,17 +30,18 @@ def same_run(a, b):
         return False
 
 
-def compact(paths):
-    """Rewrite each run of `paths` without indentation, through a temporary file and a rename;
-    the bytes saved. A file that is not JSON, or that cannot be rewritten, stays as it is."""
+def compact(paths, extra=None):
+    """Rewrite each run of `paths` without indentation, with the top-level fields `extra` added
+    (run.py's graphbench_host), through a temporary file and a rename; the bytes saved. A file
+    that is not JSON, or that cannot be rewritten, stays as it is."""
     saved = 0
     for path in map(Path, paths):
         try:
             raw = path.read_bytes()
-            text = compact_text(raw).encode()
+            text = compact_text(raw, extra).encode()
         except (OSError, ValueError):
             continue
-        if len(text) >= len(raw):
+        if len(text) >= len(raw) and not extra:
             continue
         staged = None
         try:

@@ -8,7 +8,7 @@ from catalog import (BACKENDS, LOADERS, PHASES, PITFALL_VARIANTS, PRECISIONS,
 REQUIRED_KEYS = ("backend", "model", "variant", "phase")
 TIMES = ("min", "max", "mean", "median", "q1", "q3")  # the statistics the tables and charts read
 FINDING_KEYS = ("loss", "max_rel_diff")  # a diverged loss is a finding the report shows as such
-OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "commit_info")
+OPTIONAL_DICTS = ("graphbench_profile", "graphbench_run", "graphbench_host", "commit_info")
 CHOICES = {"backend": BACKENDS, "phase": PHASES, "variant": {**VARIANTS, **PITFALL_VARIANTS},
            "precision": PRECISIONS, "loader": LOADERS, "wait": WAITS}  # extra_info key -> choices
 DEVICES = ("cpu", "cuda")
@@ -30,7 +30,19 @@ def _flags(value):
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _two_times(value):
+    return isinstance(value, list) and len(value) == 2 and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in value)
+
+
+def _share(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+
+
 FIELDS = (  # (path in the file, check, what it must be) of the fields the report reads, if present
+    (("graphbench_host", "reference_ms"), _two_times, "two times in ms (before, after)"),
+    (("graphbench_host", "stolen"), _share, "a share from 0 to 1"),
+    (("graphbench_host", "python"), lambda v: isinstance(v, str), "a Python version"),
     (("graphbench_run", "complete"), lambda v: isinstance(v, bool), "true or false"),
     (("graphbench_run", "cases"), _count, "a count"),
     (("graphbench_run", "cases_run"), _count, "a count"),
@@ -84,7 +96,8 @@ def _framework_problem(benchmarks, versions):
     return None
 
 
-OWN_KEYS = ("graphbench_profile", "graphbench_run")  # what conftest.py adds to a saved run
+OWN_KEYS = ("graphbench_profile", "graphbench_run",  # what conftest.py adds to a saved run
+            "graphbench_host")  # and run.py (host.between)
 
 
 def file_problem(data):

@@ -44,6 +44,13 @@ class Result:
     status: dict = None  # the run's graphbench_run: complete or not, and why
     commit: dict = None  # pytest-benchmark's commit_info: id, dirty, time, branch
     python: str = None  # the run's Python version (not the machine's: envs differ)
+    host: dict = None  # run.py's graphbench_host: a reference loop's ms around the env, steal
+
+    @property
+    def reference_ms(self):
+        """The host's reference loop around this run (host.py), the mean of before and after, in
+        ms; None where run.py did not time it."""
+        return sum(self.host["reference_ms"]) / 2 if self.host else None
 
     def saved(self, name):
         """The paired ratio `name` (SAVED_RATIOS) this result carries, or None (saved before its
@@ -149,7 +156,8 @@ def load_file(path):
     return [Result(str(path), machine_name(machine_info), Path(path).stem, data.get("datetime", ""),
                    bench["name"], bench["extra_info"], bench["stats"], graphbench,
                    data.get("graphbench_profile"), data.get("graphbench_run"),
-                   data.get("commit_info"), machine_info.get("python_version"))
+                   data.get("commit_info"), machine_info.get("python_version"),
+                   data.get("graphbench_host"))
             for bench in data["benchmarks"]]
 
 

@@ -78,14 +78,26 @@ def spread_record(r, kind, **fields):
 
 def pooled_time(r, repeats):
     """A step time's fields over `r`'s job and the `repeats` that timed it: the geometric mean of
-    the jobs' medians and their range, so that its eager ÷ graph reads as the pooled speedup does;
-    {} with one job."""
+    the jobs' medians and their range, so that its eager ÷ graph reads as the pooled speedup does,
+    and how fast the host ran in each job (host_readings); {} with one job."""
     found = [r, *(same for same, _ in _repeated(r, r, repeats))]
     if len(found) < 2:
         return {}
     medians = [x.median for x in found]
     return {"estimate": math.exp(statistics.fmean(map(math.log, medians))), "low": min(medians),
-            "high": max(medians), "interval": POOLED_TIME, "pooled_runs": [x.run for x in found]}
+            "high": max(medians), "interval": POOLED_TIME, "pooled_runs": [x.run for x in found],
+            **host_readings(found)}
+
+
+def host_readings(found):
+    """Each pooled job's median beside the host's reference loop and stolen share around its run
+    (run.py's graphbench_host), in pooled_runs' order; {} unless every job has them, from one
+    Python (another Python runs the loop at another speed)."""
+    if not all(x.host for x in found) or len({x.host.get("python") for x in found}) > 1:
+        return {}
+    return {"pooled_medians": [x.median for x in found],
+            "pooled_reference_ms": [x.reference_ms for x in found],
+            "pooled_stolen": [x.host.get("stolen") for x in found]}
 
 
 def signals(r):

@@ -145,9 +145,9 @@ def timed_as_a_loop(records):
 
 def job_spread(records, gpu=False):
     """How far one eager train step moved between a machine's repeat jobs of one code: each
-    float32 row's slowest job median ÷ its fastest, their median and the widest row, and whether
-    the machine's steps ran on a GPU; None where no row pools jobs. Speedups are paired within
-    each job; absolute step times carry this."""
+    float32 row's slowest job median ÷ its fastest, their median and the widest row, whether the
+    machine's steps ran on a GPU, and how the host moved between the same two jobs (host_spread);
+    None where no row pools jobs. Speedups are paired within each job; step times carry this."""
     spread = lambda r: r["high"] / r["low"]
     rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
                    and r.get("phase") == "train" and r.get("precision") == "float32"
@@ -156,7 +156,24 @@ def job_spread(records, gpu=False):
         return None
     return {"rows": len(rows), "jobs": max(len(r["pooled_runs"]) for r in rows),
             "median": statistics.median(map(spread, rows)), "widest": spread(rows[-1]),
-            "backend": rows[-1]["backend"], "model": rows[-1]["model"], "gpu": gpu}
+            "backend": rows[-1]["backend"], "model": rows[-1]["model"], "gpu": gpu,
+            "host": host_spread(rows)}
+
+
+def host_spread(rows):
+    """Over the rows whose jobs all carry run.py's host readings: the host's reference loop in
+    the row's slowest job ÷ in its fastest (the median over rows), and the largest share of CPU
+    time stolen around any of those runs; None where no row has readings (jobs before them)."""
+    hosted = [r for r in rows if r.get("pooled_reference_ms")]
+    if not hosted:
+        return None
+
+    def moved(r):
+        medians, loop = r["pooled_medians"], r["pooled_reference_ms"]
+        return loop[medians.index(max(medians))] / loop[medians.index(min(medians))]
+    stolen = [s for r in hosted for s in r["pooled_stolen"] if s is not None]
+    return {"rows": len(hosted), "median": statistics.median(map(moved, hosted)),
+            "stolen": max(stolen, default=None)}
 
 
 def for_views(machines):

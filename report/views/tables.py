@@ -66,7 +66,20 @@ def spread_line(spread):
             f"{spread['median']:.2f}× as long in the slowest as in the fastest (the median of "
             f"{spread['rows']} rows; up to {spread['widest']:.2f}×, {spread['backend']} "
             f"{spread['model']}), on {hardware} the same: step times (their geometric "
-            "mean) carry that spread; each speedup is paired within its job, then pooled.")
+            "mean) carry that spread; each speedup is paired within its job, then pooled."
+            + _host_said(spread["host"]))
+
+
+def _host_said(host):
+    """What the host's reference loop (host.py, around each framework's suites) did between the
+    same jobs; '' for jobs saved before run.py timed it."""
+    if not host:
+        return ""
+    stolen = ("" if host["stolen"] is None else
+              f"; the hypervisor took at most {host['stolen']:.1%} of the CPU time around any run")
+    return (f" Between the same two jobs a fixed pure-Python loop, timed before and after each "
+            f"framework's suites, took {host['median']:.2f}× as long (the median of "
+            f"{host['rows']} rows){stolen}.")
 
 
 def signals_line(records):
