@@ -101,3 +101,18 @@ def test_a_seeds_job_run_last_leaves_the_answer_jobs_counted(tmp_path):
         save(tmp_path / "results" / machine, _of_job(base, machine, job),
              f"{number}_default" + "-seeds" * (job == "seeds"), f"2026-01-0{day}T00:00:00")
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")
+
+
+def test_as_many_jobs_the_machine_whose_jobs_agree_keeps_the_answer_over_a_newer_one(tmp_path):
+    """A Zen 3 VM ran its fourth job's steps at half the speed of others on a CPU that reads the
+    same (2.18× apart, the Zen 5's 1.13×): of two machines that pool as many jobs, the one whose
+    jobs' eager steps agree answers, not the newer."""
+    base = json.loads(QUICK.read_text())
+    for machine, number, day, scale in (("ci-a", "0001", 1, 1.0), ("ci-a", "0002", 2, 1.1),
+                                        ("ci-b", "0003", 3, 1.0), ("ci-b", "0004", 4, 2.5)):
+        save(tmp_path / "results" / machine, _two_backends(base, machine), f"{number}_default",
+             f"2026-01-0{day}T00:00:00", scale=scale)
+    results = load_dir(tmp_path / "results")
+    assert front(results).startswith("ci-a (")
+    newer = str(tmp_path / "results" / "ci-b" / "0004_default.json")
+    assert front(results, [newer]).startswith("ci-b (")  # the job just run answers for itself

@@ -1,5 +1,6 @@
 """The only place that picks: which profile, machine and run each figure comes from, and the
 newest result of each case (per (machine, backend, section, model) one run only)."""
+import statistics
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -177,7 +178,8 @@ def front(results, made=()):
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
     the most jobs (the fewest any backend's newest answer job run has of its job kind, whatever
     ran after it), then the most seeds jobs (the answer's lines on shapes that vary, memory and
-    retracing pool those), then the one whose every backend was measured most recently (the
+    retracing pool those), then the one whose jobs' eager steps spread least (step_spread), then
+    the one whose every backend was measured most recently (the
     newest of its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
     torch alone) never takes the answer."""
     last = newest_by_backend(results)
@@ -204,7 +206,25 @@ def front(results, made=()):
         return min((len(runs[m, b, job_kind(newest_of[m, b])]) or 1) if (m, b) in newest_of
                    else 0 for b in newest[m])
     return max(mine or full, key=lambda m: (pooled(m, last_answer), pooled(m, last_seeds),
+                                            -step_spread(results, m, last_answer),
                                             min(newest[m].values()), m), default=None)
+
+
+def step_spread(results, machine, newest_of):
+    """How far `machine`'s pooled answer jobs moved: per backend and model, the slowest job's
+    eager float32 train median ÷ the fastest's, the median of those (runs.job_spread's figure,
+    from results); 1 where no row pools jobs. Of two machines that pool as many jobs, the one
+    whose jobs agree answers (a VM whose host ran at two speeds read 2.05×, the Zen 5 1.13×)."""
+    medians = defaultdict(list)
+    for r in results:
+        i = r.info
+        if (r.machine == machine and section(r) == "steady" and r.valid and r.flags == BASELINE
+                and i["variant"] == "eager" and i["phase"] == "train" and r.median > 0
+                and (machine, i["backend"]) in newest_of
+                and job_kind(r) == job_kind(newest_of[machine, i["backend"]])):
+            medians[i["backend"], i["model"]].append(r.median)
+    spreads = [max(v) / min(v) for v in medians.values() if len(v) > 1]
+    return statistics.median(spreads) if spreads else 1.0
 
 
 def front_gpu(results):
