@@ -86,16 +86,16 @@ def pooled_time(r, repeats):
     medians = [x.median for x in found]
     return {"estimate": math.exp(statistics.fmean(map(math.log, medians))), "low": min(medians),
             "high": max(medians), "interval": POOLED_TIME, "pooled_runs": [x.run for x in found],
-            **host_readings(found)}
+            **host_readings(found, medians)}
 
 
-def host_readings(found):
-    """Each pooled job's median beside the host's reference loop and stolen share around its run
-    (run.py's graphbench_host), in pooled_runs' order; {} unless every job has them, from one
-    Python (another Python runs the loop at another speed)."""
+def host_readings(found, medians):
+    """Each pooled job's median (`medians`) beside the host's reference loop and stolen share
+    around its run (run.py's graphbench_host), in pooled_runs' order; {} unless every job has
+    them, from one Python (another Python runs the loop at another speed)."""
     if not all(x.host for x in found) or len({x.host.get("python") for x in found}) > 1:
         return {}
-    return {"pooled_medians": [x.median for x in found],
+    return {"pooled_medians": medians,
             "pooled_reference_ms": [x.reference_ms for x in found],
             "pooled_stolen": [x.host.get("stolen") for x in found]}
 

@@ -214,7 +214,7 @@ def step_spread(results, machine, newest_of):
     """How far `machine`'s pooled answer jobs moved: per backend and model, the slowest job's
     eager float32 train median ÷ the fastest's, the median of those (runs.job_spread's figure,
     from results); 1 where no row pools jobs. Of two machines that pool as many jobs, the one
-    whose jobs agree answers (a VM whose host ran at two speeds read 2.05×, the Zen 5 1.13×)."""
+    whose jobs agree answers (a VM whose host ran at two speeds read 2.18×, the Zen 5 1.13×)."""
     medians = defaultdict(list)
     for r in results:
         i = r.info
