@@ -30,7 +30,7 @@ def cpu_times(path="/proc/stat"):
         ticks = [int(x) for x in fields[1:9]]  # user nice system idle iowait irq softirq steal
     except (OSError, ValueError):
         return None
-    return (ticks[7], sum(ticks)) if fields[0] == "cpu" and len(ticks) == 8 else None
+    return (ticks[7], sum(ticks)) if fields[:1] == ["cpu"] and len(ticks) == 8 else None
 
 
 def reading():

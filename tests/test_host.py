@@ -22,6 +22,8 @@ def test_the_stolen_share_is_read_from_proc_stat_between_two_readings(tmp_path):
     assert said["reference_ms"] == [10.0, 20.0] and said["stolen"] == pytest.approx(150 / 1000)
     stat.write_text("intr 5\n")
     assert host.cpu_times(stat) is None and host.cpu_times(tmp_path / "none") is None
+    stat.write_text("")
+    assert host.cpu_times(stat) is None
     assert host.between({"reference_ms": 1.0, "cpu_times": None}, later)["stolen"] is None
 
 
@@ -39,7 +41,8 @@ def _hosted(loop_ms, stolen=0.001, python="3.11.7"):
 
 def test_the_answer_says_how_far_the_host_moved_between_the_same_jobs(tmp_path):
     """Two jobs, the second's steps 2.5× as long and its reference loop 2× as long: the spread line
-    says both, and the most CPU time stolen; jobs whose Pythons differ say nothing of the loop."""
+    says both, and the most CPU time stolen; jobs whose Pythons or loops differ say nothing of
+    the loop."""
     from report.views.answer import answer_text
     folder = tmp_path / "results" / "m"
     save(folder, _hosted(14.0), "0001_default", "2026-01-01T00:00:00")
@@ -56,6 +59,10 @@ def test_the_answer_says_how_far_the_host_moved_between_the_same_jobs(tmp_path):
          scale=2.5)
     again = views_of(load_dir(tmp_path / "results"))[0][1]["job_spread"]
     assert again["median"] == pytest.approx(2.5) and again["host"] is None
+    longer = _hosted(28.0)
+    longer["graphbench_host"]["loop"] = 2 * host.LOOP  # another loop: its time does not compare
+    save(folder, longer, "0002_default", "2026-01-02T00:00:00", scale=2.5)
+    assert views_of(load_dir(tmp_path / "results"))[0][1]["job_spread"]["host"] is None
 
 
 def test_a_run_whose_host_readings_are_not_times_is_left_out_with_its_reason(tmp_path, capsys):

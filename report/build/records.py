@@ -92,8 +92,9 @@ def pooled_time(r, repeats):
 def host_readings(found, medians):
     """Each pooled job's median (`medians`) beside the host's reference loop and stolen share
     around its run (run.py's graphbench_host), in pooled_runs' order; {} unless every job has
-    them, from one Python (another Python runs the loop at another speed)."""
-    if not all(x.host for x in found) or len({x.host.get("python") for x in found}) > 1:
+    them, from one Python and one loop (another runs the loop at another speed)."""
+    if not all(x.host for x in found) or len({(x.host.get("python"), x.host.get("loop"))
+                                              for x in found}) > 1:
         return {}
     return {"pooled_medians": medians,
             "pooled_reference_ms": [x.reference_ms for x in found],
