@@ -313,7 +313,7 @@ def job_problem(args):
     if args.job_name not in JOBS:
         return f"unknown job {args.job_name!r}: choose one of {', '.join(JOBS)}"
     if args.profile == "quick":
-        return ("--profile quick is one job of its own (its headline suites within 10 minutes): "
+        return ("--profile quick is one job of its own (its headline suites in about 10 minutes): "
                 "give --job with --profile default or paper")
     args.bench_job = args.job_name
     return ""
