@@ -107,3 +107,23 @@ def test_a_user_run_ends_with_its_answer_in_the_terminal(monkeypatch, capsys, tm
     out = capsys.readouterr().out
     assert "**torch: stay eager.** No gain." in out and "| table |" not in out
     assert "the full report: results/m/user-mine.md" in out and "stale" not in out
+
+
+def test_a_user_run_says_each_part_as_it_starts_and_then_the_time_left():
+    """`run.py bench --user` measures in one test for minutes: a line per part, k of n, and once
+    a steady process has run, the time the others take."""
+    from user.measure import progress
+    clock, lines = Clock(), []
+    say = progress(lines.append, "jax", 4, clock)
+    say("eager: first calls")
+    clock.now = 90.0
+    say("graph: first calls")
+    clock.now = 150.0
+    say("steady rounds, process 1 of 2")
+    clock.now = 210.0
+    say("steady rounds, process 2 of 2", 60.0)
+    assert lines == ["user: jax: part 1 of 4, eager: first calls; 0 s so far",
+                     "user: jax: part 2 of 4, graph: first calls; 1.5 min so far",
+                     "user: jax: part 3 of 4, steady rounds, process 1 of 2; 2.5 min so far",
+                     "user: jax: part 4 of 4, steady rounds, process 2 of 2; 3.5 min so far, "
+                     "about 1.0 min left"]

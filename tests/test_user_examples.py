@@ -33,12 +33,33 @@ def test_example_smoke_run(framework, tmp_path):
     _framework(framework)
     path = ROOT / "examples" / EXAMPLES[framework]
     check(path, framework)
-    m = measure(path, framework, plan_for(None, smoke=True), threads=1, log=lambda _: None)
+    lines = []
+    m = measure(path, framework, plan_for(None, smoke=True), threads=1, log=lines.append)
     assert m["failed"] == {} and m["variants"] == ["graph"]
+    first = "first calls and the retrace run in fresh processes"
+    assert [line.split(";")[0] for line in lines] == [  # where the run is, part by part
+        f"user: {framework}: part 1 of 3, eager: {first}",
+        f"user: {framework}: part 2 of 3, graph: {first}",
+        f"user: {framework}: part 3 of 3, steady rounds of every arm, process 1 of 1"]
     assert all(c["accuracy"]["graph"]["match"] for c in m["steady"])
     text = save(m, tmp_path, "vm").read_text()
     assert text.startswith(f"# Should I compile `{path.stem}`?\n\n**{framework}: ")
     assert "Smoke run" in text and "MISMATCH" not in text
+
+
+def test_the_user_suite_says_each_part_in_the_terminal_as_it_starts(tmp_path):
+    """The measurement runs inside one test, for minutes at the default profile: its lines get
+    past pytest's capture (they stayed in it, unseen, until the test ended)."""
+    _framework("chainer")  # the quickest smoke run; the lines are the suite's, not a framework's
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "user", "--backend", "chainer", "--user",
+         str(ROOT / "examples" / EXAMPLES["chainer"]), "--benchmark-disable", "--threads", "1",
+         "--user-results", str(tmp_path), "-q", "-p", "no:cacheprovider"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    said = [line for line in done.stdout.splitlines() if line.startswith("user: chainer: part")]
+    assert [line.split(",")[0] for line in said] == [
+        "user: chainer: part 1 of 3", "user: chainer: part 2 of 3", "user: chainer: part 3 of 3"]
 
 
 @pytest.mark.parametrize("framework", EXAMPLES)

@@ -4,11 +4,13 @@ import math
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import asdict, dataclass
 
 from backends import VARIANTS, load_part, unsupported_reason
 from backends.user import BUILDERS, LOSS_CALL, load, one_line
 from suites.paired import AA, run_child
+from suites.progress import _minutes as minutes
 
 
 @dataclass(frozen=True)
@@ -82,17 +84,32 @@ def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache, d
     return cold, warm
 
 
+def progress(log, framework, parts, clock=time.monotonic):
+    """`say(what, left_s=None)`: a line for each part measure() starts, `part k of parts`, with the
+    time so far and, where known, about how long the parts left take."""
+    start, started = clock(), []
+
+    def say(what, left_s=None):
+        started.append(clock())
+        left = "" if left_s is None else f", about {minutes(left_s)} left"
+        log(f"user: {framework}: part {len(started)} of {parts}, {what}; "
+            f"{minutes(started[-1] - start)} so far{left}")
+    return say
+
+
 def measure(path, framework, plan, threads, has_cache=False, log=print, device="cpu"):
     """All of one framework's figures for the file on `device`, as a JSON-ready dict; a GPU's
-    steady steps waited on once per block, as a training loop runs them (the suites' rule)."""
+    steady steps waited on once per block, as a training loop runs them (the suites' rule).
+    `log` gets a line as each part starts: each arm's first calls, then each steady process."""
     from conftest import default_wait  # the suites' rule: in the pytest process that calls this
     variants, wait = variants_of(framework, plan, device), default_wait(device)
     out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
            "device": device, "wait": wait, "variants": variants, "failed": {}, "cold": {},
            "warm": {}}
+    say = progress(log, framework, 1 + len(variants) + plan.steady_processes)
     with tempfile.TemporaryDirectory(prefix="graphbench-user-steady-") as steady_cache:
         for arm in ["eager", *variants]:
-            log(f"user: {framework}/{arm}: first call and retrace run in a fresh process")
+            say(f"{arm}: first calls and the retrace run in fresh processes")
             try:
                 out["cold"][arm], out["warm"][arm] = _first_calls(
                     path, framework, arm, plan, threads, has_cache, steady_cache, device)
@@ -103,8 +120,11 @@ def measure(path, framework, plan, threads, has_cache=False, log=print, device="
         arms = ["eager", AA, *(v for v in variants if v not in out["failed"])]
         cache = {"cache_dir": steady_cache} if has_cache and plan.cold_cache else {}
         out["steady"] = []
+        steady_start = time.monotonic()
         for seed in range(plan.steady_processes):
-            log(f"user: {framework}: steady rounds, process {seed + 1} of {plan.steady_processes}")
+            mean = (time.monotonic() - steady_start) / seed if seed else None  # they are alike
+            say(f"steady rounds of every arm, process {seed + 1} of {plan.steady_processes}",
+                None if mean is None else mean * (plan.steady_processes - seed))
             out["steady"].append(run_child(_command(
                 path, framework, "steady", arms, threads, device, rounds=plan.rounds,
                 warmup=plan.warmup, block=plan.block, seed=seed,

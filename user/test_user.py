@@ -32,6 +32,21 @@ def _fail(line):
     pytest.fail(line, pytrace=False)  # the one line, not pytest's source listing
 
 
+def _terminal(config):
+    """measure()'s lines on the terminal as each part starts, past pytest's capture: the whole
+    measurement runs inside the first test, for minutes."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+    terminal = config.pluginmanager.getplugin("terminalreporter")
+    if capture is None or terminal is None:
+        return print
+
+    def say(line):
+        with capture.global_and_fixture_disabled():
+            terminal.write_line(line)
+            terminal.flush()
+    return say
+
+
 def _measure(config, framework):
     env = config.graphbench
     if framework not in _measured:
@@ -42,7 +57,7 @@ def _measure(config, framework):
             m = measure(path, framework, plan_for(env["profile"], config.getoption(
                 "benchmark_disable", False)), env["threads"],
                 has_cache=keeps_compiled(load(framework), env["threads"], env["device"]),
-                device=env["device"])
+                log=_terminal(config), device=env["device"])
             m["machine_info"] = _machine_info(config)
             m["report"] = str(save(m, config.getoption("user_results")))
             config.graphbench_user_reports.append(m["report"])

@@ -66,8 +66,9 @@ def recommend(facts, recs):
         best, chosen = said["use"], said["per_step"]
         even = get("break_even", best, case="cold")
         n, low, high = even["estimate"], even["low"], even["high"]
-        pays = even["note"] or (f"after {n:,} steps ({low:,}–{high:,})" if low != high
-                                else f"after {n:,} steps")
+        steps = "step" if n == 1 else "steps"
+        pays = even["note"] or (f"after {n:,} {steps} ({low:,}–{high:,})" if low != high
+                                else f"after {n:,} {steps}")
         lines.append(
             f"**{fw}: compile with {how(fw, best)}** (`{best}`): train step "
             f"{_x(train(best))}, inference {_x(get('speedup', best, 'infer'))} faster than "
