@@ -106,3 +106,10 @@ def test_the_hook_skips_a_saved_quick_runs_other_suites_and_leaves_the_test_comm
         for found in items:
             for mark in found.marks:
                 assert mark.name == "skip" and mark.kwargs["reason"] == QUICK.bench_skip("micro")
+
+
+def test_the_user_report_knows_each_profiles_steady_rounds():
+    """report.build.user names the next longer profile without importing suites.profiles."""
+    from report.build.user import STEADY_ROUNDS
+    assert STEADY_ROUNDS == tuple((name, p.steady_processes * p.steady_process_rounds)
+                                  for name, p in PROFILES.items())

@@ -80,6 +80,12 @@ def test_a_run_that_cannot_tell_says_undecided_not_stay_eager():
         process["times"]["train"]["graph"] = [t * scale for t in process["times"]["train"]["graph"]]
     text = user_md.recommend(*U.measured(m))
     assert text.startswith("**torch: undecided.** This run cannot tell") and "stay eager" not in text
+    assert "(a longer profile, `--profile default`, on" in text  # 3 processes × 5 rounds
+    m["plan"]["rounds"] = 10  # the default profile's run asked for `--profile default` again
+    assert "(a longer profile, `--profile paper`, on" in user_md.recommend(*U.measured(m))
+    m["plan"]["steady_processes"] = 5
+    assert "(more steady processes than the longest profile runs, on" in user_md.recommend(
+        *U.measured(m))
 
 
 def test_mismatch_is_loud_and_never_recommended():
@@ -121,6 +127,31 @@ def test_save_keeps_earlier_files_when_a_run_is_broken(tmp_path):
     rows = [json.loads(line) for line in
             (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()]
     assert {r["kind"] for r in rows} >= {"speedup", "break_even", "first_call", "retrace_total"}
+
+
+def test_a_report_saved_before_does_not_make_the_next_measurement_dirty(tmp_path, monkeypatch):
+    """A second user run found the first one's report (tracked, under results/) changed and
+    recorded its measurement as of changed code; a changed code file still does."""
+    import subprocess
+    from user import save as saving
+    repo = tmp_path / "repo"
+    (repo / "results").mkdir(parents=True)
+    (repo / "results" / "user-x.md").write_text("old\n")
+    (repo / "run.py").write_text("code\n")
+    git = lambda *a: subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *a],
+                                    cwd=repo, check=True, capture_output=True)
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-qm", "x")
+    monkeypatch.setattr(saving, "ROOT", repo)
+    (repo / "results" / "user-x.md").write_text("new\n")
+    m = synthetic()
+    save(m, tmp_path / "out", "m")
+    assert m["dirty"] is False
+    (repo / "run.py").write_text("changed\n")
+    m = synthetic()
+    save(m, tmp_path / "out", "m")
+    assert m["dirty"] is True
 
 
 def test_the_machine_is_named_by_its_cpu(tmp_path):

@@ -27,10 +27,13 @@ def machine_info():
     return {**pytest_benchmark_generate_machine_info(), "graphbench": {"cpu": cpu.describe()}}
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def _git(*args):
     try:
         done = subprocess.run(["git", *args], capture_output=True, text=True, timeout=30,
-                              cwd=Path(__file__).resolve().parents[1])
+                              cwd=ROOT)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 else None
@@ -51,7 +54,8 @@ def save(m, results="results", folder=None):
     folder.mkdir(parents=True, exist_ok=True)
     name, fw = Path(m["file"]).stem, m["framework"]
     if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it
-        status = _git("status", "--porcelain", "--untracked-files=no")
+        # the code's state: a report saved before (results/, tracked) is output, not a change
+        status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results")
         m.update(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status))
     machine = machine_name(m.setdefault("machine_info", machine_info()))
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"

@@ -160,6 +160,9 @@ def cache_check(m, arm, cache):
     return None
 
 
+# each profile's steady rounds, processes × rounds (suites/profiles.py, which needs numpy; a test
+# keeps the two alike): an undecided run names the first profile that runs more
+STEADY_ROUNDS = (("quick", 2 * 3), ("default", 3 * 10), ("paper", 5 * 10))
 SHAPES_MARGIN = 1.1  # over the user's shapes, a variant this many times eager's total: pad them
 
 
@@ -203,7 +206,8 @@ def getter(recs):
 def recommendation(facts, recs):
     """What the user report answers, from the records' verdicts: `answer` ("no answer" where
     eager's loss is not finite, "undecided", "stay eager" or "compile"); `top`, the variant it
-    names (undecided, stay eager); `infer`, a variant faster for inference alone; `use`, the
+    names (undecided, stay eager) and `longer`, the profile that would run more rounds
+    (undecided); `infer`, a variant faster for inference alone; `use`, the
     variant to compile with (over the user's shapes as they vary, the one that ran them fastest)
     and `per_step`, the one faster per step; `wrong`, the variants whose result differs."""
     get = getter(recs)
@@ -215,8 +219,10 @@ def recommendation(facts, recs):
     chosen = next((v for v in good if train[v]["best"]), None)
     undecided = [v for v in good if train[v]["verdict"] == "undecided"]
     if (chosen is None or train[chosen]["verdict"] != "faster") and undecided:
+        ran = facts["plan"]["steady_processes"] * facts["plan"]["rounds"]
         return {**out, "answer": "undecided",
-                "top": max(undecided, key=lambda v: train[v]["estimate"])}
+                "top": max(undecided, key=lambda v: train[v]["estimate"]),
+                "longer": next((name for name, rounds in STEADY_ROUNDS if rounds > ran), None)}
     if chosen is None or train[chosen]["verdict"] != "faster":
         infer = [r for v in good if (r := get("speedup", v, "infer"))["verdict"] == "faster"]
         return {**out, "answer": "stay eager",

@@ -52,8 +52,10 @@ def recommend(facts, recs):
     if said["answer"] == "undecided":
         lines.append(f"**{fw}: undecided.** This run cannot tell whether a graph variant "
                      f"makes a train step faster: `{top}` {_x(train(top))}, "
-                     f"{train(top)['verdict_note']} (a longer profile, `--profile default`, on "
-                     "an otherwise idle machine).")
+                     f"{train(top)['verdict_note']} (" + (
+                         f"a longer profile, `--profile {said['longer']}`" if said.get("longer")
+                         else "more steady processes than the longest profile runs") +
+                     ", on an otherwise idle machine).")
     elif said["answer"] == "stay eager":
         lines.append(f"**{fw}: stay eager.** No graph variant makes a train step faster past "
                      "±3% with a matching result" + (
