@@ -11,7 +11,7 @@ from pathlib import Path
 from backends.user import BUILDERS
 from report.build import user as figures
 from report.views import user_md
-from report.build.load import machine_name
+from report.build.load import JOB_OUTPUTS, machine_name
 
 
 def machine_id():
@@ -54,9 +54,13 @@ def save(m, results="results", folder=None):
     folder.mkdir(parents=True, exist_ok=True)
     name, fw = Path(m["file"]).stem, m["framework"]
     if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it
-        # the code's state: a report saved before (results/, tracked) is output, not a change
-        status = _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!results")
-        m.update(commit=_git("rev-parse", "HEAD"), dirty=None if status is None else bool(status))
+        status = _git("status", "--porcelain", "--untracked-files=no")
+        # a report saved before (results/, tracked) is a job's output, not a change (the suite's
+        # rule); each line "XY path", its leading blank stripped by _git on the first
+        changed = None if status is None else [
+            path for line in status.splitlines()
+            if not (path := line.split(maxsplit=1)[1]).startswith(JOB_OUTPUTS)]
+        m.update(commit=_git("rev-parse", "HEAD"), dirty=None if changed is None else bool(changed))
     machine = machine_name(m.setdefault("machine_info", machine_info()))
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
     measurements = {other: m if other == fw else json.loads(path(other).read_text())
