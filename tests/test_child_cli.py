@@ -109,3 +109,20 @@ def test_a_failed_child_is_one_line(code, timeout, message):
 def test_a_childs_last_json_line_is_its_result():
     code = "print('noise'); print('{\"a\": 1}')"
     assert child.result([sys.executable, "-c", code]) == {"a": 1}
+
+
+
+@pytest.mark.parametrize("profile, block", [("default", (64, 0.05, True)), ("quick", (1, 0, True))])
+def test_your_models_steady_child_takes_the_suites_block_rule_from_the_profile(monkeypatch,
+                                                                               profile, block):
+    """Each arm's block lasts 50 ms or the slowest arm's step, at most 64 steps (the answer job's
+    rule), not 64 steps whatever they take: a 437 ms eager step made that an hour."""
+    from user import child as user_child, measure
+    commands = []
+    monkeypatch.setattr(measure, "run_child", lambda argv: commands.append(argv) or {"failed": {}})
+    plan = measure.plan_for(PROFILES[profile])
+    measure.measure("m.py", "chainer", plan, threads=2, log=lambda line: None)
+    steady = [user_child.parse(argv[3:]) for argv in commands if "steady" in argv]
+    assert len(steady) == PROFILES[profile].steady_processes
+    assert {(args.block, args.block_s, args.equal_blocks) for args in steady} == {block}
+    assert {args.rounds for args in steady} == {PROFILES[profile].steady_process_rounds}

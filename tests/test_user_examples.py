@@ -198,14 +198,19 @@ def test_several_inputs_and_outputs():
 def test_the_steady_child_waits_once_per_block_as_on_a_gpu(framework):
     """Your model's steady child in its GPU form, on this CPU: each block's steps queued and its
     end waiting on the last one's result (`--wait block`); every arm still computes what eager
-    computes, and the last losses are read for the finite check."""
+    computes, and the last losses are read for the finite check. Each arm's block is sized as the
+    answer job's (`--block-s`, `--equal-blocks`): the slowest arm's is one step."""
     _framework(framework)
     from suites.paired import AA, run_child
     from user.measure import _command
     path, arms = ROOT / "examples" / EXAMPLES[framework], ["eager", AA, "graph"]
-    found = run_child(_command(path, framework, "steady", arms, 1, rounds=1, warmup=0, block=2,
-                               accuracy_steps=2, wait="block"))
-    assert found["settings"]["wait"] == "block" and found["settings"]["block"] == 2
+    found = run_child(_command(path, framework, "steady", arms, 1, rounds=1, warmup=0, block=3,
+                               block_s=1e-3, equal_blocks=True, accuracy_steps=2, wait="block"))
+    assert found["settings"]["wait"] == "block"
+    assert found["settings"]["block_rule"].startswith("each arm's fewest steps, at most 3, ")
+    for phase, blocks in found["settings"]["block"].items():
+        assert sorted(blocks) == sorted(arms) and min(blocks.values()) == 1, (phase, blocks)
+        assert max(blocks.values()) <= 3
     assert not found["failed"] and not found["non_finite"]
     assert all(found["accuracy"][arm]["match"] for arm in arms)
     assert {phase: sorted(times) for phase, times in found["times"].items()} == {

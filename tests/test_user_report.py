@@ -37,7 +37,8 @@ def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
                        "failed": {}, "framework_version": "2.13.0"})
     cold = {"eager": [_child(0.01, 0.05, 0, 0.01)], "graph": [_child(0.005, 5.0, 1, retrace_s)]}
     return {"file": "/x/mymodel.py", "framework": "torch", "threads": 1,
-            "plan": {"steady_processes": 3, "rounds": 5, "cold_cache": True},
+            "plan": {"steady_processes": 3, "rounds": 5, "cold_cache": True, "block": 64,
+                     "block_s": 0.05, "equal_blocks": True},
             "variants": ["graph", *(failed or {})], "failed": failed or {}, "cold": cold,
             "warm": {}, "steady": steady}
 
@@ -248,3 +249,15 @@ def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_p
     said = ("on its GPU, each timed block of steps waited on once, as a training loop waits "
             "(peak MiB: the host process's);")
     assert said in on_gpu.read_text() and "GPU" not in on_cpu.read_text()
+
+
+@pytest.mark.parametrize("plan, said", [
+    ({"block": 64, "block_s": 0.05, "equal_blocks": True}, "a round times each arm's block of "
+     "steps lasting 50 ms or the slowest arm's step, whichever is longer (at most 64 steps);"),
+    ({"block": 64, "block_s": 0.0, "equal_blocks": False}, "a round times 64 step(s) of each arm;"),
+    ({"block": 1, "block_s": 0.0, "equal_blocks": True}, "a round times 1 step(s) of each arm;")])
+def test_the_report_says_how_long_a_timed_block_is(tmp_path, plan, said):
+    """A round's block by the plan's rule; reports measured before the rule (64 steps) say so."""
+    m = synthetic()
+    m["plan"].update(plan)
+    assert said in save(m, tmp_path, "vm").read_text()

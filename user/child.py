@@ -23,6 +23,10 @@ def parse(argv):
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--wait", choices=("step", "block"), default="step",
                         help="steady: wait for the device after every step, or once per block")
+    parser.add_argument("--block-s", type=float, default=0.0,
+                        help="steady: grow the block (up to --block steps) until it lasts this long")
+    parser.add_argument("--equal-blocks", action="store_true",
+                        help="with --block-s: each arm's block lasts about as long as the others'")
     parser.add_argument("--cache-dir", help="cold: the compile cache (empty: cold, filled: warm)")
     parser.add_argument("--budget", type=float, default=120, help="cold: retrace run's seconds")
     for name, default in (("--rounds", 3), ("--warmup", 1), ("--block", 1), ("--seed", 0),

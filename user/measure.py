@@ -19,7 +19,9 @@ class Plan:
     steady_processes: int
     rounds: int
     warmup: int
-    block: int = 1
+    block: int = 1  # steps per arm per round: the most, with block_s
+    block_s: float = 0.0  # grow each arm's block until it lasts this long (the suites' rule)
+    equal_blocks: bool = True  # each arm's block as long as the others' (the answer job's rule)
     cold_processes: int = 1  # 0 (smoke): first calls taken from the steady child
     warm: bool = True  # a second child per variant reusing the cold child's compile cache
     shapes: int = -1  # retrace shapes taken from the file's list (-1: all, 0: no retrace run)
@@ -37,7 +39,8 @@ def plan_for(profile, smoke=False):
                     memory_steps=1, variants=("graph",), budget_s=30, cold_cache=False)
     quick = profile.name == "quick"  # a preview: no warm children, a short retrace budget
     return Plan(profile.steady_processes, profile.steady_process_rounds, profile.warmup_rounds,
-                profile.steady_block, cold_processes=1 if quick else 2, warm=not quick,
+                profile.steady_block, profile.steady_block_s, cold_processes=1 if quick else 2,
+                warm=not quick,
                 budget_s=30 if quick else profile.retrace.budget_s)
 
 
@@ -62,7 +65,8 @@ def _command(path, framework, mode, arms, threads, device="cpu", **options):
                "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads),
                "--device", device]
     for name, value in options.items():
-        command += [f"--{name.replace('_', '-')}", str(value)]
+        flag = f"--{name.replace('_', '-')}"
+        command += [flag] if value is True else [] if value is False else [flag, str(value)]
     return command
 
 
@@ -127,7 +131,8 @@ def measure(path, framework, plan, threads, has_cache=False, log=print, device="
                 None if mean is None else mean * (plan.steady_processes - seed))
             out["steady"].append(run_child(_command(
                 path, framework, "steady", arms, threads, device, rounds=plan.rounds,
-                warmup=plan.warmup, block=plan.block, seed=seed,
+                warmup=plan.warmup, block=plan.block, block_s=plan.block_s,
+                equal_blocks=plan.equal_blocks, seed=seed,
                 accuracy_steps=plan.accuracy_steps, wait=wait, **cache)))
     for child in out["steady"]:
         out["failed"].update(child["failed"])

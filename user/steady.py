@@ -6,7 +6,8 @@ import traceback
 import numpy as np
 
 from backends.user import first_non_finite, one_line
-from suites.paired import AA, arm_spec, interleave
+from suites.paired import AA, arm_block, arm_spec
+from suites.paired_child import _rounds as timed_rounds  # the suites' block rule and rounds
 
 
 def _accuracy(runner, user, shape, steps, first):
@@ -72,20 +73,21 @@ def _measure(args, backend, adapter, device):
             continue
         reference = reference or (outputs, losses)
         checks[arm] = _compare(outputs, losses, *reference, rtol, atol)
-    times, last = {}, {}
+    times, last, blocks = {}, {}, {}
     for phase in ("train", "infer"):
         steps, finish = {}, {}
         for arm, r in runners.items():
             steps[arm], finish[arm] = _step(r, phase, r.to_device(*example), last, arm, args.wait)
         finish = {arm: f for arm, f in finish.items() if f}
-        interleave(steps, args.warmup, args.block, args.seed, finish=finish)
-        times[phase], settings = interleave(steps, args.rounds, args.block, args.seed,
-                                            finish=finish)
-    trained = args.accuracy_steps + (args.warmup + args.rounds) * args.block
+        _, times[phase], settings, rule, _ = timed_rounds(args, steps, None, finish)
+        blocks[phase] = settings["block"]
+    calibration = args.block if args.block_s > 0 and args.block > 1 else 0  # at most
+    trained = {arm: args.accuracy_steps + calibration + (args.warmup + args.rounds) * arm_block(
+        blocks["train"], arm) for arm in runners}  # at most: "by train step N" holds
     non_finite = {arm: why for arm in runners if (why := _non_finite(
-        checks[arm]["losses"], last[("train", arm)], last[("infer", arm)], trained))}
-    return {"times": times, "settings": {**settings, "warmup_rounds": args.warmup,
-                                         "wait": args.wait},
+        checks[arm]["losses"], last[("train", arm)], last[("infer", arm)], trained[arm]))}
+    return {"times": times, "settings": {**settings, "block": blocks, "block_rule": rule,
+                                         "warmup_rounds": args.warmup, "wait": args.wait},
             "accuracy": checks, "tolerance": {"rtol": rtol, "atol": atol},
             "accuracy_steps": args.accuracy_steps, "failed": failed, "shape": list(shape),
             "non_finite": non_finite,

@@ -209,6 +209,17 @@ def _retrace_table(facts, arms, get):
                   f"paid before any first call: {startup:.1f} s.", ""]
 
 
+def _blocks(plan):
+    """What a round times of each arm, by the plan's block rule (user.measure.Plan)."""
+    if plan.get("block_s") and plan["block"] > 1:
+        lasting = f"{plan['block_s'] * 1000:g} ms"
+        lasting += (" or the slowest arm's step, whichever is longer" if plan.get("equal_blocks")
+                    else " for the fastest arm")
+        return f"a round times each arm's block of steps lasting {lasting} (at most " \
+            f"{plan['block']} steps)"
+    return f"a round times {plan['block']} step(s) of each arm"
+
+
 def render(name, found, machine):
     """The whole report of the file `name` over its frameworks' [(facts, records)]
     (report.build.user.measured)."""
@@ -221,8 +232,8 @@ def render(name, found, machine):
           "MiB: the host process's)" if first.get("device") == "cuda" else "")
     head += [f"Machine `{machine}`{on}; {versions}; {first['threads']} thread(s); "
              f"{plan['steady_processes']} steady process(es) × {plan['rounds']} interleaved "
-             "rounds; speedups are eager ÷ variant with a 95% paired hierarchical-bootstrap "
-             "interval."
+             f"rounds; {_blocks(plan)}; speedups are eager ÷ variant with a 95% paired "
+             "hierarchical-bootstrap interval."
              + ("" if plan["cold_cache"] else " Smoke run (--benchmark-disable): first calls "
                 "taken in the steady process, in the session's compile cache, so not cold; no "
                 "memory or retrace run.")
