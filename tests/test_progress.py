@@ -1,6 +1,8 @@
 """The progress line of a long run: where it is, how much is left, updated, not flooded."""
 import io
+from dataclasses import replace
 
+from suites.profiles import PROFILES
 from suites.progress import EVERY_S, Progress
 
 
@@ -127,3 +129,25 @@ def test_a_user_run_says_each_part_as_it_starts_and_then_the_time_left():
                      "user: jax: part 3 of 4, steady rounds, process 1 of 2; 2.5 min so far",
                      "user: jax: part 4 of 4, steady rounds, process 2 of 2; 3.5 min so far, "
                      "about 1.0 min left"]
+
+
+def test_a_user_run_says_the_time_its_first_call_parts_have_left(monkeypatch):
+    """Most of a torch run is its variants' first calls (inductor: 10.9 of 13.6 minutes in the
+    example): once one variant's part has run, the line says about how long the others take."""
+    from user import measure
+    clock, lines = Clock(), []
+    took = {"eager": 10.0, "graph": 120.0, "graph_dynamic": 240.0, "graph_static": 60.0}
+
+    def child(argv):  # each child's time passes on the fake clock
+        clock.now += 30.0 if "steady" in argv else took[argv[argv.index("--arms") + 1]]
+        return {"failed": {}}
+    monkeypatch.setattr(measure, "run_child", child)
+    plan = replace(measure.plan_for(PROFILES["quick"]), warm=False)
+    measure.measure("m.py", "torch", plan, threads=2, log=lines.append, clock=clock)
+    said = [line.split("; ", 1)[1] for line in lines]
+    assert said == ["0 s so far",  # eager (no estimate: it compiles nothing)
+                    "10 s so far",  # graph: no variant's part has run yet
+                    "2.2 min so far, about 4.0 min left before the steady rounds",
+                    "6.2 min so far, about 3.0 min left before the steady rounds",
+                    "7.2 min so far",  # the first steady process
+                    "7.7 min so far, about 30 s left"], lines

@@ -89,31 +89,39 @@ def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache, d
 
 
 def progress(log, framework, parts, clock=time.monotonic):
-    """`say(what, left_s=None)`: a line for each part measure() starts, `part k of parts`, with the
-    time so far and, where known, about how long the parts left take."""
+    """`say(what, left_s=None, until="")`: a line for each part measure() starts, `part k of
+    parts`, with the time so far and, where known, about how long the parts left take (`until`
+    names where that estimate ends)."""
     start, started = clock(), []
 
-    def say(what, left_s=None):
+    def say(what, left_s=None, until=""):
         started.append(clock())
-        left = "" if left_s is None else f", about {minutes(left_s)} left"
+        left = "" if left_s is None else f", about {minutes(left_s)} left{until}"
         log(f"user: {framework}: part {len(started)} of {parts}, {what}; "
             f"{minutes(started[-1] - start)} so far{left}")
     return say
 
 
-def measure(path, framework, plan, threads, has_cache=False, log=print, device="cpu"):
+def measure(path, framework, plan, threads, has_cache=False, log=print, device="cpu",
+            clock=time.monotonic):
     """All of one framework's figures for the file on `device`, as a JSON-ready dict; a GPU's
     steady steps waited on once per block, as a training loop runs them (the suites' rule).
-    `log` gets a line as each part starts: each arm's first calls, then each steady process."""
+    `log` gets a line as each part starts: each arm's first calls, then each steady process,
+    with the time the parts of its kind left take at the pace of those done."""
     from conftest import default_wait  # the suites' rule: in the pytest process that calls this
     variants, wait = variants_of(framework, plan, device), default_wait(device)
     out = {"file": str(path), "framework": framework, "plan": asdict(plan), "threads": threads,
            "device": device, "wait": wait, "variants": variants, "failed": {}, "cold": {},
            "warm": {}}
-    say = progress(log, framework, 1 + len(variants) + plan.steady_processes)
+    say = progress(log, framework, 1 + len(variants) + plan.steady_processes, clock)
     with tempfile.TemporaryDirectory(prefix="graphbench-user-steady-") as steady_cache:
+        compiled = []  # each graph variant's first-call part, in seconds (eager's compiles nothing)
         for arm in ["eager", *variants]:
-            say(f"{arm}: first calls and the retrace run in fresh processes")
+            left = sum(compiled) / len(compiled) * (len(variants) - len(compiled)) \
+                if compiled else None
+            say(f"{arm}: first calls and the retrace run in fresh processes", left,
+                " before the steady rounds")
+            began = clock()
             try:
                 out["cold"][arm], out["warm"][arm] = _first_calls(
                     path, framework, arm, plan, threads, has_cache, steady_cache, device)
@@ -121,12 +129,14 @@ def measure(path, framework, plan, threads, has_cache=False, log=print, device="
                 if arm == "eager":
                     raise
                 out["failed"][arm] = str(error)
+            if arm != "eager":
+                compiled.append(clock() - began)
         arms = ["eager", AA, *(v for v in variants if v not in out["failed"])]
         cache = {"cache_dir": steady_cache} if has_cache and plan.cold_cache else {}
         out["steady"] = []
-        steady_start = time.monotonic()
+        steady_start = clock()
         for seed in range(plan.steady_processes):
-            mean = (time.monotonic() - steady_start) / seed if seed else None  # they are alike
+            mean = (clock() - steady_start) / seed if seed else None  # they are alike
             say(f"steady rounds of every arm, process {seed + 1} of {plan.steady_processes}",
                 None if mean is None else mean * (plan.steady_processes - seed))
             out["steady"].append(run_child(_command(
