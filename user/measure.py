@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from backends import VARIANTS, load_part, unsupported_reason
 from backends.user import BUILDERS, LOSS_CALL, load, one_line
+from suites.child import command as child_command
 from suites.paired import AA, run_child
 from suites.progress import _minutes as minutes
 
@@ -61,13 +62,9 @@ def keeps_compiled(backend, threads, device="cpu"):
 
 
 def _command(path, framework, mode, arms, threads, device="cpu", **options):
-    command = [sys.executable, "-m", "user.child", "--file", str(path), "--framework", framework,
-               "--mode", mode, "--arms", ",".join(arms), "--threads", str(threads),
-               "--device", device]
-    for name, value in options.items():
-        flag = f"--{name.replace('_', '-')}"
-        command += [flag] if value is True else [] if value is False else [flag, str(value)]
-    return command
+    flags = child_command("", file=str(path), framework=framework, mode=mode, arms=arms,
+                          threads=threads, device=device, **options)[3:]  # the suites' spelling
+    return [sys.executable, "-m", "user.child", *flags]
 
 
 def _first_calls(path, framework, arm, plan, threads, has_cache, steady_cache, device="cpu"):
