@@ -768,7 +768,8 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
                _rec("speedup", "torch", "graph", estimate=0.77),
                _rec("speedup", "torch", "graph", phase="infer", estimate=0.65),
                dict(_rec("step_time", "chainer", "graph", model="resnet"), estimate=None,
-                    known_wrong="BatchNorm replayed", note="non-finite loss")]
+                    known_wrong="BatchNorm replayed (findings/chainer_static_graph_bn.md)",
+                    note="non-finite loss")]
     from report.build.plan_gaps import not_measured
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     shown = {"versions": {}, "not_measured": not_measured(records), "timed_as_a_loop": True}
@@ -781,7 +782,11 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     wrong_there = [{**cpu[0], "known_wrong": "AVX2 heap"}]  # timed, then found wrong (a Zen 3)
     row = gpu_table(gpu, shown, records, "cpu", wrong_there, brief=True)[4]
     assert "| — (a known wrong answer there) |" in row and "1.29" not in row, row
-    assert "Known wrong here, no speedup: resnet (chainer `graph`)" in text
+    assert ("Known wrong here, no speedup: resnet (chainer `graph`, [finding](findings/chainer_"
+            "static_graph_bn.md)).") in text  # a path: it resolves in README and RESULTS.md alike
+    from report.views.gpu import known_wrong
+    assert known_wrong([dict(records[-1], known_wrong="no write-up yet")]) \
+        == ["resnet (chainer `graph`)"]
     assert ("Not yet on this GPU: mnist_cnn (jax, chainer); vgg; resnet (jax, torch); decoder; "
             "first calls") in text
     assert "lengths that vary; " in text  # no variant of any backend yet

@@ -5,7 +5,7 @@ from catalog import VARIANTS
 from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
 from gpu.cudagraph_capture import SKIPPING
-from report.views.advice import no_cache_backends
+from report.views.advice import FINDING, no_cache_backends
 from report.views.scale import gflop, point
 from report.views.tables import signals_line
 from report.views.text import ms, speedup_text
@@ -92,10 +92,15 @@ def kept_line(records):
 
 
 def known_wrong(records):
-    """The rows a known wrong answer left without a speedup here ('resnet (chainer `graph`)')."""
-    wrong = sorted({(r["model"], r["backend"], r["variant"]) for r in records
-                    if r["kind"] == "step_time" and r.get("known_wrong")})
-    return [f"{model} ({backend} `{variant}`)" for model, backend, variant in wrong]
+    """The rows a known wrong answer left without a speedup here, each linked to its finding's
+    file where its record names one: a link by path works in the README and RESULTS.md alike
+    ('resnet (chainer `graph`, [finding](findings/chainer_static_graph_bn.md))')."""
+    wrong = sorted({(r["model"], r["backend"], r["variant"],
+                     (link := FINDING.search(r["known_wrong"])) and link[0])
+                    for r in records if r["kind"] == "step_time" and r.get("known_wrong")},
+                   key=lambda w: w[:3])
+    return [f"{model} ({backend} `{variant}`" + (f", [finding]({path}))" if path else ")")
+            for model, backend, variant, path in wrong]
 
 
 def setting(shown):
@@ -210,8 +215,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             *([line, ""] if not brief and (line := kept_line(records)) else []),
             *([line, ""] if not brief and (line := signals_line(
                 [r for r in records if r.get("wait") == "block"])) else []),
-            *([f"Known wrong here, no speedup: {'; '.join(wrong)} ([findings]"
-               "(#findings-wrong-answers-this-suite-found)).", ""]
+            *([f"Known wrong here, no speedup: {'; '.join(wrong)}.", ""]
               if (wrong := known_wrong(records)) else []),
             *([line, ""] if (line := busy_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
