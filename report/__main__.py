@@ -300,7 +300,7 @@ def _report(args, published=None):
                          for_views(machines), lead, front_gpu(results)) + "\n\n" + answer,
                      base)),
                  (args.report, args.report and standalone(args.profile or "default", answer,
-                                                          section, tables))]
+                                                          section, tables, to_root(args.report)))]
         files = [(target, new) for target, new in files if target and new]
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
@@ -311,6 +311,12 @@ def _report(args, published=None):
     elif not (text or args.report):
         print("\n\n".join([answer, section, tables]))
     return 0
+
+
+def to_root(path):
+    """The path from the folder of the file at `path` to the repository's ('' where they are one)."""
+    up = os.path.relpath(Path(__file__).resolve().parent.parent, Path(path).resolve().parent)
+    return "" if up == "." else up + "/"
 
 
 def results_page(args, path, results, machines, charts, answer, base):

@@ -26,7 +26,7 @@ def test_citation_names_the_version_and_license_of_the_package():
     assert (ROOT / "LICENSE").read_text().startswith("MIT License")
 
 
-PUBLISHED = ("README.md", "RESULTS.md", "docs/*.md", "findings/*.md")
+PUBLISHED = ("README.md", "RESULTS.md", "docs/*.md", "findings/*.md", "results/**/*.md")
 
 
 @pytest.mark.parametrize("pattern", PUBLISHED)

@@ -1,5 +1,7 @@
 """A main job ends by showing its user the answer for the runs it just made, and never writes a
 non-default profile's report over the README."""
+import re
+
 import pytest
 
 import run
@@ -53,7 +55,8 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
     run_file = tmp_path / "results" / "m" / "0001_quick.json"
     own = tmp_path / "results" / "m" / "report-quick.md"
     assert cli.main(["--results", str(tmp_path / "results"), "--profile", "quick", "--report",
-                     str(own), "--answer-for", str(run_file)]) == 0
+                     str(own), "--charts", str(own.parent / "charts-quick"),
+                     "--answer-for", str(run_file)]) == 0
     out = capsys.readouterr().out
     assert "**On `" in out and "| backend | model |" in out
     # the job's own answer: other jobs' machines (a GPU measured elsewhere) are not in its scope
@@ -63,6 +66,12 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
     text = own.read_text()
     assert text.startswith("# graphbench: profile `quick`") and "## The answer" in text
     assert "`0001_quick`" in text and readme.read_text() == "hand-written\n"
+    # its links resolve from its folder: its charts' beside it, the repository's (README.md,
+    # findings/, docs/) through the path up to the repository, as views write them from its root
+    links = [link for link in re.findall(r"\]\(([^)#\s]+)", text) if not link.startswith("http")]
+    assert any(link.startswith("charts-quick/") for link in links)
+    assert any(link.endswith("/README.md") for link in links), links
+    assert [link for link in links if not (own.parent / link).exists()] == []
     assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
                      "--answer-for", str(tmp_path / "nothing.json")]) == 2
     capsys.readouterr()
