@@ -202,6 +202,14 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
         return [text("where"), text("model"), text("variant"), text("phase"), text("a.run"),
                 text("b.run"), text("a.estimate"), text("b.estimate")];
     })""")
+    # each quantity's A beside its B, and the figures within the window: no scrolling to compare
+    fields = page.eval_on_selector_all(
+        "#compare-table .tabulator-col[tabulator-field]", """cols => cols.map(col => [
+            col.getAttribute("tabulator-field"), col.getBoundingClientRect().right])""")
+    order = [field for field, _ in fields]
+    for quantity in ("estimate", "low", "verdict", "release", "run"):
+        assert order.index(f"b.{quantity}") == order.index(f"a.{quantity}") + 1, order
+    assert dict(fields)["b.verdict"] <= page.viewport_size["width"], fields
     pinned = [row for row in shown if row[0].startswith("pins · ")]  # summary.json's records
     assert pinned
     for where, model, variant, phase, run_a, run_b, shown_a, shown_b in pinned:

@@ -208,15 +208,17 @@ function compareTable() {
   const rows = DATA.records.map(r => ({...r, release: release(r)}));
   const by = document.getElementById("cmp-by"), a = document.getElementById("cmp-a"),
         b = document.getElementById("cmp-b"), kind = document.getElementById("cmp-kind");
-  const side = k => {
-    const rec = c => c.getRow().getData()[k];  // this side's record of the row, if measured
-    return {title: k.toUpperCase(), columns: [
-      {title: "estimate", field: `${k}.estimate`, sorter: "number", hozAlign: "right",
-       formatter: c => rec(c) ? num(c.getValue(), rec(c).unit) : "—"},
-      {title: "95% interval", field: `${k}.low`, formatter: c => rec(c) ? interval(rec(c)) : ""},
-      {title: "verdict", field: `${k}.verdict`}, {title: "release", field: `${k}.release`},
-      {title: "run", field: `${k}.run`, formatter: c => rec(c) ? runLinks(rec(c)) : ""}]};
-  };
+  // each quantity's A and B side by side, where a reader compares them (the runs last: widest)
+  const rec = (c, k) => c.getRow().getData()[k];  // this side's record of the row, if measured
+  const QUANTITY = {
+    estimate: k => ({field: `${k}.estimate`, sorter: "number", hozAlign: "right",
+                     formatter: c => rec(c, k) ? num(c.getValue(), rec(c, k).unit) : "—"}),
+    "95% interval": k => ({field: `${k}.low`,
+                           formatter: c => rec(c, k) ? interval(rec(c, k)) : ""}),
+    verdict: k => ({field: `${k}.verdict`}), release: k => ({field: `${k}.release`}),
+    run: k => ({field: `${k}.run`, formatter: c => rec(c, k) ? runLinks(rec(c, k)) : ""})};
+  const paired = Object.entries(QUANTITY).map(([title, column]) => ({title,
+    columns: ["a", "b"].map(k => ({title: k.toUpperCase(), ...column(k)}))}));
   const table = new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
     columns: [{title: SIDE.machine.title, field: "where", ...TYPED},
@@ -224,8 +226,7 @@ function compareTable() {
               {title: "variant", field: "variant", ...LISTED},
               {title: "phase", field: "phase", ...LISTED},
               {title: "precision", field: "precision", ...LISTED},
-              {title: "case", field: "case", ...TYPED},
-              side("a"), side("b")],
+              {title: "case", field: "case", ...TYPED}, ...paired],
   });
   const options = (select, values, chosen, name = v => v) => {
     select.innerHTML = values.map(v => `<option value="${esc(v)}" title="${esc(v)}"${
