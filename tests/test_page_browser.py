@@ -157,6 +157,37 @@ def test_a_filter_narrows_the_rows_to_the_records_and_each_figure_equals_its_rec
         assert (cells["machine"], cells["kind"]) == (short_name(machine), kind)
 
 
+def test_the_rows_shown_download_as_csv_each_equal_to_its_record(page, built):
+    """A reader's filter, then 'Download these rows (CSV)': one line per row shown, in its order,
+    each with its record's exact figures and runs (a spreadsheet gets what the page shows)."""
+    import csv
+    import io
+    records = built[1]
+    pick(page, "source", "pins")
+    pick(page, "backend", "chainer")
+    pick(page, "kind", "speedup")
+    expected = [i for i, r in enumerate(records) if (r["backend"], r["kind"]) == ("chainer",
+                                                                                 "speedup")]
+    page.wait_for_function(f"document.querySelector('#count').innerText.startsWith("
+                           f"'{len(expected)} of')")
+    with page.expect_download() as download:
+        page.click("#csv")
+    assert download.value.suggested_filename == "graphbench-figures.csv"
+    lines = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
+    assert sorted(int(line["id"]) for line in lines) == expected
+    order = page.eval_on_selector_all("#figure-table .tabulator-row", "rows => rows.map("
+                                      "row => Number(row.dataset.rec))")
+    assert [int(line["id"]) for line in lines][:len(order)] == order  # the table's order
+    for line in lines:
+        rec = records[int(line["id"])]
+        assert (line["machine"], line["model"], line["variant"], line["phase"]) == (
+            rec["machine"], rec["model"] or "", rec["variant"], rec["phase"])
+        for field in ("estimate", "low", "high"):
+            assert (float(line[field]) if line[field] else None) == rec[field], (field, rec)
+        assert line["runs"] == "+".join(rec.get("pooled_runs") or [rec["run"]])
+        assert line["verdict"] == (rec["verdict"] or "") and line["unit"] == rec["unit"]
+
+
 def test_a_rows_details_show_its_runs_commit_versions_and_threads(page, built):
     pick(page, "kind", "speedup")
     page.wait_for_function("!document.querySelector('#count').innerText.startsWith("

@@ -118,7 +118,24 @@ function figureTable() {
   table.on("tableBuilt", () => count(rows.length));
   table.on("rowClick", (e, row) => { if (!e.target.closest("a.run")) details(row.getData()); });
   document.getElementById("clear").onclick = () => table.clearHeaderFilter();
+  document.getElementById("csv").onclick = () => saveCsv(table.getData("active"));
   return table;
+}
+// the rows a reader filtered, as their records hold them (exact numbers, SI units), in the order
+// shown; `id`: the record's index among the page's (summary.json's first, then other releases')
+const CSV_FIELDS = ["id", "machine", "source", "backend", "release", "model", "variant", "phase",
+                    "precision", "case", "kind", "unit", "estimate", "low", "high", "half",
+                    "verdict", "target", "runs", "processes", "rounds", "commit", "code"];
+function saveCsv(rows) {
+  const cell = v => v === undefined || v === null ? ""
+    : /[",\n]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v);
+  const lines = [CSV_FIELDS, ...rows.map(r => CSV_FIELDS.map(
+    f => f === "runs" ? runsOf(r).join("+") : r[f]))].map(row => row.map(cell).join(","));
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([lines.join("\n") + "\n"], {type: "text/csv"}));
+  link.download = "graphbench-figures.csv";
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 1000);
 }
 function plusMinus(half) { return `±${(100 * half).toFixed(1)}%`; }
 function interval(rec) {
