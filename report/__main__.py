@@ -11,7 +11,8 @@ from pathlib import Path
 
 from catalog import BACKENDS
 from report.publish import stops
-from report.views.answer import answer_text, break_even_reading, in_short, step_time_reading
+from report.views.answer import (SCALE_CHART, answer_text, break_even_reading, in_short,
+                                  step_time_reading)
 from report.views.compare import compare_text, compare_warnings
 from report.build.comparison import comparison
 from report import warn
@@ -280,9 +281,12 @@ def _report(args, published=None):
         section = render([r for r in results if r.machine == lead], shown,
                          [c[:4] for c in placed if c[4] or not details], base, args.run, details,
                          paths.get("--page"))
-        answer = answer_text(for_views(machines), lead)
+        # the sweep's chart this report draws, from its folder (the README's where none is drawn)
+        scale = next((os.path.relpath(path, base) for _, _, path, _, _ in placed
+                      if path.stem == "scale"), SCALE_CHART)
+        answer = answer_text(for_views(machines), lead, scale=scale)
         short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
-            details, base) + "#the-answer-in-full", gpu=front_gpu(results))
+            details, base) + "#the-answer-in-full", gpu=front_gpu(results), scale=scale)
         tables = details_text(results, machines, args.run,
                               [c[:4] for c in placed if not c[4]] if details else (),
                               Path(details).parent if details else ".", answer if text else None,

@@ -2,9 +2,14 @@
 non-default profile's report over the README."""
 import re
 
+from pathlib import Path
+
 import pytest
 
 import run
+
+# one committed answer run (Chainer, the Zen 5): every suite of the job, the sweep's too
+ANSWER_RUN = Path(__file__).parent.parent / "results" / "Linux-CPython-3.11-64bit" / "0168_default.json"
 
 
 @pytest.fixture
@@ -81,3 +86,20 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
     out = capsys.readouterr().out
     assert "**On `" in out and "None" not in out
     assert out.rstrip().endswith("report: nothing written (--report FILE writes the full report)")
+
+
+def test_a_reports_scope_links_the_sweep_chart_it_drew(tmp_path, capsys):
+    """A report of its own (a quick job's) links its own sweep chart, not the README's
+    docs/charts/scale.png, another profile's, perhaps another machine's."""
+    import shutil
+
+    from report import __main__ as cli
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    shutil.copy(ANSWER_RUN, folder / "0001_default.json")  # a sweep among its suites
+    own = folder / "report-default.md"
+    assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
+                     "--charts", str(folder / "charts-default")]) == 0
+    capsys.readouterr()
+    links = re.findall(r"\[chart\]\(([^)]+)\)", own.read_text())
+    assert links == ["charts-default/scale.png"] and (folder / links[0]).exists()

@@ -23,23 +23,25 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
           "| train speedup | infer speedup | break-even steps, first run | break-even steps, later "
           "runs | first call s, cold → warm | run |")
 
+SCALE_CHART = "docs/charts/scale.png"  # the README's, from the repository's root
 
-def answer_text(machines, front=None, more=None, gpu=None, job=False):
+
+def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCALE_CHART):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
     table with its workloads and one line per backend; with `front` (a machine), that machine's
     only, the others named with a link to their tables; with `more` (a link to the full answer),
     a short how-to-read, each backend's advice alone and of the GPUs only `gpu`'s table (the
-    build's select.front_gpu), the others named."""
+    build's select.front_gpu), the others named; `scale`: the link to the sweep's chart."""
     if not machines:
         return "_No results yet: run the main job._"
     others = others_of(machines, front)
     elsewhere_gpus = gpus_elsewhere(machines, front, gpu) if more else []
     goal = next((f"±{r['target_half_width']:.0%} " for _, _, records in machines for r in records
                  if r.get("target_half_width")), "")
-    parts = [scope(machines, job), ""]
+    parts = [scope(machines, job, scale=scale), ""]
     if more:
         parts = [*short_lines(machines, front, elsewhere_gpus), "", LEGEND, "",
-                 scope(machines, where=" (RESULTS.md names each)"), "",
+                 scope(machines, where=" (RESULTS.md names each)", scale=scale), "",
                  "Paired 95% intervals (pooled over the runs under the table; step times, "
                  "first calls: the geometric mean of their medians); ±: the "
                  f"half-width, ✓ within the {goal}target; rank frameworks by step time, not by "
@@ -139,10 +141,11 @@ def in_short(machines, front, gpu=None):
     return text + "\n\n" + legend(machines, lead_of(machines, front)[0], text)
 
 
-def scope(machines, job=False, where=""):
+def scope(machines, job=False, where="", scale=SCALE_CHART):
     """The answer's first sentence: what hardware and what size of network it speaks for; `job`:
     one job's own answer, which says nothing of the machines other jobs measured; `where`: where
-    the machines it counts are named."""
+    the machines it counts are named; `scale`: the link to the sweep's chart, that of the report
+    being written (a quick job's charts-quick/scale.png), else the README's."""
     devices = sorted({r["device"] for _, _, records in machines for r in records
                       if r["kind"] == "step_time" and r.get("device")})
     gpu = any(d != "cpu" for d in devices)
@@ -155,7 +158,7 @@ def scope(machines, job=False, where=""):
             "graph mode removes, dominates: read each speedup as its workload's, not the "
             "full-size network's."
             + (f" As the work per step grows, up to the VGG at {point(max(swept, key=gflop))}: "
-               "[chart](docs/charts/scale.png)." if swept else ""))
+               f"[chart]({scale})." if swept else ""))
 
 
 def hardware(records):
