@@ -202,6 +202,10 @@ def test_every_run_line_names_its_provenance_and_marks_a_dirty_tree(tmp_path):
     save(tmp_path, other, "0002_paper", "2026-01-02T00:00:00")  # saved, in a profile left out
     shown, note = one_profile(load_dir(tmp_path), "quick")
     assert "0002_paper" in note and "No run 0002" not in cli.details_text(shown, machines_of(shown))
+    for n in range(3, 10):  # many runs left out: their count and ends, the note one short line
+        save(tmp_path, other, f"{n:04d}_paper", "2026-01-03T00:00:00")
+    note = one_profile(load_dir(tmp_path), "quick")[1]
+    assert "profile paper (8 runs, 0002_paper to 0009_paper)" in note and len(note) < 200, note
     old = cli.details_text(load_dir(tmp_path), machines_of(load_dir(tmp_path), ["0001"]), wanted=["0001"])
     assert ("- `0001_default`†, " in old and "commit `abcdef01` with uncommitted changes "
             "(suites/test_steady.py): profile" in old)

@@ -31,11 +31,17 @@ def one_profile(results, wanted=None):
     note = None
     if left:
         others = sorted({p for p, _ in left}, key=str)
-        runs_of = "; ".join(f"profile {p} ({', '.join(run for q, run in left if q == p)})"
+        runs_of = "; ".join(f"profile {p} ({named(sorted(run for q, run in left if q == p))})"
                             for p in others)
         note = (f"left out {runs_of}: ratios never mix profiles, this report shows `{chosen_}`; "
                 f"{' or '.join(f'--profile {p}' for p in others)} shows the others")
     return [r for r in results if r.profile_name == chosen_], note
+
+
+def named(runs, most=6):
+    """Run names for a one-line note: each, or for more than `most` the count, first and last (a
+    quick job on a machine with 200 answer runs printed a 3,900-character line)."""
+    return ", ".join(runs) if len(runs) <= most else f"{len(runs)} runs, {runs[0]} to {runs[-1]}"
 
 
 def section(r):
