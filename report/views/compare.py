@@ -5,17 +5,19 @@ from report.views.text import interval_cell, ms, speedup_text
 
 def compare_text(found):
     """Markdown: every benchmark present in both runs (medians and b / a), then every speedup
-    over eager within each run and the ratio of the two speedups."""
+    over eager within each run and the ratio of the two speedups; of two machines, both side by
+    side and never divided (the README's and the page's rule)."""
     path_a, path_b = found["paths"]
+    apart = len(found["machines"]) > 1
     lines = [versions_line(found["versions"]), "",
-             f"| benchmark | {path_a} median ms | {path_b} median ms | b / a |",
-             "|---|---|---|---|"]
+             f"| benchmark | {path_a} median ms | {path_b} median ms |{'' if apart else ' b / a |'}",
+             "|---|---|---|" + ("" if apart else "---|")]
     for row in found["rows"]:
-        lines.append(f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} | "
-                     f"{row['ratio']:.2f}{' ~' if row['overlap'] else ''} |")
+        lines.append(f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} |" + ("" if apart else
+                     f" {row['ratio']:.2f}{' ~' if row['overlap'] else ''} |"))
     if only := found["only"]:
         lines += ["", f"In one run only: {len(only)} benchmarks, e.g. {', '.join(only[:3])}"]
-    return "\n".join(lines + speedup_table(found["speedups"]))
+    return "\n".join(lines + speedup_table(found["speedups"], apart))
 
 
 def compare_warnings(found):
@@ -41,16 +43,21 @@ def versions_line(differ):
         "Versions: the same in both runs")
 
 
-def speedup_table(rows):
-    """Rows of eager ÷ variant within run A and within run B, and B's speedup ÷ A's."""
+def speedup_table(rows, apart=False):
+    """Rows of eager ÷ variant within run A and within run B, and B's speedup ÷ A's (not where
+    the runs are two machines': `apart`)."""
     if not rows:
         return []
-    lines = [f"| {row['name']} | {speedup_text(row['a'])} | {speedup_text(row['b'])} | "
-             f"{_ratio_cell(row['ratio'])} |" for row in rows]
+    lines = [f"| {row['name']} | {speedup_text(row['a'])} | {speedup_text(row['b'])} |"
+             + ("" if apart else f" {_ratio_cell(row['ratio'])} |") for row in rows]
     if overlaps := [row["overlap"] for row in rows if row["overlap"] is not None]:
         # two invocations of the same command should overlap on every ratio
         lines.append(f"\nThe two runs' 95% intervals overlap for {sum(overlaps)} of "
                      f"{len(overlaps)} paired speedups.")
+    if apart:
+        return ["", "Speedup over eager within each run, side by side: two machines' figures "
+                "are never divided (the times above neither).", "",
+                "| benchmark | speedup in A | speedup in B |", "|---|---|---|", *lines]
     return ["", "Speedup over eager within each run (never one run's time over the other's), "
             "and B's speedup ÷ A's: with a 95% interval when both runs saved paired rounds "
             "(each run's bootstrap drawn on its own), `~` when it includes 1.", "",
