@@ -318,7 +318,7 @@ def _report(args, published=None):
 
 
 def to_root(path):
-    """The path from the folder of the file at `path` to the repository's ('' where they are one)."""
+    """The path from the folder of the file at `path` up to the repository's ('' at its root)."""
     up = os.path.relpath(Path(__file__).resolve().parent.parent, Path(path).resolve().parent)
     return "" if up == "." else up + "/"
 

@@ -46,8 +46,9 @@ def test_every_link_of_the_markdown_resolves(pattern):
             target = (file.parent / path).resolve() if path else file
             assert target.exists(), f"{file.relative_to(ROOT)}: {link}"
             if anchor and target.suffix == ".md":
-                assert anchor in anchors(target.read_text()), \
-                    f"{file.relative_to(ROOT)}: #{anchor} is no heading of {target.relative_to(ROOT)}"
+                assert anchor in anchors(target.read_text()), (
+                    f"{file.relative_to(ROOT)}: #{anchor} is no heading of "
+                    f"{target.relative_to(ROOT)}")
 
 
 def test_the_readme_links_within_itself_and_names_each_link():

@@ -9,7 +9,8 @@ import pytest
 import run
 
 # one committed answer run (Chainer, the Zen 5): every suite of the job, the sweep's too
-ANSWER_RUN = Path(__file__).parent.parent / "results" / "Linux-CPython-3.11-64bit" / "0168_default.json"
+ANSWER_RUN = (Path(__file__).parent.parent / "results" / "Linux-CPython-3.11-64bit"
+              / "0168_default.json")
 
 
 @pytest.fixture

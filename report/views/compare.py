@@ -10,7 +10,8 @@ def compare_text(found):
     path_a, path_b = found["paths"]
     apart = len(found["machines"]) > 1
     lines = [versions_line(found["versions"]), "",
-             f"| benchmark | {path_a} median ms | {path_b} median ms |{'' if apart else ' b / a |'}",
+             f"| benchmark | {path_a} median ms | {path_b} median ms |"
+             + ("" if apart else " b / a |"),
              "|---|---|---|" + ("" if apart else "---|")]
     for row in found["rows"]:
         lines.append(f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} |" + ("" if apart else
