@@ -302,7 +302,7 @@ def _report(args, published=None):
                  (paths.get("--page"), paths.get("--page") and results_page(
                      args, paths["--page"], results, machines, placed, in_short(
                          for_views(machines), lead, front_gpu(results)) + "\n\n" + answer,
-                     base)),
+                     base, lead)),
                  (args.report, args.report and standalone(args.profile or "default", answer,
                                                           section, tables, to_root(args.report)))]
         files = [(target, new) for target, new in files if target and new]
@@ -323,9 +323,10 @@ def to_root(path):
     return "" if up == "." else up + "/"
 
 
-def results_page(args, path, results, machines, charts, answer, base):
+def results_page(args, path, results, machines, charts, answer, base, lead=None):
     """The results page's HTML: every record (summary.json's, then each other release's), the
-    runs, the answer, each machine's tables and the charts, linked from the page's folder."""
+    runs, the answer, each machine's tables and the charts, linked from the page's folder; the
+    answer's machine (`lead`) first in its figure table."""
     folder = Path(path).parent
     prefix = os.path.relpath(base, folder) + "/"
     sets = [(PINS, [r for _, _, found in machines for r in found], run_table(results, base)),
@@ -333,7 +334,7 @@ def results_page(args, path, results, machines, charts, answer, base):
     return page_html(page_data(
         sets, [(m, t, os.path.relpath(p, folder), r) for m, t, p, r, _ in charts], answer,
         views_render.every_table(for_views(machines), machine_notes(machines)),
-        page_links(base), prefix))
+        page_links(base), prefix, lead))
 
 
 def _publish(files, charts, published):

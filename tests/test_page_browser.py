@@ -131,6 +131,16 @@ def test_the_page_loads_without_a_console_error(page, built):
     assert files and not [f for f in files if not Path(f).exists()]  # the method, the findings
 
 
+def test_the_figures_open_on_the_answers_machine(page, built):
+    """Unfiltered, the table's first rows are the figures of the machine the README's answer
+    leads with (a reader met the Zen 3's first, machines sorting by description)."""
+    readme = (built[0].parent.parent / "README.md").read_text()
+    lead = re.search(r"^\*\*On the (.+?)\*\* \(a CPU", readme, re.M)[1]
+    first = [cells["machine"] for _, cells in rows(page)[:10]]
+    assert first == [lead] * 10, first
+    assert lead != short_name(min(r["machine"] for r in built[1]))  # not merely the first by name
+
+
 @pytest.mark.parametrize("kind", ["speedup", "step_time"])
 def test_a_filter_narrows_the_rows_to_the_records_and_each_figure_equals_its_record(page, built,
                                                                                     kind):

@@ -33,10 +33,11 @@ def relinked(markdown, prefix):
     return LOCAL_LINK.sub(lambda m: m[1] + prefix + m[2], markdown) if prefix else markdown
 
 
-def page_data(sets, charts=(), answer="", tables="", links=(), prefix=""):
+def page_data(sets, charts=(), answer="", tables="", links=(), prefix="", lead=None):
     """The page's data: `sets` is [(source, records, runs)] (summary.json's first: a record's id
     is its index there, the others follow); `charts` [(machine, title, path from the page, reading)];
-    the Markdown's and `links`' paths are from the repository's root, `prefix` from the page."""
+    the Markdown's and `links`' paths are from the repository's root, `prefix` from the page;
+    `lead`: the machine the answer leads with, whose figures the table shows first."""
     records, runs = [], []
     for source, found, their_runs in sets:
         records += [{"id": len(records) + n, "source": source, "half": half_width(rec),
@@ -45,7 +46,7 @@ def page_data(sets, charts=(), answer="", tables="", links=(), prefix=""):
         runs += their_runs
     machines = sorted({r["machine"] for r in records} | {r["machine"] for r in runs})
     shorts = [short_name(m) for m in machines]  # the README's names; two machines keep theirs whole
-    return {"records": records, "runs": runs,
+    return {"records": records, "runs": runs, "lead": lead,
             "machines": {m: {"device": "GPU" if gpu_model(m) else "CPU", "gpu": gpu_model(m),
                              "short": short if shorts.count(short) == 1 else m}
                          for m, short in zip(machines, shorts)},

@@ -81,8 +81,10 @@ const LISTED = {headerFilter: "list", headerFilterFunc: "=",
 const TYPED = {headerFilter: "input"};
 
 function figureTable() {
+  // the answer's machine first (a stable sort: each machine's rows keep the records' order)
   const rows = DATA.records.map(
-    r => ({...r, device: device(r), release: release(r), short: short(r.machine)}));
+    r => ({...r, device: device(r), release: release(r), short: short(r.machine)}))
+    .sort((x, y) => (y.machine === DATA.lead) - (x.machine === DATA.lead));
   const columns = [
     {title: "device", field: "device", ...LISTED},
     {...MACHINE, ...LISTED},
