@@ -131,14 +131,22 @@ def test_the_page_loads_without_a_console_error(page, built):
     assert files and not [f for f in files if not Path(f).exists()]  # the method, the findings
 
 
-def test_the_figures_open_on_the_answers_machine(page, built):
+def test_the_figures_open_on_the_answers_machine_with_each_verdict_in_view(page, built):
     """Unfiltered, the table's first rows are the figures of the machine the README's answer
-    leads with (a reader met the Zen 3's first, machines sorting by description)."""
+    leads with (a reader met the Zen 3's first, machines sorting by description), and a row's
+    verdict shows without scrolling in a 1400 px window (it began at 1512 px: its sources first)."""
     readme = (built[0].parent.parent / "README.md").read_text()
     lead = re.search(r"^\*\*On the (.+?)\*\* \(a CPU", readme, re.M)[1]
     first = [cells["machine"] for _, cells in rows(page)[:10]]
     assert first == [lead] * 10, first
     assert lead != short_name(min(r["machine"] for r in built[1]))  # not merely the first by name
+    # what a row is, its figure and its verdict, without scrolling, in a 1400 px window
+    page.set_viewport_size({"width": 1400, "height": 900})
+    page.wait_for_timeout(300)
+    right = dict(page.eval_on_selector_all(
+        "#figure-table .tabulator-col[tabulator-field]",
+        "cols => cols.map(c => [c.getAttribute('tabulator-field'), c.getBoundingClientRect().right])"))
+    assert right["verdict"] <= 1400 and right["estimate"] < right["verdict"], right
 
 
 @pytest.mark.parametrize("kind", ["speedup", "step_time"])

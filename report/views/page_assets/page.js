@@ -85,12 +85,11 @@ function figureTable() {
   const rows = DATA.records.map(
     r => ({...r, device: device(r), release: release(r), short: short(r.machine)}))
     .sort((x, y) => (y.machine === DATA.lead) - (x.machine === DATA.lead));
+  // what a figure is, then the figure and its verdict (within a 1400 px window), then its sources
   const columns = [
     {title: "device", field: "device", ...LISTED},
     {...MACHINE, ...LISTED},
-    {title: "source", field: "source", ...LISTED},
     {title: "framework", field: "backend", ...LISTED},
-    {title: "release", field: "release", ...LISTED},
     {title: "model", field: "model", ...LISTED},
     {title: "variant", field: "variant", ...LISTED},
     {title: "phase", field: "phase", ...LISTED},
@@ -108,6 +107,8 @@ function figureTable() {
      formatter: c => c.getValue()
        ? `<span class="${esc(c.getValue())}">${esc(c.getValue())}</span>` : ""},
     {title: "target", field: "target", ...LISTED},
+    {title: "release", field: "release", ...LISTED},
+    {title: "source", field: "source", ...LISTED},
     {title: "run", field: "run", ...TYPED, formatter: c => runLinks(c.getData())},
     {title: "processes × rounds", field: "processes", sorter: "number",
      formatter: c => `${c.getValue() ?? ""} × ${c.getData().rounds ?? ""}`},
