@@ -206,6 +206,18 @@ def test_the_rows_shown_download_as_csv_each_equal_to_its_record(page, built):
         assert line["verdict"] == (rec["verdict"] or "") and line["unit"] == rec["unit"]
 
 
+def test_a_machines_short_name_shows_its_whole_description_on_hover(page, built):
+    """The machine column says 'Zen 5'; hovering it shows the machine's whole description, with no
+    console error (the tooltip function took the cell first and threw on every hover)."""
+    cell = '#figure-table .tabulator-row [tabulator-field="short"]'
+    short = page.inner_text(cell).strip()
+    page.hover(cell)
+    page.wait_for_selector(".tabulator-tooltip", timeout=5000)
+    whole = page.inner_text(".tabulator-tooltip").strip()
+    assert whole in {r["machine"] for r in built[1]} and short_name(whole) == short, whole
+    assert page.errors == []
+
+
 def test_a_rows_details_show_its_runs_commit_versions_and_threads(page, built):
     pick(page, "kind", "speedup")
     page.wait_for_function("!document.querySelector('#count').innerText.startsWith("
@@ -280,9 +292,12 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
     assert all(o.split()[0] == framework for o in page.eval_on_selector_all(
         "#cmp-b option", "options => options.map(o => o.textContent)"))
     releases = page.eval_on_selector_all("#compare-table .tabulator-row", """rows => rows.map(
-        row => ["a.release", "b.release"].map(
+        row => ["a.release", "b.release", "where"].map(
             f => row.querySelector(`[tabulator-field="${f}"]`).innerText.trim()))""")
-    assert releases and all(pair == [a, b] for pair in releases)
+    assert releases and all(row[:2] == [a, b] for row in releases)
+    # each row's machine by the README's short name, as the other tabs name it
+    machines = {short_name(r["machine"]) for r in records}
+    assert all(row[2] in machines for row in releases), releases
     assert page.errors == []
 
 

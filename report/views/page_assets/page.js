@@ -41,7 +41,9 @@ function release(rec) {
 function device(rec) { return (DATA.machines[rec.machine] || {}).device || ""; }
 function short(machine) { return (DATA.machines[machine] || {}).short || machine; }
 // a machine column: the README's short name, filtered by it; the whole description on hover
-const MACHINE = {title: "machine", field: "short", tooltip: c => c.getRow().getData().machine};
+// Tabulator 6 calls a tooltip function with (event, cell): a cell-first one threw on each hover
+const MACHINE = {title: "machine", field: "short",
+                 tooltip: (e, c) => c.getRow().getData().machine};
 function runsOf(rec) { return rec.pooled_runs || [rec.run]; }
 function runLinks(rec) {
   return runsOf(rec).map(run => `<a class="run" data-source="${esc(rec.source)}" data-machine="${
@@ -218,11 +220,12 @@ function runTable() {
 
 // the compare tab: a row per workload and figure, A's record beside B's, never divided
 // `peer`: whether two sides may meet (two releases: of one framework, never two frameworks)
+// `shown`: a row's key as the first column says it (a machine by its short name, as elsewhere)
 const SIDE = {
   machine: {label: r => r.machine, key: r => [r.source, r.backend], title: "source · framework",
-            peer: () => true},
+            peer: () => true, shown: r => `${r.source} · ${r.backend}`},
   release: {label: r => r.release, key: r => [r.machine], title: "machine",
-            peer: (x, y) => x.split(" ")[0] === y.split(" ")[0]},
+            peer: (x, y) => x.split(" ")[0] === y.split(" ")[0], shown: r => short(r.machine)},
 };
 function compareTable() {
   const rows = DATA.records.map(r => ({...r, release: release(r)}));
@@ -241,7 +244,8 @@ function compareTable() {
     columns: ["a", "b"].map(k => ({title: k.toUpperCase(), ...column(k)}))}));
   const table = new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
-    columns: [{title: SIDE.machine.title, field: "where", ...TYPED},
+    columns: [{title: SIDE.machine.title, field: "where", ...TYPED,
+               tooltip: (e, c) => by.value === "release" ? c.getRow().getData().machine : false},
               {title: "model", field: "model", ...LISTED},
               {title: "variant", field: "variant", ...LISTED},
               {title: "phase", field: "phase", ...LISTED},
@@ -286,7 +290,7 @@ function compareTable() {
       const at = pick.label(r) === a.value ? "a" : pick.label(r) === b.value ? "b" : null;
       if (!at || r.kind !== kind.value) continue;
       const id = workload(r);
-      const row = joined.get(id) || {where: pick.key(r).join(" · "), model: r.model,
+      const row = joined.get(id) || {where: pick.shown(r), machine: r.machine, model: r.model,
                                       variant: r.variant, phase: r.phase,
                                       precision: r.precision, case: r.case};
       row[at] = row[at] || r;
