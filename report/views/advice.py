@@ -11,6 +11,12 @@ ISA_CHECK = {"avx2": "a CPU without AVX-512 (`grep -o avx512f /proc/cpuinfo | he
                      "nothing there)"}  # how a reader tells whether a finding's ISA is theirs
 
 
+def finding(note):
+    """The findings/ file a known-wrong note names ('findings/chainer_static_graph_bn.md'), or
+    None."""
+    return (found := FINDING.search(note or "")) and found[0]
+
+
 def get(records, rec, kind, phase=None, variant=None, case=None):
     """The record of `kind` for `rec`'s backend and model (and its variant unless one is named)."""
     return next((r for r in records if r["kind"] == kind and r["backend"] == rec["backend"]
@@ -120,9 +126,8 @@ def advice(records, mine, with_sweep=True):
             notes = "; ".join(filter(None, [pays_back(records, r), memory_text(records, r),
                                             new_shape_text(records, r), caveat(records, r)]))
             gains.append(f"`{r['variant']}` on {model}" + (f" ({notes})" if notes else ""))
-    wrong = sorted({(r["model"], r["variant"], FINDING.search(r["known_wrong"])[0])
-                    for r in records if r["backend"] == backend
-                    and r["known_wrong"] and FINDING.search(r["known_wrong"])
+    wrong = sorted({(r["model"], r["variant"], finding(r["known_wrong"]))
+                    for r in records if r["backend"] == backend and finding(r["known_wrong"])
                     and r["kind"] in ("step_time", "speedup")})
     avoid = "".join(f"; not `{v}` on {m}: a known wrong answer here ([{link}]({link}))"
                     for m, v, link in wrong)

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 from catalog import KNOWN_WRONG
 from machines import gpu_model, short_name
-from report.views.advice import FINDING, advice, get, no_cache_backends, steps_text
+from report.views.advice import advice, finding, get, no_cache_backends, steps_text
 from report.build.best import RULE
 from report.views.gpu import gpu_table
 from report.views.headline import answer_lines, machines_line, your_case
@@ -222,8 +222,8 @@ def workload(rec):
 
 def why_not(rec):
     """Why a row has no figure: the note, and the finding that explains a known wrong answer."""
-    link = FINDING.search(rec.get("known_wrong") or "")
-    wrong = "a known wrong answer" + (f", [{link[0]}]({link[0]})" if link else "")
+    link = finding(rec.get("known_wrong"))
+    wrong = "a known wrong answer" + (f", [{link}]({link})" if link else "")
     return (f"{rec['note']}: {wrong}" if rec["note"] else wrong) if rec.get("known_wrong") \
         else rec["note"]
 

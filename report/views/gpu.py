@@ -5,7 +5,7 @@ from catalog import VARIANTS
 from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
 from gpu.cudagraph_capture import SKIPPING
-from report.views.advice import FINDING, no_cache_backends
+from report.views.advice import finding, no_cache_backends
 from report.views.scale import gflop, point
 from report.views.tables import signals_line
 from report.views.text import ms, speedup_text
@@ -95,8 +95,7 @@ def known_wrong(records):
     """The rows a known wrong answer left without a speedup here, each linked to its finding's
     file where its record names one: a link by path works in the README and RESULTS.md alike
     ('resnet (chainer `graph`, [finding](findings/chainer_static_graph_bn.md))')."""
-    wrong = sorted({(r["model"], r["backend"], r["variant"],
-                     (link := FINDING.search(r["known_wrong"])) and link[0])
+    wrong = sorted({(r["model"], r["backend"], r["variant"], finding(r["known_wrong"]))
                     for r in records if r["kind"] == "step_time" and r.get("known_wrong")},
                    key=lambda w: w[:3])
     return [f"{model} ({backend} `{variant}`" + (f", [finding]({path}))" if path else ")")

@@ -15,6 +15,8 @@ INLINED = (("TABULATOR_CSS", "tabulator/tabulator.min.css"), ("PAGE_CSS", "page.
            ("TABULATOR_JS", "tabulator/tabulator.min.js"), ("MARKED_JS", "marked/marked.min.js"),
            ("PAGE_JS", "page.js"))
 LOCAL_LINK = re.compile(r"(\]\()(?!https?:|#|/|mailto:)([^)\s]+\))")
+# the views' links into the repository, written from its root (the README's folder)
+REPOSITORY_LINK = re.compile(r"(\]\()((?:README\.md|RESULTS\.md|docs/|findings/)[^)\s]*\))")
 
 
 def asset(name):
@@ -28,9 +30,10 @@ def asset(name):
                          "cannot be made; restore it from git") from None
 
 
-def relinked(markdown, prefix):
-    """Markdown written for the repository's root with its local links made relative to the page."""
-    return LOCAL_LINK.sub(lambda m: m[1] + prefix + m[2], markdown) if prefix else markdown
+def relinked(markdown, prefix, links=LOCAL_LINK):
+    """Markdown written for the repository's root with its local links (those `links` matches)
+    made relative to the page, or another file, through `prefix`."""
+    return links.sub(lambda m: m[1] + prefix + m[2], markdown) if prefix else markdown
 
 
 def page_data(sets, charts=(), answer="", tables="", links=(), prefix="", lead=None):

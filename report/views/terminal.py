@@ -1,11 +1,7 @@
 """What a main job shows its user when it ends: the answer for the runs it just made, and a report
 of its own for a profile other than the README's."""
-import re
-
 from report.views.answer import answer_text
-
-# the views' links into the repository, written from its root (the README's folder)
-REPOSITORY_LINK = re.compile(r"(\]\()((?:README\.md|RESULTS\.md|docs/|findings/)[^)\s]*\))")
+from report.views.page import REPOSITORY_LINK, relinked
 
 
 def answer_for(machines, made):
@@ -22,4 +18,4 @@ def standalone(profile, answer, section, tables, to_root=""):
                         f"from the saved runs of profile `{profile}`; do not edit by hand.",
                         "## The answer", answer, "## Runs and charts", section,
                         tables.split("\n", 1)[1].lstrip()]) + "\n"
-    return REPOSITORY_LINK.sub(lambda m: m[1] + to_root + m[2], text) if to_root else text
+    return relinked(text, to_root, REPOSITORY_LINK)
