@@ -23,8 +23,9 @@ from report.views.page import PAGE, page_data, page_html
 from report.build.page_data import PINS, page_links, release_sets, run_table
 from report.views.readings import (overhead_reading, retrace_reading, speedup_reading,
                              throughput_reading)
-from report.build.records import (FIELDS, capture_records, load_studies, machine_records,
-                                  parity_records, wait_records)
+from report.build.machine_records import machine_records
+from report.build.records import FIELDS
+from report.build.studies import capture_records, load_studies, parity_records, wait_records
 from report.build.runs import (for_views, machine_notes, made_by, pooled_runs, provenance,
                                section_runs)
 from report.views import render as views_render

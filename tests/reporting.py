@@ -3,7 +3,7 @@ results page embeds."""
 import json
 from pathlib import Path
 
-from report.build.records import machine_records
+from report.build.machine_records import machine_records
 from report.build.runs import for_views
 from report.build.select import views
 from tests.published import DATA

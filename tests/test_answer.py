@@ -13,7 +13,7 @@ def rec(kind, variant="graph", phase="train", case=None, estimate=1.5, low=1.2, 
              "significant": not low <= 1 <= high, "precision": "float32", "note": None,
              "known_wrong": None, "run": "0001", "dirty": False, "machine": "m", "best": None}
     found = {**found, **fields}
-    if kind == "break_even":  # as records.break_even_record sets it
+    if kind == "break_even":  # as steady.break_even_record sets it
         found.setdefault("slow", found["estimate"] is not None and found["estimate"] >= 100)
         found.setdefault("timed", True)  # its four figures there
     mark = "~" if found["low"] is not None and found["low"] <= 1 <= found["high"] else ""
@@ -81,8 +81,8 @@ def _total(variant, seconds, traces, note=None, model="vgg", run="0001"):
 
 
 def _built(records):
-    """Retrace totals with the fields the build sets beside them (records.retrace_records)."""
-    from report.build.records import beats_eager, over_eager
+    """Retrace totals with the fields the build sets beside them (sections.retrace_records)."""
+    from report.build.sections import beats_eager, over_eager
     return beats_eager(over_eager(records))
 
 

@@ -861,7 +861,7 @@ def test_the_busy_points_run_on_a_gpu_only_or_in_its_dry_run():
 
 def test_a_wait_after_every_step_is_a_record_and_a_line():
     from report.views.gpu import wait_line
-    from report.build.records import wait_records
+    from report.build.studies import wait_records
     line = {"backend": "jax", "variant": "graph", "rounds": 20, "ms": {"step": 0.62, "block": 0.29},
             "step_over": {"block": {"ratio": 2.13, "low": 2.06, "high": 2.23,
                                     "significant": True}},
@@ -1114,7 +1114,7 @@ def test_the_readme_leaves_room_for_the_whole_gpu_table():
 
 def test_a_parity_check_on_the_gpu_is_a_record_and_a_line(tmp_path):
     from gpu.job import pytest_outcome
-    from report.build.records import load_studies, parity_records
+    from report.build.studies import load_studies, parity_records
     from report.build.plan_gaps import not_measured
     from report.views.gpu import parity_line
     gpu, machine = "NVIDIA H100 80GB HBM3", "vm (x, 16 cores, NVIDIA H100 80GB HBM3)"
@@ -1144,7 +1144,7 @@ def test_the_capture_study_is_a_record_per_model_and_phase_and_a_line(tmp_path):
     record per model and phase and the line under the GPU table: the graphs left out and why, or
     none; until then the table names the part as not measured."""
     from gpu.plan import NAMED
-    from report.build.records import capture_records, load_studies
+    from report.build.studies import capture_records, load_studies
     from report.build.plan_gaps import not_measured
     from report.views.gpu import capture_line
     gpu, machine = "NVIDIA H100 80GB HBM3", "vm (x, 16 cores, NVIDIA H100 80GB HBM3)"

@@ -16,7 +16,7 @@ def speedup(backend, model, variant, estimate, low, high, best=True, **more):
 def break_even(backend, model, steps, case="cold"):
     return {"kind": "break_even", "backend": backend, "model": model, "variant": "graph",
             "phase": "train", "precision": "float32", "case": case, "estimate": steps,
-            "slow": steps is not None and steps >= 100,  # as records.break_even_record sets it
+            "slow": steps is not None and steps >= 100,  # as steady.break_even_record sets it
             "timed": True}  # ... where its four figures are there
 
 

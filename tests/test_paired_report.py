@@ -75,8 +75,8 @@ def test_a_paired_determinism_ratio_shows_its_interval_and_significance_follows_
     import json
     from report.views.determinism import determinism_section
     from report.build.load import load_dir
-    from report.build.records import CI
-    from report.build.records import determinism_records
+    from report.build.ratios import CI
+    from report.build.sections import determinism_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"graph": (0.9, 0.85, 0.95, True), "graph_dynamic": (0.86, 0.7, 1.05, False)}
@@ -111,8 +111,8 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
     import json
     from report.build.load import load_dir
     from report.views.micro import micro_section
-    from report.build.records import CI
-    from report.build.records import micro_records
+    from report.build.ratios import CI
+    from report.build.sections import micro_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     data = json.loads(FLAGS.read_text())
     paired = {"conv": (1.05, 0.98, 1.12, False), "lstm_cell": (1.9, 1.7, 2.1, True),
@@ -156,7 +156,7 @@ def test_a_paired_micro_speedup_shows_its_interval_and_significance_follows_it(t
 def test_determinism_off_and_the_steady_step_of_one_run_are_checked_against_each_other():
     from report.views.determinism import agreement_line
     from report.build.load import Result
-    from report.build.records import agreement_records
+    from report.build.sections import agreement_records
 
     def result(phase, rounds, variant="graph", run="0001", deterministic=False):
         info = {"backend": "tf", "model": "vgg", "variant": variant, "phase": phase,

@@ -76,7 +76,7 @@ def test_determinism_rows_and_refusals():
 def test_a_paired_precision_speedup_shows_its_interval_and_is_a_record(tmp_path):
     import json
     from report.build.load import load_dir
-    from report.build.records import machine_records
+    from report.build.machine_records import machine_records
     from report.build.select import pick
     data = json.loads(FIXTURE.read_text())
     low = next(b for b in data["benchmarks"]

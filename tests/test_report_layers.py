@@ -95,7 +95,7 @@ def test_the_ratio_check_sees_a_ratio_no_record_holds():
     assert intervals("a 1.23× [1.10, 1.40] ~ b") == {("1.23", "1.10", "1.40")}
 
 
-DATA = ("load", "select", "ratios", "best", "records", "comparison",
+DATA = ("load", "select", "ratios", "best", "records", "steady", "sections", "comparison",
         "user")  # the steps before rendering
 RUNS = ("runs", "page_data")  # name the runs (the results they left out, their
 # releases): no figure

@@ -1,5 +1,5 @@
 """Meaning lives in the records (issue 36): each ratio's verdict and each row's variant are decided
-once, in ratios.py and records.py, and every renderer reads them."""
+once, in ratios.py and the record builders, and every renderer reads them."""
 import ast
 from pathlib import Path
 
@@ -9,12 +9,14 @@ from report.views.answer import advice, answer_text
 from report.build.load import Result
 from report.build.claims import micro_claims
 from report.views.micro import Micro, control_verdicts
-from report.build.records import FIELDS, ratio_record, steady_records
+from report.build.records import FIELDS, ratio_record
+from report.build.steady import steady_records
 from report.views.tables import chosen
 
 REPORT = Path(__file__).resolve().parent.parent / "report"
 RULES = {"ratios.py"}  # the one place that turns an interval into a verdict
-BUILDERS = {"ratios.py", "records.py", "best.py", "user.py", "comparison.py"}  # they build ratios
+BUILDERS = {"ratios.py", "records.py", "steady.py", "sections.py", "studies.py",  # they build
+            "machine_records.py", "best.py", "user.py", "comparison.py"}  # ratios
 EXEMPT = set()  # (file, function) left unscanned: none since interval_cell reads the build's mark
 VERDICT_CALLS = {"includes_one", "clear", "verdict", "spread_overlaps", "significant"}
 BOUNDS = ("low", "high", "estimate", "ratio", "cost")

@@ -2,7 +2,8 @@
 from report.views.answer import memory_cost, memory_cost_text
 from report.build.load import Result
 from report.views.memory import MIB, growth_per_shape, memory_peaks, memory_section
-from report.build.records import MEMORY_CI, machine_records, memory_records
+from report.build.machine_records import machine_records
+from report.build.sections import MEMORY_CI, memory_records
 from tests.reporting import records_of
 
 PEAKS = {("tf", "eager"): 100, ("tf", "graph"): 50, ("tf", "graph_dynamic"): 80,

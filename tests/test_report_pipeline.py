@@ -83,7 +83,7 @@ def _paired_results():
 
 
 def test_paired_verdict_follows_the_interval_not_the_spread():
-    from report.build.records import pipeline_records
+    from report.build.sections import pipeline_records
     runs = _paired_results()
     line = claim_verdicts(records_of(runs))[0]
     assert "`parallel` slower in 0 of 2, faster in 0, n.s. in 2" in line

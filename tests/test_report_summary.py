@@ -148,7 +148,7 @@ def paired_with_construction(tmp_path, startups=None):
 
 def test_break_even_from_the_speedups_interval(tmp_path):
     """Paired steady steps and construction in one run: a range, or no gain past ±3%."""
-    from report.build.records import steady_records
+    from report.build.steady import steady_records
     records = steady_records(paired_with_construction(tmp_path))
     even = {r["model"]: r for r in records if r["kind"] == "break_even"}
     speed = {r["model"]: r for r in records if r["kind"] == "speedup" and r["phase"] == "train"}
@@ -172,7 +172,7 @@ def test_chainers_cold_first_calls_on_a_gpu_are_read_as_warm_for_the_cache_cupy_
     """CuPy keeps compiled kernels on disk and the suite's cold rounds do not empty them: on CUDA
     a Chainer "cold" round is a later run's, so its first calls are warm records that say which
     cache, the first run's break-even is not timed, and start-up stays a cold process's."""
-    from report.build.records import steady_records
+    from report.build.steady import steady_records
     results = paired_with_construction(tmp_path, {"mnist_cnn": [2.5, 2.6], "vgg": [2.1, 2.2],
                                                   "resnet": [2.0, 2.1]})
     on_cpu = steady_records(results)
@@ -202,8 +202,8 @@ def test_determinism_precision_and_pipeline_records_match_their_tables():
     from report.build.load import load_file
     from report.views.pipeline import pipeline_section
     from report.views.precision import precision_section
-    from report.build.records import determinism_records, pipeline_records
-    from report.build.records import precision_records
+    from report.build.sections import determinism_records, pipeline_records
+    from report.build.steady import precision_records
     from tests.test_report_flags import FIXTURE as FLAGS, _row
     from tests.test_report_pipeline import _results
     flags = load_file(FLAGS)
@@ -241,7 +241,7 @@ def test_the_break_even_reading_says_what_the_table_says(tmp_path):
 def test_retrace_and_memory_records_match_their_tables():
     from report.build.load import load_file
     from report.views.memory import memory_section
-    from report.build.records import memory_records, retrace_records
+    from report.build.sections import memory_records, retrace_records
     from report.build.select import retrace_rules
     from report.views.retrace import retrace_tables
     from tests.test_report_memory import _results as memory_results
@@ -268,7 +268,7 @@ def test_the_start_up_of_a_fresh_process_is_a_record_and_one_mention_per_backend
     """Fresh-process construction rounds save startup_s: the eager cold result's median is a
     startup_time record per model, and the chainer line of the summary names it once."""
     from report.views.answer import answer_text
-    from report.build.records import steady_records
+    from report.build.steady import steady_records
     results = paired_with_construction(tmp_path, {"mnist_cnn": [0.5, 0.25, 0.375],
                                                   "vgg": [0.5, 0.75]})
     found = {r["model"]: r for r in steady_records(results) if r["kind"] == "startup_time"}
@@ -344,7 +344,7 @@ def test_the_readme_gives_the_short_answer_and_results_md_the_full_one(tmp_path)
 def test_a_break_even_the_profile_left_out_says_so(tmp_path):
     """No first call because the run's profile skipped it: the break-even names the profile, not
     a missing figure; a first call missing for no rule stays 'no ... in this run'."""
-    from report.build.records import steady_records
+    from report.build.steady import steady_records
     data = json.loads(QUICK.read_text())
     data["graphbench_profile"]["skips"] = [{"reason": "too slow", "backend": "chainer",
                                             "labels": ["vgg"], "variants": None, "phases": None,

@@ -5,8 +5,7 @@ import json
 import types
 from pathlib import Path
 
-from report.build.load import load_dir
-from report.build.records import steady_records
+from report.build.steady import steady_records
 from report.views.tables import SIGNALS, signals_line
 from suites import paired_child
 from suites.paired import AA, child_command, paired_info

@@ -193,7 +193,7 @@ def test_the_report_is_drawn_from_its_records_each_bootstrap_once(monkeypatch):
 
 
 def test_user_records_use_the_suites_units():
-    """memory_peak in bytes as records.py saves it; new- and seen-shape steps as means."""
+    """memory_peak in bytes as sections.py saves it; new- and seen-shape steps as means."""
     rows = {(r["variant"], r["kind"]): r for r in U.records(synthetic(retrace_s=0.25), "vm", "u")
             if r["phase"] != "infer"}
     assert rows["graph", "memory_peak"]["unit"] == "bytes"

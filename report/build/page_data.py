@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from report.build.load import VERSIONS, load_dir
-from report.build.records import machine_records
+from report.build.machine_records import machine_records
 from report.build.select import code, views
 
 PINS = "pins"  # the source of summary.json's records: the runs on tox.ini's pinned releases

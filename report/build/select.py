@@ -162,7 +162,7 @@ POOLED = {"steady": "ratios, step times, first calls", "seeds_steady": "ratios",
 def repeats(results, picked, sections=POOLED):
     """The results of `sections` of the other jobs that repeat the picked ones: the same
     machine, code, framework release, profile and job, a file of their own. A pooled interval
-    draws from them, each from those of its own result's job kind (records._repeated)."""
+    draws from them, each from those of its own result's job kind (records.repeated)."""
     runs = {job_kind(r) for r in picked if code(r)}
     chosen_files = {r.file for r in picked}
     return [r for r in results if section(r) in sections and r.file not in chosen_files

@@ -130,7 +130,7 @@ def shapes(m, arm="eager"):
 
 
 def retrace_fields(m, arm):
-    """A retrace_total record's fields, named as records.py names them: counts, the mean step at
+    """A retrace_total record's fields, named as sections.py names them: counts, the mean step at
     a new shape and at a seen one, the bytes held after, the log's signals."""
     r = retrace(m, arm)
     mean = lambda total, n: total / n if n else None
@@ -238,7 +238,7 @@ def recommendation(facts, recs):
 
 
 def records(m, machine, run, commit=None, dirty=None):
-    """One record per figure, built by figure.labelled (summary.json's fields, records.py's
+    """One record per figure, built by figure.labelled (summary.json's fields, the suites' record
     kinds and units); each bootstrap once."""
     base = {"machine": machine, "run": run, "commit": commit, "code": None, "dirty": dirty,
             "backend": m["framework"], "model": run, "precision": "float32",

@@ -1,5 +1,4 @@
 """How the renderers write a figure: cells, intervals, run labels (formatting only, no figures)."""
-from collections import defaultdict
 
 from catalog import VARIANTS
 from report.build.ratios import half_width
