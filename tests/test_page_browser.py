@@ -301,6 +301,40 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
     assert page.errors == []
 
 
+def _heights(page, table):
+    """(the table's height inside its border, its rows' area, the rows' own height) in px."""
+    return page.eval_on_selector(table, """el => [el.clientHeight,
+        el.querySelector(".tabulator-tableholder").clientHeight,
+        el.querySelector(".tabulator-table").offsetHeight]""")
+
+
+def test_a_table_of_few_rows_ends_below_them_and_many_keep_the_windows_height(page):
+    """A filter or a comparison that leaves a few rows: the table ends below them (it stood 62vh
+    tall over a grey box); all rows again: the fixed height, which still follows the window."""
+    full = lambda: round(0.62 * page.viewport_size["height"])
+    table, rows_area, _ = _heights(page, "#figure-table")
+    assert abs(table - full()) <= 1 and rows_area < table
+    pick(page, "kind", "busy_step_time")  # eight rows
+    page.wait_for_function("document.querySelectorAll('#figure-table .tabulator-row').length < 15")
+    page.wait_for_timeout(300)
+    table, rows_area, rows = _heights(page, "#figure-table")
+    assert rows > 0 and abs(rows_area - rows) <= 1 and table < full() - 100, (table, rows)
+    page.click("#clear")
+    page.wait_for_function("document.querySelectorAll('#figure-table .tabulator-row').length > 15")
+    page.wait_for_timeout(300)
+    assert abs(_heights(page, "#figure-table")[0] - full()) <= 1
+    page.set_viewport_size({"width": 1600, "height": 700})
+    page.wait_for_function(f"document.querySelector('#figure-table').clientHeight < {full() + 50}")
+    assert abs(_heights(page, "#figure-table")[0] - full()) <= 1
+    page.click('nav button[data-tab="compare"]')
+    page.select_option("#cmp-by", "release")  # five workloads under two JAX releases
+    page.wait_for_function("document.querySelectorAll('#compare-table .tabulator-row').length < 15")
+    page.wait_for_timeout(300)
+    table, rows_area, rows = _heights(page, "#compare-table")
+    assert rows > 0 and abs(rows_area - rows) <= 1 and table < full() - 100, (table, rows)
+    assert page.errors == []
+
+
 def test_each_tab_has_its_own_address_and_back_returns(page):
     """A tab chosen is in the address (a reader can send it), Back returns to the tab before,
     and a tab's name typed after '#' shows it without a reload."""

@@ -82,6 +82,28 @@ const LISTED = {headerFilter: "list", headerFilterFunc: "=",
                 headerFilterParams: {valuesLookup: "active", clearable: true, sort: "asc"}};
 const TYPED = {headerFilter: "input"};
 
+// a fixed height (virtual rows: thousands stay fast) that follows the window, less the grey space
+// that a few rows leave below them; checked after each render (a filter, other data). The
+// virtual rows pad the table to their full height, so many rows keep the fixed one
+function fitted(table, vh) {
+  let resized = false;  // the render that setHeight causes ends the fit: no loop of resizes
+  table.on("renderComplete", () => {
+    const el = table.element, holder = el.querySelector(".tabulator-tableholder");
+    // inside the table's border, as setHeight sets it: the header, any scrollbar and the rows
+    const needed = el.clientHeight - holder.clientHeight
+      + el.querySelector(".tabulator-table").offsetHeight;
+    const fits = needed < vh * window.innerHeight / 100;
+    const height = fits ? `${Math.ceil(needed)}px` : `${vh}vh`;
+    if (resized || el.style.height === height || fits && Math.abs(needed - el.clientHeight) <= 1) {
+      resized = false;
+      return;
+    }
+    resized = true;
+    table.setHeight(height);
+  });
+  return table;
+}
+
 function figureTable() {
   // the answer's machine first (a stable sort: each machine's rows keep the records' order)
   const rows = DATA.records.map(
@@ -115,10 +137,10 @@ function figureTable() {
     {title: "processes × rounds", field: "processes", sorter: "number",
      formatter: c => `${c.getValue() ?? ""} × ${c.getData().rounds ?? ""}`},
   ];
-  const table = new Tabulator("#figure-table", {
+  const table = fitted(new Tabulator("#figure-table", {
     data: rows, columns, index: "id", height: "62vh", layout: "fitDataFill",
     rowFormatter: row => { row.getElement().dataset.rec = row.getData().id; },
-  });
+  }), 62);
   table.on("dataFiltered", (filters, found) => count(found.length));
   table.on("tableBuilt", () => count(rows.length));
   table.on("rowClick", (e, row) => { if (!e.target.closest("a.run")) details(row.getData()); });
@@ -242,7 +264,7 @@ function compareTable() {
     run: k => ({field: `${k}.run`, formatter: c => rec(c, k) ? runLinks(rec(c, k)) : ""})};
   const paired = Object.entries(QUANTITY).map(([title, column]) => ({title,
     columns: ["a", "b"].map(k => ({title: k.toUpperCase(), ...column(k)}))}));
-  const table = new Tabulator("#compare-table", {
+  const table = fitted(new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
     columns: [{title: SIDE.machine.title, field: "where", ...TYPED,
                tooltip: (e, c) => by.value === "release" ? c.getRow().getData().machine : false},
@@ -251,7 +273,7 @@ function compareTable() {
               {title: "phase", field: "phase", ...LISTED},
               {title: "precision", field: "precision", ...LISTED},
               {title: "case", field: "case", ...TYPED}, ...paired],
-  });
+  }), 62);
   const options = (select, values, chosen, name = v => v) => {
     select.innerHTML = values.map(v => `<option value="${esc(v)}" title="${esc(v)}"${
       v === chosen ? " selected" : ""}>${esc(name(v))}</option>`).join("");
