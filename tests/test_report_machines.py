@@ -102,6 +102,23 @@ def test_compare_across_machines(tmp_path, capsys):
     assert "never divided" in out and "different machines" in err
 
 
+def test_compare_of_one_machines_two_runs_divides_their_speedups_not_their_times(tmp_path,
+                                                                               capsys):
+    """Two runs of one machine: times side by side (two jobs differ by more than their rounds),
+    each speedup paired within its run, and B's speedup ÷ A's with its interval."""
+    base = json.loads(PAIRED.read_text())
+    save(tmp_path / "a", on_machine(base, "ci-a", 1), "0001_default", "2026-01-01T00:00:00")
+    save(tmp_path / "b", on_machine(base, "ci-a", 3), "0002_default", "2026-01-02T00:00:00", 3.0)
+    assert cli.main(["--compare", str(tmp_path / "a" / "0001_default.json"),
+                     str(tmp_path / "b" / "0002_default.json")]) == 0
+    out, err = capsys.readouterr()
+    times = _rows(out, "| test_steady[chainer-mnist_cnn-eager-train] |")[0].split("|")
+    assert len(times) == 5 and float(times[3]) == pytest.approx(3 * float(times[2]), rel=0.01)
+    assert "b / a" not in out and "3.00" not in out and "different machines" not in err
+    ratios = _rows(out, "| test_steady[chainer-vgg-graph-train] |")[-1].split("|")
+    assert len(ratios) == 6 and ratios[2] == ratios[3] and ratios[4].strip().startswith("1.00×")
+
+
 def test_charts_are_drawn_for_the_readme_machine_only(tmp_path):
     pytest.importorskip("matplotlib", reason="charts are tested in the tox `report` env")
     results = two_machines(tmp_path)

@@ -1,7 +1,7 @@
 """Two saved runs side by side (`python -m report --compare`): each shared benchmark's medians,
 each run's speedups over eager with the ratio between them, and what makes the two unlike."""
 from report.build.load import load_file, unfinished
-from report.build.ratios import UNPAIRED, includes_one, ratio, spread_overlaps
+from report.build.ratios import UNPAIRED, includes_one, ratio
 
 
 def comparison(path_a, path_b):
@@ -14,9 +14,8 @@ def comparison(path_a, path_b):
         raise ValueError(f"{path_a} and {path_b} have no benchmark in common (backends: "
                          f"{_backends(a)}; {_backends(b)}): nothing to compare")
     return {"paths": (path_a, path_b), "versions": versions(a, b),
-            "rows": [{"name": name, "a": a[name].median, "b": b[name].median,
-                      "ratio": b[name].median / a[name].median,
-                      "overlap": spread_overlaps(a[name], b[name])} for name in shared],
+            "rows": [{"name": name, "a": a[name].median, "b": b[name].median}
+                     for name in shared],  # two runs' times: side by side, never divided
             "only": sorted(set(a) ^ set(b)), "speedups": speedups(a, b),
             "unfinished": [(path, unfinished(found[0])) for path, found
                            in zip((path_a, path_b), runs) if found and not found[0].complete],

@@ -1,24 +1,23 @@
 """Two saved runs side by side (two versions, CPU and GPU, two machines), as
-report.build.comparison found them: times, and each run's speedups with the ratio between them."""
+report.build.comparison found them: times, and each run's speedups with the ratio between them
+(of one machine's runs)."""
 from report.views.text import interval_cell, ms, speedup_text
 
 
 def compare_text(found):
-    """Markdown: every benchmark present in both runs (medians and b / a), then every speedup
-    over eager within each run and the ratio of the two speedups; of two machines, both side by
-    side and never divided (the README's and the page's rule)."""
+    """Markdown: every benchmark present in both runs (their medians side by side: two runs' times
+    are never divided), then every speedup over eager within each run and, of one machine's two
+    runs, the ratio of the two speedups; of two machines, both side by side (the README's and the
+    page's rule)."""
     path_a, path_b = found["paths"]
-    apart = len(found["machines"]) > 1
     lines = [versions_line(found["versions"]), "",
-             f"| benchmark | {path_a} median ms | {path_b} median ms |"
-             + ("" if apart else " b / a |"),
-             "|---|---|---|" + ("" if apart else "---|")]
-    for row in found["rows"]:
-        lines.append(f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} |" + ("" if apart else
-                     f" {row['ratio']:.2f}{' ~' if row['overlap'] else ''} |"))
+             "Median step or call times of the two runs, side by side (never one run's time over "
+             "the other's: two jobs on one machine differ by more than their rounds do).", "",
+             f"| benchmark | {path_a} median ms | {path_b} median ms |", "|---|---|---|"]
+    lines += [f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} |" for row in found["rows"]]
     if only := found["only"]:
         lines += ["", f"In one run only: {len(only)} benchmarks, e.g. {', '.join(only[:3])}"]
-    return "\n".join(lines + speedup_table(found["speedups"], apart))
+    return "\n".join(lines + speedup_table(found["speedups"], len(found["machines"]) > 1))
 
 
 def compare_warnings(found):
@@ -57,7 +56,7 @@ def speedup_table(rows, apart=False):
                      f"{len(overlaps)} paired speedups.")
     if apart:
         return ["", "Speedup over eager within each run, side by side: two machines' figures "
-                "are never divided (the times above neither).", "",
+                "are never divided.", "",
                 "| benchmark | speedup in A | speedup in B |", "|---|---|---|", *lines]
     return ["", "Speedup over eager within each run (never one run's time over the other's), "
             "and B's speedup ÷ A's: with a 95% interval when both runs saved paired rounds "
