@@ -82,10 +82,11 @@ const LISTED = {headerFilter: "list", headerFilterFunc: "=",
                 headerFilterParams: {valuesLookup: "active", clearable: true, sort: "asc"}};
 const TYPED = {headerFilter: "input"};
 
-// a fixed height (virtual rows: thousands stay fast) that follows the window, less the grey space
-// that a few rows leave below them; checked after each render (a filter, other data). The
-// virtual rows pad the table to their full height, so many rows keep the fixed one
-function fitted(table, vh) {
+// the table's fixed height in vh (virtual rows: thousands stay fast), which follows the window,
+// less the grey space that a few rows leave below them; checked after each render (a filter,
+// other data). The virtual rows pad the table to their full height, so many keep the fixed one
+function fitted(table) {
+  const fixed = table.options.height, vh = parseFloat(fixed);
   let resized = false;  // the render that setHeight causes ends the fit: no loop of resizes
   table.on("renderComplete", () => {
     const el = table.element, holder = el.querySelector(".tabulator-tableholder");
@@ -93,7 +94,7 @@ function fitted(table, vh) {
     const needed = el.clientHeight - holder.clientHeight
       + el.querySelector(".tabulator-table").offsetHeight;
     const fits = needed < vh * window.innerHeight / 100;
-    const height = fits ? `${Math.ceil(needed)}px` : `${vh}vh`;
+    const height = fits ? `${Math.ceil(needed)}px` : fixed;
     if (resized || el.style.height === height || fits && Math.abs(needed - el.clientHeight) <= 1) {
       resized = false;
       return;
@@ -140,7 +141,7 @@ function figureTable() {
   const table = fitted(new Tabulator("#figure-table", {
     data: rows, columns, index: "id", height: "62vh", layout: "fitDataFill",
     rowFormatter: row => { row.getElement().dataset.rec = row.getData().id; },
-  }), 62);
+  }));
   table.on("dataFiltered", (filters, found) => count(found.length));
   table.on("tableBuilt", () => count(rows.length));
   table.on("rowClick", (e, row) => { if (!e.target.closest("a.run")) details(row.getData()); });
@@ -273,7 +274,7 @@ function compareTable() {
               {title: "phase", field: "phase", ...LISTED},
               {title: "precision", field: "precision", ...LISTED},
               {title: "case", field: "case", ...TYPED}, ...paired],
-  }), 62);
+  }));
   const options = (select, values, chosen, name = v => v) => {
     select.innerHTML = values.map(v => `<option value="${esc(v)}" title="${esc(v)}"${
       v === chosen ? " selected" : ""}>${esc(name(v))}</option>`).join("");
