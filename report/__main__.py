@@ -283,8 +283,8 @@ def _report(args, published=None):
                          [c[:4] for c in placed if c[4] or not details], base, args.run, details,
                          paths.get("--page"))
         # the sweep's chart this report draws, from its folder (the README's where none is drawn)
-        scale = next((os.path.relpath(path, base) for _, _, path, _, _ in placed
-                      if path.stem == "scale"), SCALE_CHART)
+        drawn_scale = next((path for _, _, path, _, _ in placed if path.stem == "scale"), None)
+        scale = os.path.relpath(drawn_scale, base) if drawn_scale else SCALE_CHART
         answer = answer_text(for_views(machines), lead, scale=scale)
         short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full", gpu=front_gpu(results), scale=scale)
@@ -310,7 +310,8 @@ def _report(args, published=None):
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:
-        print(answer_for(for_views(machines), made_by(results, args.answer_for)))
+        print(answer_for(for_views(machines), made_by(results, args.answer_for),
+                         os.path.relpath(drawn_scale) if drawn_scale else SCALE_CHART))
         print(f"report: the full report: {args.report or details}" if args.report or details
               else "report: nothing written (--report FILE writes the full report)")
     elif not (text or args.report):

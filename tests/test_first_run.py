@@ -91,7 +91,8 @@ def test_the_report_writes_a_profiles_own_file_and_prints_the_new_runs_answer(tm
 
 def test_a_reports_scope_links_the_sweep_chart_it_drew(tmp_path, capsys):
     """A report of its own (a quick job's) links its own sweep chart, not the README's
-    docs/charts/scale.png, another profile's, perhaps another machine's."""
+    docs/charts/scale.png, another profile's, perhaps another machine's; so does the answer the
+    job prints, from the folder it runs in."""
     import shutil
 
     from report import __main__ as cli
@@ -100,7 +101,9 @@ def test_a_reports_scope_links_the_sweep_chart_it_drew(tmp_path, capsys):
     shutil.copy(ANSWER_RUN, folder / "0001_default.json")  # a sweep among its suites
     own = folder / "report-default.md"
     assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
-                     "--charts", str(folder / "charts-default")]) == 0
-    capsys.readouterr()
+                     "--charts", str(folder / "charts-default"),
+                     "--answer-for", str(folder / "0001_default.json")]) == 0
+    printed = re.findall(r"\[chart\]\(([^)]+)\)", capsys.readouterr().out)
     links = re.findall(r"\[chart\]\(([^)]+)\)", own.read_text())
     assert links == ["charts-default/scale.png"] and (folder / links[0]).exists()
+    assert [Path(link).resolve() for link in printed] == [(folder / links[0]).resolve()]

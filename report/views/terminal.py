@@ -1,13 +1,14 @@
 """What a main job shows its user when it ends: the answer for the runs it just made, and a report
 of its own for a profile other than the README's."""
-from report.views.answer import answer_text
+from report.views.answer import SCALE_CHART, answer_text
 from report.views.page import REPOSITORY_LINK, relinked
 
 
-def answer_for(machines, made):
+def answer_for(machines, made, scale=SCALE_CHART):
     """The answer ([(machine, shown, records)]) of the machines that made the job's runs (`made`:
-    report.build.runs.made_by), scoped to that job: other jobs' machines, GPUs too, are not in it."""
-    return answer_text([found for found in machines if found[0] in made], job=True)
+    report.build.runs.made_by), scoped to that job: other jobs' machines, GPUs too, are not in it;
+    `scale`: the link to the sweep's chart the job's report drew, from the working folder."""
+    return answer_text([found for found in machines if found[0] in made], job=True, scale=scale)
 
 
 def standalone(profile, answer, section, tables, to_root=""):
