@@ -282,9 +282,10 @@ def _report(args, published=None):
         section = render([r for r in results if r.machine == lead], shown,
                          [c[:4] for c in placed if c[4] or not details], base, args.run, details,
                          paths.get("--page"))
-        # the sweep's chart this report draws, from its folder (the README's where none is drawn)
-        drawn_scale = next((path for _, _, path, _, _ in placed if path.stem == "scale"), None)
-        scale = os.path.relpath(drawn_scale, base) if drawn_scale else SCALE_CHART
+        # the sweep's chart this report draws, from a folder (the README's where none is drawn)
+        sweep = next((path for _, _, path, _, _ in placed if path.stem == "scale"), None)
+        scale_from = lambda folder: os.path.relpath(sweep, folder) if sweep else SCALE_CHART
+        scale = scale_from(base)
         answer = answer_text(for_views(machines), lead, scale=scale)
         short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full", gpu=front_gpu(results), scale=scale)
@@ -310,8 +311,7 @@ def _report(args, published=None):
         _publish(files + [(final / path.name, path.read_bytes()) for _, _, path, _, _ in drawn],
                  final if drawn else None, [] if published is None else published)
     if args.answer_for:
-        print(answer_for(for_views(machines), made_by(results, args.answer_for),
-                         os.path.relpath(drawn_scale) if drawn_scale else SCALE_CHART))
+        print(answer_for(for_views(machines), made_by(results, args.answer_for), scale_from(".")))
         print(f"report: the full report: {args.report or details}" if args.report or details
               else "report: nothing written (--report FILE writes the full report)")
     elif not (text or args.report):
