@@ -298,6 +298,11 @@ def test_compare_shows_each_sides_record_and_names_what_a_row_is(page, built):
     # each row's machine by the README's short name, as the other tabs name it
     machines = {short_name(r["machine"]) for r in records}
     assert all(row[2] in machines for row in releases), releases
+    page.hover('#compare-table .tabulator-row [tabulator-field="where"]')  # as in Figures
+    page.wait_for_selector(".tabulator-tooltip", timeout=5000)
+    whole = page.inner_text(".tabulator-tooltip").strip()
+    assert whole in {r["machine"] for r in records} and short_name(whole) == releases[0][2]
+    assert page.errors == []
     assert page.errors == []
 
 

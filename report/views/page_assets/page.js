@@ -42,8 +42,8 @@ function device(rec) { return (DATA.machines[rec.machine] || {}).device || ""; }
 function short(machine) { return (DATA.machines[machine] || {}).short || machine; }
 // a machine column: the README's short name, filtered by it; the whole description on hover
 // Tabulator 6 calls a tooltip function with (event, cell): a cell-first one threw on each hover
-const MACHINE = {title: "machine", field: "short",
-                 tooltip: (e, c) => c.getRow().getData().machine};
+const wholeMachine = (e, c) => c.getRow().getData().machine;
+const MACHINE = {title: "machine", field: "short", tooltip: wholeMachine};
 function runsOf(rec) { return rec.pooled_runs || [rec.run]; }
 function runLinks(rec) {
   return runsOf(rec).map(run => `<a class="run" data-source="${esc(rec.source)}" data-machine="${
@@ -268,7 +268,7 @@ function compareTable() {
   const table = fitted(new Tabulator("#compare-table", {
     height: "62vh", layout: "fitDataFill", data: [],
     columns: [{title: SIDE.machine.title, field: "where", ...TYPED,
-               tooltip: (e, c) => by.value === "release" ? c.getRow().getData().machine : false},
+               tooltip: (e, c) => by.value === "release" ? wholeMachine(e, c) : false},
               {title: "model", field: "model", ...LISTED},
               {title: "variant", field: "variant", ...LISTED},
               {title: "phase", field: "phase", ...LISTED},
