@@ -5,6 +5,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -32,25 +33,38 @@ def _leftovers(folder):
     return sorted(p.name for p in Path(folder).rglob(".*") if p.name.endswith((".new", ".old")))
 
 
-def _published_then_changed(tmp_path):
+def _args(folder):
+    return ["--results", str(folder / "results"), "--readme", str(folder / "README.md"),
+            "--charts", str(folder / "c")]
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
     """A README, RESULTS.md, summary.json and charts made from one run; then a newer run whose
-    every figure differs, so that a new report would change every file. Returns the args."""
-    save(tmp_path / "results", json.loads(QUICK.read_text()), "0001_quick", "2026-01-01T00:00:00")
-    readme = tmp_path / "README.md"
-    readme.write_text(f"{cli.SUMMARY_START}\n{cli.SUMMARY_END}\n{cli.START}\n{cli.END}\n")
-    args = ["--results", str(tmp_path / "results"), "--readme", str(readme),
-            "--charts", str(tmp_path / "c")]
-    assert cli.main(args) == 0
-    save(tmp_path / "results", json.loads(QUICK.read_text()), "0002_quick", "2026-02-01T00:00:00",
+    every figure differs, so that a new report would change every file (made once a module)."""
+    folder = tmp_path_factory.mktemp("published")
+    save(folder / "results", json.loads(QUICK.read_text()), "0001_quick", "2026-01-01T00:00:00")
+    (folder / "README.md").write_text(
+        f"{cli.SUMMARY_START}\n{cli.SUMMARY_END}\n{cli.START}\n{cli.END}\n")
+    assert cli.main(_args(folder)) == 0
+    save(folder / "results", json.loads(QUICK.read_text()), "0002_quick", "2026-02-01T00:00:00",
          scale=1.5)
-    return args
+    return folder
+
+
+@pytest.fixture
+def changed(tmp_path, published):
+    """The published tree copied into this test's own folder; the args of its next report."""
+    shutil.copytree(published, tmp_path, dirs_exist_ok=True)
+    return _args(tmp_path)
 
 
 @pytest.mark.parametrize("fails", ["RESULTS.md", "last chart"])
-def test_a_move_that_fails_puts_every_file_back(tmp_path, capsys, monkeypatch, fails):
+def test_a_move_that_fails_puts_every_file_back(tmp_path, changed, capsys, monkeypatch,
+                                                 fails):
     """Was: README new, RESULTS.md and summary.json old (or 8 of 10 charts new), and a last line
     that said 'README and charts not changed'."""
-    args = _published_then_changed(tmp_path)
+    args = changed
     before = _files(tmp_path)
     real, moves, staged = os.replace, [], []
 
@@ -97,8 +111,7 @@ sys.exit(cli.main(args))
 """
 
 
-def _terminated(tmp_path, where):
-    args = _published_then_changed(tmp_path)
+def _terminated(tmp_path, args, where):
     before = _files(tmp_path)
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
@@ -112,15 +125,15 @@ def _terminated(tmp_path, where):
 
 
 @pytest.mark.parametrize("where", ["drawing", "staging"])
-def test_sigterm_before_the_moves_leaves_the_old_files(tmp_path, where):
+def test_sigterm_before_the_moves_leaves_the_old_files(tmp_path, changed, where):
     """Was: exit 143 with no message, a mix of new and old files and up to 13 .new files."""
-    before, after, last = _terminated(tmp_path, where)
+    before, after, last = _terminated(tmp_path, changed, where)
     assert after == before
     assert "SIGTERM" in last and "not changed" in last
 
 
-def test_sigterm_during_the_moves_leaves_one_whole_state_and_names_it(tmp_path):
-    before, after, last = _terminated(tmp_path, "moving")
+def test_sigterm_during_the_moves_leaves_one_whole_state_and_names_it(tmp_path, changed):
+    before, after, last = _terminated(tmp_path, changed, "moving")
     assert "SIGTERM" in last
     if "not changed" in last:
         assert after == before
@@ -130,9 +143,10 @@ def test_sigterm_during_the_moves_leaves_one_whole_state_and_names_it(tmp_path):
                                                              "summary.json"))
 
 
-def test_an_old_file_that_cannot_be_put_back_is_named_and_kept(tmp_path, capsys, monkeypatch):
+def test_an_old_file_that_cannot_be_put_back_is_named_and_kept(tmp_path, changed, capsys,
+                                                               monkeypatch):
     """The one case that leaves a mix says so, and where the old file is; never 'not changed'."""
-    args = _published_then_changed(tmp_path)
+    args = changed
     old_readme = (tmp_path / "README.md").read_bytes()
     real = os.replace
 
