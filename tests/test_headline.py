@@ -126,8 +126,8 @@ def test_another_cpus_undecided_row_that_rules_the_answers_verdict_out_is_named_
     assert "(the Zen 4 reads 0.97×, not faster, on mnist_cnn)" in line
     assert "vgg)" not in line.split("(the Zen 4")[1]
     assert other_cpus_line("zen5", answer, [(zen4, theirs)]).endswith(
-        "on 0 of 0 (1 undecided against it), the same best graph variant on 2 of 2 (none at the "
-        "answer's code).")
+        "on 0 of the 0 rows both decided, and 1 undecided row whose interval excludes the zen5's "
+        "verdict; the same best graph variant on 2 of 2; none at the answer's timing code.")
     slower = [speedup("chainer", "mnist_cnn", "graph", 0.90, 0.88, 0.92)]
     assert "(the Zen 4 reads 1.04×, not slower, on mnist_cnn)" in framework_line(
         "chainer", "zen5", slower, [], [(zen4, [speedup("chainer", "mnist_cnn", "graph", 1.04,
@@ -143,9 +143,9 @@ def test_the_other_cpus_line_counts_the_verdicts_both_decided_and_the_best_varia
               speedup("torch", "vgg", "graph", 1.00, 0.96, 1.05),  # undecided: not counted
               speedup("jax", "vgg", "graph", 5.0, 4.9, 5.1)]  # a row the answer lacks
     line = other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs)])
-    assert line.endswith("on 1 of 2, the same best graph variant on 2 of 3 (none at the "
-                         "answer's code).")  # the records carry no code
-    assert "(1, each from its own runs, in RESULTS.md), against the Zen 4's train rows" in line
+    assert line.endswith("on 1 of the 2 rows both decided; the same best graph variant on 2 of 3; "
+                         "none at the answer's timing code.")  # the records carry no code
+    assert "(1 more, each from its own runs, in RESULTS.md), against the Zen 4's train rows" in line
     assert "Zen 5" not in line  # counted, not named: RESULTS.md names each
     assert other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs[3:])]) is None
     assert other_cpus_line(CPU, CPU_RECORDS, []) is None
@@ -162,14 +162,15 @@ def test_the_other_cpus_line_counts_apart_the_cpus_at_the_answers_code():
                        speedup("chainer", "vgg", "graph", 0.96, 0.90, 1.02)])  # no `faster`
     older = at("0ld", [speedup("torch", "vgg", "xla", 1.20, 1.15, 1.25)])  # faster, another best
     line = other_cpus_line(CPU, mine, [("zen5", same), ("xeon", older)])
-    assert line.endswith(": the same verdict where both decided on 2 of 3 (1 undecided against "
-                         "it), the same best graph variant on 3 of 4 (the 1 at the answer's code: "
-                         "verdict 2 of 2 (1 undecided against it), variant 3 of 3).")
-    assert line.startswith("- **Other CPUs** (2, ")
+    assert line.endswith(": the same verdict on 2 of the 3 rows both decided, and 1 undecided row "
+                         "whose interval excludes the Zen 4's verdict; the same best graph variant "
+                         "on 3 of 4; the 1 at the answer's timing code: 2 of 2 verdicts (and 1 "
+                         "undecided row against), 3 of 3 variants.")
+    assert line.startswith("- **Other CPUs** (2 more, ")
     assert other_cpus_line(CPU, mine, [("zen5", same)]).endswith(
-        "on 3 of 3 (all at the answer's code).")
+        "on 3 of 3; all at the answer's timing code.")
     assert other_cpus_line(CPU, mine, [("xeon", older)]).endswith(
-        "(none at the answer's code).")
+        "; none at the answer's timing code.")
 
 
 def test_a_break_even_this_cpu_left_out_names_another_cpus():

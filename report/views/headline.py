@@ -5,7 +5,7 @@ from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
 from machines import short_name
 from report.build.ratios import NOISE, SAME, UNDECIDED, rules_out
 from report.views.lengths import cold_runs
-from report.views.text import span
+from report.views.text import count as counted, span
 
 NAMES = {"tf": "TensorFlow", "jax": "JAX", "torch": "PyTorch", "chainer": "Chainer"}
 SHORT = {("tf", "xla"): "XLA (`jit_compile=True`)", ("jax", "graph"): "`jax.jit`",
@@ -172,26 +172,34 @@ def other_cpus_line(cpu, cpu_records, others):
     same = [(m, a, b) for m, a, b in pairs if a.get("code") and a["code"] == b.get("code")]
     # a CPU at another timing code may differ for its code, not its silicon
     if not same:
-        at_code = "none at the answer's code"
+        at_code = "none at the answer's timing code"
     elif same == pairs:
-        at_code = "all at the answer's code"
+        at_code = "all at the answer's timing code"
     else:
-        at_code = f"the {len(count(same))} at the answer's code: {agreement(same, brief=True)}"
-    return (f"- **Other CPUs** ({len(count(pairs))}, each from its own runs, in RESULTS.md), "
-            f"against the {short_name(cpu)}'s train rows: {agreement(pairs)} ({at_code}).")
+        at_code = (f"the {len(count(same))} at the answer's timing code: "
+                   f"{agreement(same, short_name(cpu), brief=True)}")
+    return (f"- **Other CPUs** ({len(count(pairs))} more, each from its own runs, in RESULTS.md), "
+            f"against the {short_name(cpu)}'s train rows: {agreement(pairs, short_name(cpu))}; "
+            f"{at_code}.")
 
 
-def agreement(pairs, brief=False):
+def agreement(pairs, whose, brief=False):
     """Of (machine, answer row, other row) pairs: how many of those both decided read the same
     verdict (and how many undecided ones rule the answer's out), and how many of all chose the
-    same best variant."""
+    same best variant (`whose`: the answer's CPU, as the line names it)."""
     both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
-    verdicts = f"{sum(a['verdict'] == b['verdict'] for a, b in both)} of {len(both)}"
-    if ruled := sum(against(a, b) for _, a, b in pairs):
-        verdicts += f" ({ruled} undecided against it)"
-    variants = f"{sum(a['variant'] == b['variant'] for _, a, b in pairs)} of {len(pairs)}"
-    return (f"verdict {verdicts}, variant {variants}" if brief else f"the same verdict where "
-            f"both decided on {verdicts}, the same best graph variant on {variants}")
+    same = sum(a["verdict"] == b["verdict"] for a, b in both)
+    ruled = sum(against(a, b) for _, a, b in pairs)
+    variants = sum(a["variant"] == b["variant"] for _, a, b in pairs)
+    if brief:
+        against_it = f" (and {counted(ruled, 'undecided row', 'undecided rows')} against)"
+        return (f"{same} of {len(both)} verdicts{against_it if ruled else ''}, "
+                f"{variants} of {len(pairs)} variants")
+    excludes = counted(ruled, "undecided row whose interval excludes",
+                       "undecided rows whose intervals exclude") + f" the {whose}'s verdict"
+    return (f"the same verdict on {same} of the {len(both)} rows both decided"
+            f"{', and ' + excludes if ruled else ''}; "
+            f"the same best graph variant on {variants} of {len(pairs)}")
 
 
 def machines_line(machines, lead):
