@@ -121,3 +121,23 @@ def test_a_first_call_charts_rows_are_the_variants_with_a_train_step(monkeypatch
                     and (v != "eager" or chart == "overhead_chart")}
         assert labels == expected, (model, labels ^ expected)
     assert timed - steady - set(wrong)  # the records hold variants with first calls only
+
+
+def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeypatch, records,
+                                                                          tmp_path):
+    """A README column is about 830 px: four panels a row (1936 px) showed their labels at 43%,
+    too small to read. Two a row fit at 85%; each panel keeps its own x tick labels."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    from report.views import cost_charts
+    kept = []
+    monkeypatch.setattr(charts.plt, "close", kept.append)
+    draws = [(charts.speedup_chart, "train"), (charts.step_time_chart,),
+             (charts.break_even_chart,), (charts.overhead_chart,), (charts.throughput_chart,),
+             (charts.retrace_chart,), (cost_charts.retrace_step_chart,), (cost_charts.memory_chart,)]
+    for draw, *phase in draws:
+        draw(records, CONTEXT, *phase, tmp_path / f"{draw.__name__}.png")
+    assert len(kept) >= 7 and max(len(fig.axes) for fig in kept) >= 4
+    for fig in kept:
+        assert fig.get_figwidth() * 110 <= 1000, fig.get_suptitle()
+        for ax in (ax for ax in fig.axes if ax.get_title()):  # a panel, not a colour bar
+            assert [t for t in ax.get_xticklabels() if t.get_text()], fig.get_suptitle()

@@ -1,4 +1,6 @@
 """Comparison charts (matplotlib, PNG): speedup over eager, construction overhead, break-even."""
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -56,19 +58,42 @@ def _steady_rows(idx, cells, model, phase, wrong, with_eager=False, kind="step_t
             if (b, model, v) in wrong or (b, model, v, kind, phase, None) in cells]
 
 
+PANEL_IN = (4.4, 4.6)  # one panel's width and height, inches
+COLUMNS = 2  # panels a row: a README column (about 830 px) shows the chart at 85%, not 43%
+
+
 def _figure(models, title, context, xlabel, sharex=False):
-    fig, axes = plt.subplots(1, len(models), figsize=(max(7.5, 4.4 * len(models)), 4.6),
-                             squeeze=False, sharex=sharex)
-    fig.suptitle(title, fontsize=12, fontweight="bold")
+    """A figure of one panel per model, two a row, under a title wrapped to its width."""
+    columns = min(COLUMNS, len(models))
+    rows = -(-len(models) // columns)
+    fig, grid = plt.subplots(rows, columns, squeeze=False, sharex=sharex, figsize=(
+        max(7.5, PANEL_IN[0] * columns), PANEL_IN[1] * rows))
+    axes = list(grid.flat)
+    for spare in axes[len(models):]:
+        spare.remove()
+    axes = axes[:len(models)]
+    fig.suptitle(textwrap.fill(title, int(fig.get_figwidth() * 10), break_on_hyphens=False),
+                 fontsize=12, fontweight="bold")
     fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
-    for ax in axes[0]:
+    for ax in axes:
         ax.set_xlabel(xlabel)
+        ax.xaxis.set_tick_params(labelbottom=True)  # shared: every panel keeps its own scale
         ax.grid(axis="x", alpha=0.3)
-    return fig, axes[0]
+    return fig, axes
 
 
 def _finish(fig, path, bottom=0.07):
-    fig.tight_layout(rect=(0, bottom, 1, 0.95))
+    """Lay out and save; `bottom`: the footnotes' share of one row of panels' height."""
+    height = fig.get_figheight()
+    fig.tight_layout(rect=(0, bottom * PANEL_IN[1] / height, 1, 1))  # the panels below the title
+    if fig.legends:  # a band of its own between the title and the panels: it covers no panel
+        fig.subplots_adjust(top=fig.subplotpars.top - 0.25 / height)
+        renderer = fig.canvas.get_renderer()
+        panels_top = max(fig.transFigure.inverted().transform(ax.get_tightbbox(renderer))[1, 1]
+                         for ax in fig.axes)
+        for legend in fig.legends:
+            legend.set_loc("lower right")
+            legend.set_bbox_to_anchor((0.99, panels_top + 0.02 / height), transform=fig.transFigure)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
@@ -136,7 +161,7 @@ def dots(ax, handles):
     found = [ax.plot([], [], "o", color="#555", mfc=face, mec="#555", label=text)[0]
              for text, face in handles]
     ax.figure.legend(handles=found, fontsize=7, ncol=len(found), loc="upper right",
-                     bbox_to_anchor=(0.99, 0.93), frameon=False)
+                     frameon=False)  # placed under the title by _finish
 
 
 def rows_axis(ax, labels):
@@ -330,7 +355,7 @@ def throughput_chart(records, context, path):
         ax.set_title(model)
     # above the panels, as the dots' legends: inside one it covered that panel's bars
     fig.legend(*axes[-1].get_legend_handles_labels(), fontsize=7, ncol=len(peaks),
-               loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
+               loc="upper right", frameon=False)  # placed under the title by _finish
     return _finish(fig, path)
 
 
@@ -342,14 +367,19 @@ def retrace_chart(records, context, path):
     if not found:
         return None
     backends = sorted({b for b, _, _ in found})
-    fig, axes = plt.subplots(1, len(backends), figsize=(max(7.5, 4.6 * len(backends)), 4.8),
-                             squeeze=False, gridspec_kw={"width_ratios": [
-                                 len({v for b, _, v in found if b == x}) + 1 for x in backends]})
-    fig.suptitle("Retracing: training on inputs whose size changes every batch (each cell: total "
-                 "time, traces)", fontsize=12, fontweight="bold")
+    widths = [len({v for b, _, v in found if b == x}) for x in backends]
+    # a backend a row, each cell as wide in every row: a README column shows it at 85%
+    height = 2.1 + 2.0 * len(backends)
+    fig = plt.figure(figsize=(2 * PANEL_IN[0], height))
+    grid = fig.add_gridspec(len(backends), max(widths), left=0.12, right=0.86,
+                            top=1 - 0.9 / height, bottom=1.2 / height, hspace=0.7)
+    axes = [fig.add_subplot(grid[row, :width]) for row, width in enumerate(widths)]
+    fig.suptitle(textwrap.fill("Retracing: training on inputs whose size changes every batch "
+                               "(each cell: total time, traces)", int(fig.get_figwidth() * 10)),
+                 fontsize=12, fontweight="bold")
     fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
     norm = matplotlib.colors.LogNorm(1 / 30, 30)
-    for ax, backend in zip(axes[0], backends):
+    for ax, backend in zip(axes, backends):
         variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)
         skipped = {n for _, n, _ in found  # a network the profile leaves out whole: its row says so
                    if all(skip_note(context["retrace_rules"], backend, n, v, "train") for v in variants)}
@@ -384,11 +414,10 @@ def retrace_chart(records, context, path):
         ax.set_yticks(range(len(nets)), nets, fontsize=8)
         ax.set_title(backend)
     bar = fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap="RdYlGn_r"),
-                       cax=fig.add_axes((0.925, 0.25, 0.012, 0.6)))
+                       cax=fig.add_axes((0.885, 0.3, 0.015, 0.4)))
     cut = any(r.get("cut_short") for r in found.values())
     bar.set_label("time ÷ eager's on the same network" + ("\n(grey, cross-hatched: cut short by "
                   "the budget, no ratio)" if cut else ""), fontsize=7)
-    fig.subplots_adjust(left=0.07, right=0.89, top=0.85, bottom=0.25, wspace=0.35)
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path

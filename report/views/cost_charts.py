@@ -4,8 +4,8 @@ import textwrap
 import matplotlib.patches
 import matplotlib.ticker
 
-from report.views.charts import COLORS, OTHER, _figure, _finish, by_model, dots, known_wrong, plt, \
-    row_label, rows_axis
+from report.views.charts import COLORS, OTHER, PANEL_IN, _figure, _finish, by_model, dots, \
+    known_wrong, plt, row_label, rows_axis
 from report.views.retrace import by_depth, new_vs_seen_steps, totals
 from report.views.text import variant_order
 
@@ -35,7 +35,7 @@ def memory_chart(records, context, path):
         ax.invert_yaxis()
     fig.legend(handles=[matplotlib.patches.Patch(fc="#999", hatch="//", ec="white",
                                                  label="eager (hatched)")],
-               fontsize=7, loc="upper right", bbox_to_anchor=(0.99, 0.93), frameon=False)
+               fontsize=7, loc="upper right", frameon=False)  # placed by _finish
     lines = 0
     if gaps := context["gaps"]:  # wrapped to the figure's width, never cut off
         note = textwrap.fill("Left out of the newest runs by their profile (--profile paper "
@@ -43,7 +43,8 @@ def memory_chart(records, context, path):
                              "framework release, named below): " + "; ".join(gaps),
                              width=int(fig.get_figwidth() * 16))
         lines = note.count("\n") + 1
-        fig.text(0.5, 0.085, note, ha="center", va="bottom", fontsize=7, color="#555")
+        fig.text(0.5, 0.085 * PANEL_IN[1] / fig.get_figheight(), note, ha="center",
+                 va="bottom", fontsize=7, color="#555")
     return _finish(fig, path, bottom=0.11 + 0.025 * lines if gaps else 0.07)
 
 
