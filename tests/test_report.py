@@ -124,6 +124,8 @@ def test_two_runs_side_by_side(tmp_path, capsys):
     (tmp_path / "slow.json").write_text(json.dumps(data))
     assert cli.main(["--compare", str(FIXTURE), str(tmp_path / "slow.json")]) == 0
     times = capsys.readouterr().out.split("Speedup over eager within each run")[0]
+    assert times.startswith(f"- A: {FIXTURE}\n- B: {tmp_path / 'slow.json'}\n")  # named once
+    assert "| benchmark | A median ms | B median ms |" in times
     rows = [line.split("|")[2:-1] for line in times.splitlines() if line.startswith("| test_")]
     assert len(rows) == len(data["benchmarks"])  # each time beside the other, never divided
     assert all(len(row) == 2 for row in rows)

@@ -10,10 +10,10 @@ def compare_text(found):
     runs, the ratio of the two speedups; of two machines, both side by side (the README's and the
     page's rule)."""
     path_a, path_b = found["paths"]
-    lines = [versions_line(found["versions"]), "",
+    lines = [f"- A: {path_a}", f"- B: {path_b}", "", versions_line(found["versions"]), "",
              "Median step or call times of the two runs, side by side (never one run's time over "
              "the other's: two jobs on one machine differ by more than their rounds do).", "",
-             f"| benchmark | {path_a} median ms | {path_b} median ms |", "|---|---|---|"]
+             "| benchmark | A median ms | B median ms |", "|---|---|---|"]
     lines += [f"| {row['name']} | {ms(row['a'])} | {ms(row['b'])} |" for row in found["rows"]]
     if only := found["only"]:
         lines += ["", f"In one run only: {len(only)} benchmarks, e.g. {', '.join(only[:3])}"]
