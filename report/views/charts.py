@@ -121,6 +121,9 @@ def speedup_chart(records, context, phase, path):
         for row, (backend, variant) in enumerate(rows[model]):
             labels.append(row_label(backend, model, variant, wrong))
             rec = cells.get((backend, model, variant, "speedup", phase, None))
+            if (backend, model, variant) in wrong:  # its figure is no speedup, as in the table
+                no_figure(ax, 1.02, row)
+                continue
             if rec is None or rec["estimate"] is None:
                 ax.text(1.02, row, f"no figure ({rec['note'] if rec else 'see the table'})",
                         va="center", fontsize=6, color="#900")
@@ -148,6 +151,12 @@ def known_wrong(records):
     answer."""
     return {(r["backend"], r["model"], r["variant"]): r["known_wrong"] for r in records
             if r.get("known_wrong")}
+
+
+def no_figure(ax, x, row):
+    """A known wrong variant's row: no bar or dot, as the tables show no figure for it (its
+    records may hold one where a short run ended before the loss went wrong)."""
+    ax.text(x, row, " known wrong answer: no figure", va="center", fontsize=6, color="#900")
 
 
 def row_label(backend, model, variant, wrong):
@@ -244,6 +253,9 @@ def overhead_chart(records, context, path):
         for row, (backend, variant) in enumerate(_steady_rows(idx, cells, model, "train", wrong,
                                                               with_eager=True)):
             labels.append(row_label(backend, model, variant, wrong))
+            if (backend, model, variant) in wrong:
+                no_figure(ax, ax_floor, row)
+                continue
             steady = cells.get((backend, model, variant, "step_time", "train", None))
             if not (steady and steady["estimate"] is not None and cells.get(
                     (backend, model, variant, "first_call", "construction", "cold"))):
@@ -297,6 +309,9 @@ def break_even_chart(records, context, path):
         labels = []
         for row, (backend, variant) in enumerate(_steady_rows(idx, cells, model, "train", wrong)):
             labels.append(row_label(backend, model, variant, wrong))
+            if (backend, model, variant) in wrong:
+                no_figure(ax, 1, row)
+                continue
             found = [(cells.get((backend, model, variant, "break_even", "train", cache)), offset,
                       face) for cache, offset, face in (("cold", -0.2, None), ("warm", 0.2, "white"))]
             for rec, offset, face in found:
@@ -312,10 +327,7 @@ def break_even_chart(records, context, path):
                 label = f" {n:,}" + (f" ({rec['note']})" if never else "")
                 ax.text(high * 1.1, row + offset, label, va="center", fontsize=6)
             cold = found[0][0]
-            if (backend, model, variant) in wrong:
-                ax.text(1, row, " known wrong answer: no figure", va="center", fontsize=6,
-                        color="#900")
-            elif cold is None or cold["estimate"] is None:
+            if cold is None or cold["estimate"] is None:
                 ax.text(1, row, f" {cold['note'] if cold else 'no figure in this run'}",
                         va="center", fontsize=6, color="#900" if cold and not
                         cold["note"].endswith("in this run") else "#777")
@@ -339,11 +351,14 @@ def throughput_chart(records, context, path):
         return None
     fig, axes = _figure(models, "Train-step throughput beside the backend's dense matmul peak "
                         "(dashed)", context, "GFLOP/s (shared; label: % of the peak)", sharex=True)
+    wrong = known_wrong(records)
     for ax, model in zip(axes, models):
         labels = []
         for row, (backend, variant) in enumerate(_rows(idx, model, with_eager=True)):
-            labels.append(f"{backend}/{variant}")
-            if (share := shares.get((backend, model, variant))) is not None:
+            labels.append(row_label(backend, model, variant, wrong))
+            if (backend, model, variant) in wrong:
+                no_figure(ax, 0, row)
+            elif (share := shares.get((backend, model, variant))) is not None:
                 ax.barh(row, share * peaks[backend], color=COLORS.get(backend, OTHER))
                 ax.text(share * peaks[backend], row, f" {share * peaks[backend]:.1f} "
                         f"({100 * share:.0f}%)", va="center", fontsize=6)

@@ -4,11 +4,12 @@ from report.views.text import aa_control, count, span
 
 
 def _speedups(records, phase):
-    """(ratio, backend, model, variant, verdict) of each speedup record of `phase`."""
+    """(ratio, backend, model, variant, verdict) of each speedup record of `phase`, known wrong
+    answers left out (the tables and charts show them no figure)."""
     return sorted((r["estimate"], r["backend"], r["model"], r["variant"],
                    r["verdict"] if r["interval"] else "unpaired")
-                  for r in records
-                  if r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None)
+                  for r in records if r["kind"] == "speedup" and r["phase"] == phase
+                  and r["estimate"] is not None and not r.get("known_wrong"))
 
 
 def aa_reading(records, phase):
@@ -29,7 +30,12 @@ def speedup_reading(records, phase):
     slower = [f for f in found if f[4] == "slower"]
     unclear = [f for f in found if f[4] in (SAME, UNDECIDED)]
     unpaired = [f for f in found if f[4] == "unpaired"]
-    text = (f"Of {len(found)} graph variants, the largest {phase} speedup is {best[0]:.2f}× "
+    wrong = sum(r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None
+                and bool(r.get("known_wrong")) for r in records)
+    left_out = f" ({count(wrong, 'known wrong answer', 'known wrong answers')} left out)" if wrong \
+        else ""
+    text = (f"Of {len(found)} graph variants{left_out}, the largest {phase} speedup is "
+            f"{best[0]:.2f}× "
             f"({best[1]}/{best[3]} on {best[2]}) and the smallest {worst[0]:.2f}× "
             f"({worst[1]}/{worst[3]} on {worst[2]}). ")
     text += (count(len(slower), f"is slower than its eager mode beyond ±{NOISE:.0%}",
