@@ -177,3 +177,21 @@ def test_a_known_wrong_variant_with_a_figure_is_drawn_as_the_tables_show_it(monk
     before, after = speedup_reading(records, "train"), speedup_reading(marked, "train")
     total = int(re.match(r"Of (\d+) graph variants", before)[1])
     assert after.startswith(f"Of {total - 1} graph variants (1 known wrong answer left out), ")
+
+
+def test_an_overhead_under_the_axis_is_said_inside_it(monkeypatch, records, tmp_path):
+    """Chainer's eager first call of a quick job came 1.92e-05 s above its steady step: the dot
+    and its label fell left of the log axis's 0.1 ms floor, over the row's name."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    key = ("chainer", "mnist_cnn", "eager")
+    steady = next(r for r in records if (r["backend"], r["model"], r["variant"]) == key
+                  and (r["kind"], r["phase"]) == ("step_time", "train"))["estimate"]
+    tiny = [{**r, "estimate": steady + 2e-5, "low": steady + 1e-5, "high": steady + 3e-5}
+            if (r["backend"], r["model"], r["variant"], r["kind"], r["case"]) == (*key,
+                                                                                "first_call", "cold")
+            else r for r in records]
+    fig = drawn(monkeypatch, charts, charts.overhead_chart, tiny, CONTEXT, tmp_path / "o.png")
+    ax = next(ax for ax in fig.axes if ax.get_title() == "mnist_cnn")
+    floor = ax.get_xlim()[0]
+    assert all(t.get_position()[0] >= floor for t in ax.texts)
+    assert " cold: 2e-05s, under the axis" in [t.get_text() for t in ax.texts]

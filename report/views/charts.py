@@ -268,9 +268,9 @@ def overhead_chart(records, context, path):
                     continue
                 base = steady["estimate"]
                 value = first["estimate"] - base
-                if value <= 0:  # a log axis cannot show it: say it
-                    ax.text(ax_floor, row + offset, f" {cache}: first call not slower",
-                            va="center", fontsize=6)
+                if value < ax_floor:  # left of the axis (a log axis has no 0): say it
+                    said = f"{value:.2g}s, under the axis" if value > 0 else "first call not slower"
+                    ax.text(ax_floor, row + offset, f" {cache}: {said}", va="center", fontsize=6)
                     continue
                 low, high = max(first["low"] - base, ax_floor), first["high"] - base
                 color = COLORS.get(backend, OTHER)
