@@ -85,7 +85,10 @@ def _figure(models, title, context, xlabel, sharex=False):
 def _finish(fig, path, bottom=0.07):
     """Lay out and save; `bottom`: the footnotes' share of one row of panels' height."""
     height = fig.get_figheight()
-    fig.tight_layout(rect=(0, bottom * PANEL_IN[1] / height, 1, 1))  # the panels below the title
+    rect = (0, bottom * PANEL_IN[1] / height, 1, 1)  # the panels below the title
+    fig.tight_layout(rect=rect)
+    if _labels_inside(fig):  # the layout had narrowed the panels for labels past their edge
+        fig.tight_layout(rect=rect)
     if fig.legends:  # a band of its own between the title and the panels: it covers no panel
         fig.subplots_adjust(top=fig.subplotpars.top - 0.25 / height)
         renderer = fig.canvas.get_renderer()
@@ -97,6 +100,27 @@ def _finish(fig, path, bottom=0.07):
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _labels_inside(fig, tries=3):
+    """Widen each panel's x axis (shared ones together) until every label ends inside it;
+    whether any was widened."""
+    renderer, any_widened = fig.canvas.get_renderer(), False
+    for _ in range(tries):
+        widened = False
+        for ax in fig.axes:
+            box = ax.get_window_extent(renderer)
+            over = max((text.get_window_extent(renderer).x1 - box.x1 for text in ax.texts),
+                       default=0)
+            if over > 0:
+                left, right = ax.get_xlim()
+                share = (over + 4) / box.width  # of the axis's width, in its own scale
+                ax.set_xlim(right=right * (right / left) ** share if ax.get_xscale() == "log"
+                            else right + (right - left) * share)
+                widened = any_widened = True
+        if not widened:
+            break
+    return any_widened
 
 
 def _models(idx):
@@ -221,7 +245,6 @@ def step_time_chart(records, context, path):
         ax.set_yticks(range(len(labels)), labels, fontsize=7)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.set_title(model)
-    axes[0].set_xlim(right=axes[0].get_xlim()[1] * 4)  # room for the labels (shared axis)
     return _finish(fig, path)
 
 

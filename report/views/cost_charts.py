@@ -73,6 +73,6 @@ def retrace_step_chart(records, context, path):
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         rows_axis(ax, [f"{net}/{variant}" for _, net, variant in keys])
         ax.set_title(backend)
-    plt.setp(axes, xlabel="seconds per step (log scale); label: new ÷ seen")
+    plt.setp(axes, xlabel="s per step (log scale); label: new ÷ seen")
     dots(axes[-1], [("new input size", None), ("size seen before", "white")])
     return _finish(fig, path)
