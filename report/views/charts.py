@@ -72,14 +72,19 @@ def _figure(models, title, context, xlabel, sharex=False):
     for spare in axes[len(models):]:
         spare.remove()
     axes = axes[:len(models)]
-    fig.suptitle(textwrap.fill(title, int(fig.get_figwidth() * 10), break_on_hyphens=False),
-                 fontsize=12, fontweight="bold")
-    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
+    _titles(fig, title, context)
     for ax in axes:
         ax.set_xlabel(xlabel)
         ax.xaxis.set_tick_params(labelbottom=True)  # shared: every panel keeps its own scale
         ax.grid(axis="x", alpha=0.3)
     return fig, axes
+
+
+def _titles(fig, title, context):
+    """The title wrapped to the figure's width, and the runs' subtitle at its foot."""
+    fig.suptitle(textwrap.fill(title, int(fig.get_figwidth() * 10), break_on_hyphens=False),
+                 fontsize=12, fontweight="bold")
+    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
 
 
 def _finish(fig, path, bottom=0.07):
@@ -412,10 +417,8 @@ def retrace_chart(records, context, path):
     grid = fig.add_gridspec(len(backends), max(widths), left=0.12, right=0.86,
                             top=1 - 0.9 / height, bottom=1.2 / height, hspace=0.7)
     axes = [fig.add_subplot(grid[row, :width]) for row, width in enumerate(widths)]
-    fig.suptitle(textwrap.fill("Retracing: training on inputs whose size changes every batch "
-                               "(each cell: total time, traces)", int(fig.get_figwidth() * 10)),
-                 fontsize=12, fontweight="bold")
-    fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
+    _titles(fig, "Retracing: training on inputs whose size changes every batch (each cell: "
+            "total time, traces)", context)
     norm = matplotlib.colors.LogNorm(1 / 30, 30)
     for ax, backend in zip(axes, backends):
         variants = sorted({v for b, _, v in found if b == backend}, key=variant_order)

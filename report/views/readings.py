@@ -5,11 +5,13 @@ from report.views.text import aa_control, count, span
 
 def _speedups(records, phase):
     """(ratio, backend, model, variant, verdict) of each speedup record of `phase`, known wrong
-    answers left out (the tables and charts show them no figure)."""
+    answers left out (the tables and charts show them no figure), and how many those were."""
+    found = [r for r in records
+             if r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None]
+    right = [r for r in found if not r.get("known_wrong")]
     return sorted((r["estimate"], r["backend"], r["model"], r["variant"],
-                   r["verdict"] if r["interval"] else "unpaired")
-                  for r in records if r["kind"] == "speedup" and r["phase"] == phase
-                  and r["estimate"] is not None and not r.get("known_wrong"))
+                   r["verdict"] if r["interval"] else "unpaired") for r in right), \
+        len(found) - len(right)
 
 
 def aa_reading(records, phase):
@@ -23,15 +25,13 @@ def aa_reading(records, phase):
 
 def speedup_reading(records, phase):
     """Best, worst, how many graph variants are significantly slower, and the A/A control."""
-    found = _speedups(records, phase)
+    found, wrong = _speedups(records, phase)
     if not found:
         return "No steady-state results for this phase."
     best, worst = found[-1], found[0]
     slower = [f for f in found if f[4] == "slower"]
     unclear = [f for f in found if f[4] in (SAME, UNDECIDED)]
     unpaired = [f for f in found if f[4] == "unpaired"]
-    wrong = sum(r["kind"] == "speedup" and r["phase"] == phase and r["estimate"] is not None
-                and bool(r.get("known_wrong")) for r in records)
     left_out = f" ({count(wrong, 'known wrong answer', 'known wrong answers')} left out)" if wrong \
         else ""
     text = (f"Of {len(found)} graph variants{left_out}, the largest {phase} speedup is "
