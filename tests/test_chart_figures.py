@@ -132,23 +132,30 @@ def test_a_first_call_charts_rows_are_the_variants_with_a_train_step(monkeypatch
     assert timed - steady - set(wrong)  # the records hold variants with first calls only
 
 
-def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeypatch, records,
-                                                                          tmp_path):
-    """A README column is about 830 px: four panels a row (1936 px) showed their labels at 43%,
-    too small to read. Two a row fit at 85%; each panel keeps its own x tick labels, and its
-    labels end inside it (the step-time chart's '318.5 → 22.8 ms (13.98×)' crossed its edge)."""
+def laid_out(monkeypatch, records, tmp_path):
+    """Every README chart of `records`, laid out as for a PNG and kept open, none written
+    (encoding eight of them took a quarter of the time)."""
     charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
     from matplotlib.figure import Figure
     from report.views import cost_charts
     kept = []
     monkeypatch.setattr(charts.plt, "close", kept.append)
-    # laid out as for a PNG, none written: encoding eight of them took a quarter of the time
     monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: fig.draw_without_rendering())
     draws = [(charts.speedup_chart, "train"), (charts.step_time_chart,),
              (charts.break_even_chart,), (charts.overhead_chart,), (charts.throughput_chart,),
              (charts.retrace_chart,), (cost_charts.retrace_step_chart,), (cost_charts.memory_chart,)]
     for draw, *phase in draws:
         draw(records, CONTEXT, *phase, tmp_path / f"{draw.__name__}.png")
+    return kept
+
+
+def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeypatch, records,
+                                                                          tmp_path):
+    """A README column is about 830 px: four panels a row (1936 px) showed their labels at 43%,
+    too small to read. Two a row fit at 85%; each panel keeps its own x tick labels, its
+    labels end inside it (the step-time chart's '318.5 → 22.8 ms (13.98×)' crossed its edge),
+    and its rows' names do not overlap (a panel's height follows its rows)."""
+    kept = laid_out(monkeypatch, records, tmp_path)
     assert len(kept) >= 7 and max(len(fig.axes) for fig in kept) >= 4
     for fig in kept:
         assert fig.get_figwidth() * 110 <= 1000, fig.get_suptitle()
@@ -159,6 +166,25 @@ def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeyp
             assert all(t.get_window_extent(renderer).x1 <= edge for t in ax.texts), (
                 fig.get_suptitle(), [t.get_text() for t in ax.texts
                                      if t.get_window_extent(renderer).x1 > edge])
+            boxes = sorted((t.get_window_extent(renderer) for t in ax.get_yticklabels()
+                            if t.get_text()), key=lambda box: box.y0)  # rows' names apart
+            assert all(low.y1 <= high.y0 + 1 for low, high in zip(boxes, boxes[1:])), (
+                fig.get_suptitle(), ax.get_title())
+
+
+def test_a_panels_height_follows_its_rows(monkeypatch, records, tmp_path):
+    """A version report's charts (one backend: a row or two a panel) kept the four backends'
+    panel height: one bar 4 inches tall. A panel is as tall as its rows need (that its row labels
+    never overlap in a full panel: the README charts' test)."""
+    one = [r for r in records if r["backend"] == "jax"]
+    grid = "Retracing: training on inputs"  # a backend's cells a row, not a bar a row
+    for fig in laid_out(monkeypatch, one, tmp_path):
+        if fig.get_suptitle().startswith(grid):
+            continue
+        renderer = fig.canvas.get_renderer()
+        for ax in (ax for ax in fig.axes if ax.get_title() and len(ax.get_yticks()) <= 2):
+            assert ax.get_window_extent(renderer).height <= 100, (fig.get_suptitle(),
+                                                                   ax.get_title())
 
 
 def test_a_known_wrong_variant_with_a_figure_is_drawn_as_the_tables_show_it(monkeypatch, records,

@@ -58,7 +58,9 @@ def _steady_rows(idx, cells, model, phase, wrong, with_eager=False, kind="step_t
             if (b, model, v) in wrong or (b, model, v, kind, phase, None) in cells]
 
 
-PANEL_IN = (4.4, 4.6)  # one panel's width and height, inches
+PANEL_IN = (4.4, 4.6)  # one panel's width and its largest height, inches
+ROW_IN, PANEL_FRAME_IN, PANEL_LEAST_IN = 0.32, 0.9, 1.5  # a row; a panel's title and x axis; least
+TITLES_IN = 1.1  # the figure's title above the panels and runs below them
 COLUMNS = 2  # panels a row: a README column (about 830 px) shows the chart at 85%, not 43%
 
 
@@ -72,6 +74,7 @@ def _figure(models, title, context, xlabel, sharex=False):
     for spare in axes[len(models):]:
         spare.remove()
     axes = axes[:len(models)]
+    fig.grid_rows = rows  # _finish fits the height to the panels' rows
     _titles(fig, title, context)
     for ax in axes:
         ax.set_xlabel(xlabel)
@@ -87,8 +90,18 @@ def _titles(fig, title, context):
     fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
 
 
+def fitted_height(grid_rows, rows):
+    """A figure's height (inches) for `grid_rows` of panels of at most `rows` rows each: a bar no
+    taller than its label needs, up to the largest panels."""
+    panel = max(PANEL_LEAST_IN, PANEL_FRAME_IN + ROW_IN * rows)
+    return min(PANEL_IN[1] * grid_rows, TITLES_IN + panel * grid_rows)
+
+
 def _finish(fig, path, bottom=0.07):
-    """Lay out and save; `bottom`: the footnotes' share of one row of panels' height."""
+    """Lay out and save; `bottom`: the footnotes' share of one row of the largest panels'
+    height. A figure of _figure's panels is as tall as its fullest panel's rows need."""
+    if grid_rows := getattr(fig, "grid_rows", None):
+        fig.set_figheight(fitted_height(grid_rows, max(len(ax.get_yticks()) for ax in fig.axes)))
     height = fig.get_figheight()
     rect = (0, bottom * PANEL_IN[1] / height, 1, 1)  # the panels below the title
     fig.tight_layout(rect=rect)

@@ -3,6 +3,7 @@ import textwrap
 
 import matplotlib.patches
 import matplotlib.ticker
+import matplotlib.transforms
 
 from report.views.charts import COLORS, OTHER, PANEL_IN, _figure, _finish, by_model, dots, \
     known_wrong, plt, row_label, rows_axis
@@ -43,8 +44,9 @@ def memory_chart(records, context, path):
                              "framework release, named below): " + "; ".join(gaps),
                              width=int(fig.get_figwidth() * 16))
         lines = note.count("\n") + 1
-        fig.text(0.5, 0.085 * PANEL_IN[1] / fig.get_figheight(), note, ha="center",
-                 va="bottom", fontsize=7, color="#555")
+        fig.text(0.5, 0.085 * PANEL_IN[1], note, ha="center", va="bottom", fontsize=7,
+                 color="#555", transform=matplotlib.transforms.blended_transform_factory(
+                     fig.transFigure, fig.dpi_scale_trans))  # inches up: _finish fits the height
     return _finish(fig, path, bottom=0.11 + 0.025 * lines if gaps else 0.07)
 
 
