@@ -10,6 +10,7 @@ import contextlib
 import glob
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -149,26 +150,44 @@ class SetupStopped(KeyboardInterrupt):
 def set_up(envs):
     """Build (or check) the envs before anything runs, as its own step that a stop ends: tox
     takes Ctrl-C and stops pip (during the runs it ignores stops so that pytest can save), and the
-    next run repairs an env left half-built (SetupStopped with the env names). pip's temporary
-    files go to a folder of the step's own, removed when it ends: a stopped pip left its unpacked
-    wheels in the system's (2.5 GB for torch's env)."""
+    next run repairs an env left half-built (SetupStopped with the env names). The envs'
+    commands_pre (Chainer's source build) run here too: in the run they too would ignore a stop,
+    which then waited STOP_S. pip's temporary files go to a folder of the step's own, removed
+    when it ends: a stopped pip left its unpacked wheels in the system's (2.5 GB for torch's env)."""
     print("run.py: setting up", ", ".join(envs), flush=True)
-    argv = [tox(), *gpu_args(envs), *parallel(envs), "--notest"]
+    steps = [(envs, [tox(), *gpu_args(envs), *parallel(envs), "--notest"])]
+    steps += [([env], [tox(), *gpu_args([env]), "exec", "-e", env, "--", *command])
+              for env in envs for command in commands_pre(env)]
     with tempfile.TemporaryDirectory(prefix="graphbench-setup.",
                                      ignore_cleanup_errors=True) as scratch:
         env = {**os.environ, "TMPDIR": scratch}
-        if os.name != "posix":
-            return subprocess.run(argv, cwd=ROOT, env=env).returncode
-        child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True, env=env,
-                                 preexec_fn=_ctrl_c_heard)
-        try:
-            return child.wait()
-        except KeyboardInterrupt as stop:
-            stop_child(child, signal.SIGINT)  # tox ends pip on Ctrl-C, on SIGTERM it would die
-            with contextlib.suppress(ProcessLookupError):  # a pip that outlived tox
-                os.killpg(child.pid, signal.SIGKILL)
-            raise SetupStopped(stop.args[0] if isinstance(stop, Stopped) else "SIGINT",
-                               ",".join(envs)) from None
+        for names, argv in steps:
+            if code := _set_up_step(names, argv, env):
+                return code
+    return 0
+
+
+def commands_pre(env):
+    """tox.ini's commands_pre of `env`, each an argv (a source build: `pip install ...`)."""
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(ROOT / "tox.ini")
+    lines = config.get(f"testenv:{env}", "commands_pre", fallback="").splitlines()
+    return [shlex.split(line) for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _set_up_step(envs, argv, env):
+    if os.name != "posix":
+        return subprocess.run(argv, cwd=ROOT, env=env).returncode
+    child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True, env=env,
+                             preexec_fn=_ctrl_c_heard)
+    try:
+        return child.wait()
+    except KeyboardInterrupt as stop:
+        stop_child(child, signal.SIGINT)  # tox ends pip on Ctrl-C, on SIGTERM it would die
+        with contextlib.suppress(ProcessLookupError):  # a pip that outlived tox
+            os.killpg(child.pid, signal.SIGKILL)
+        raise SetupStopped(stop.args[0] if isinstance(stop, Stopped) else "SIGINT",
+                           ",".join(envs)) from None
 
 
 def stop_child(child, how):

@@ -39,7 +39,15 @@ if "--notest" in sys.argv:  # run.py's set-up step: the envs exist (or pip insta
         Path("installing").write_text("")
         time.sleep(float(os.environ["FAKE_INSTALL_S"]))
     sys.exit(0)
+if sys.argv[1] == "exec":  # run.py's set-up step: an env's commands_pre, a source build
+    Path("building").write_text("")
+    time.sleep(float(os.environ.get("FAKE_BUILD_S", "0")))
+    Path("built").write_text("")
+    sys.exit(0)
 Path("tox.pid").write_text(str(os.getpid()))
+if os.environ.get("FAKE_BUILD_S") and not Path("built").exists():  # commands_pre, in the run
+    Path("building").write_text("")  # where tox and pip ignore stops, as pytest saves
+    time.sleep(float(os.environ["FAKE_BUILD_S"]))
 pytest = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p",
                            "conftest", "test_slow.py", "--benchmark-save=default",
                            "--benchmark-storage=results"])
@@ -142,6 +150,29 @@ def test_a_stop_while_tox_installs_stops_the_install_and_runs_nothing(tmp_path, 
     assert not list((tmp_path).rglob("0*_*.json"))
     lines = [line for line in err.splitlines() if line.startswith("run.py:") and name in line]
     assert len(lines) == 1 and "while setting up chainer: nothing ran" in lines[0], err
+    _assert_setup_left_nothing(tmp_path)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_a_stop_during_chainers_source_build_ends_it_at_once(tmp_path):
+    """Chainer's `pip install` is tox's commands_pre, which ran with the tests, where tox and
+    pip ignore a stop so that pytest can save: a stop during its first build waited STOP_S
+    (30 s) and was then killed. The set-up step builds it now, and a stop ends it."""
+    (tmp_path / "tox.ini").write_text("[testenv:chainer]\ncommands_pre =\n    python -m pip "
+                                      "install --no-build-isolation chainer==7.8.1\n")
+    (tmp_path / "system-tmp").mkdir()
+    driver = _start(tmp_path, FAKE_BUILD_S="60", TMPDIR=str(tmp_path / "system-tmp"))
+    try:
+        _wait_for(tmp_path / "building")
+        os.killpg(driver.pid, signal.SIGINT)
+        driver.wait(timeout=run.STOP_S / 3)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    err = (tmp_path / "err").read_text()
+    assert driver.returncode == 130, err
+    assert not (tmp_path / "built").exists() and not (tmp_path / "started").exists()
+    assert "while setting up chainer: nothing ran" in err, err
     _assert_setup_left_nothing(tmp_path)
 
 
