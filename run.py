@@ -29,11 +29,16 @@ TOOLS = ROOT / ".tools"
 VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
 
 
-def tox_envs():
-    """tox.ini's env_list, in its order (the order `tox` and `run.py bench` run them in)."""
+def tox_ini():
+    """tox.ini as configparser reads it (no interpolation: tox's own braces stay)."""
     config = configparser.ConfigParser(interpolation=None)
     config.read(ROOT / "tox.ini")
-    return tuple(e.strip() for e in config.get("tox", "env_list").split(",") if e.strip())
+    return config
+
+
+def tox_envs():
+    """tox.ini's env_list, in its order (the order `tox` and `run.py bench` run them in)."""
+    return tuple(e.strip() for e in tox_ini().get("tox", "env_list").split(",") if e.strip())
 
 
 FRAMEWORK_ENVS = tuple(env for env in tox_envs() if env in BACKENDS)  # each backend's own env
@@ -169,13 +174,13 @@ def set_up(envs):
 
 def commands_pre(env):
     """tox.ini's commands_pre of `env`, each an argv (a source build: `pip install ...`)."""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(ROOT / "tox.ini")
-    lines = config.get(f"testenv:{env}", "commands_pre", fallback="").splitlines()
-    return [shlex.split(line) for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    lines = tox_ini().get(f"testenv:{env}", "commands_pre", fallback="").splitlines()
+    return [shlex.split(line) for line in lines
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 def _set_up_step(envs, argv, env):
+    """Run one set-up command (tox with TMPDIR `env`), hearing Ctrl-C; SetupStopped on a stop."""
     if os.name != "posix":
         return subprocess.run(argv, cwd=ROOT, env=env).returncode
     child = subprocess.Popen(argv, cwd=ROOT, start_new_session=True, env=env,
