@@ -16,10 +16,11 @@ ANSWER = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
 
 @pytest.fixture(autouse=True)
 def _closed():
-    """Every figure a test kept open is closed after it (torn down after monkeypatch's undo)."""
+    """Every figure a test kept open is closed after it (by pyplot's figure manager: a test's
+    pyplot.close may still be its stand-in that keeps figures)."""
     yield
-    if (pyplot := sys.modules.get("matplotlib.pyplot")) is not None:
-        pyplot.close("all")
+    if (helpers := sys.modules.get("matplotlib._pylab_helpers")) is not None:
+        helpers.Gcf.destroy_all()
 
 
 @pytest.fixture(scope="module")
@@ -149,6 +150,17 @@ def laid_out(monkeypatch, records, tmp_path):
     return kept
 
 
+def laid_out_one(monkeypatch, draw, records, tmp_path):
+    """One chart of `records`, laid out as for a PNG and kept open."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    from matplotlib.figure import Figure
+    kept = []
+    monkeypatch.setattr(charts.plt, "close", kept.append)
+    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: fig.draw_without_rendering())
+    draw(records, CONTEXT, tmp_path / "one.png")
+    return kept[0]
+
+
 def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeypatch, records,
                                                                           tmp_path):
     """A README column is about 830 px: four panels a row (1936 px) showed their labels at 43%,
@@ -185,6 +197,11 @@ def test_a_panels_height_follows_its_rows(monkeypatch, records, tmp_path):
         for ax in (ax for ax in fig.axes if ax.get_title() and len(ax.get_yticks()) <= 2):
             assert ax.get_window_extent(renderer).height <= 100, (fig.get_suptitle(),
                                                                    ax.get_title())
+    from report.views import cost_charts  # a row of 4 and 6 rows over one of 4 and 16
+    fig = laid_out_one(monkeypatch, cost_charts.retrace_step_chart, records, tmp_path)
+    renderer = fig.canvas.get_renderer()
+    tall = {ax.get_title(): ax.get_window_extent(renderer).height for ax in fig.axes}
+    assert tall["chainer"] < 0.8 * tall["tf"], tall  # each row of panels as its fullest needs
 
 
 def test_a_known_wrong_variant_with_a_figure_is_drawn_as_the_tables_show_it(monkeypatch, records,

@@ -74,7 +74,7 @@ def _figure(models, title, context, xlabel, sharex=False):
     for spare in axes[len(models):]:
         spare.remove()
     axes = axes[:len(models)]
-    fig.grid_rows = rows  # _finish fits the height to the panels' rows
+    fig.fit_rows = True  # _finish fits each row of panels to its rows
     _titles(fig, title, context)
     for ax in axes:
         ax.set_xlabel(xlabel)
@@ -90,18 +90,29 @@ def _titles(fig, title, context):
     fig.text(0.5, 0.005, subtitle(context), ha="center", va="bottom", fontsize=7, color="#555")
 
 
-def fitted_height(grid_rows, rows):
-    """A figure's height (inches) for `grid_rows` of panels of at most `rows` rows each: a bar no
-    taller than its label needs, up to the largest panels."""
-    panel = max(PANEL_LEAST_IN, PANEL_FRAME_IN + ROW_IN * rows)
-    return min(PANEL_IN[1] * grid_rows, TITLES_IN + panel * grid_rows)
+def fitted_heights(rows):
+    """Each row of panels' height (inches), `rows` the most rows a panel of it has: a bar no
+    taller than its label needs, and the figure no taller than with its largest panels."""
+    most = PANEL_IN[1] - TITLES_IN / len(rows)
+    return [min(most, max(PANEL_LEAST_IN, PANEL_FRAME_IN + ROW_IN * n)) for n in rows]
+
+
+def _fit_rows(fig):
+    """Sets each row of _figure's panels as tall as its fullest panel's rows need."""
+    most = {}
+    for ax in fig.axes:
+        row = ax.get_subplotspec().rowspan.start
+        most[row] = max(most.get(row, 0), len(ax.get_yticks()))
+    heights = fitted_heights([most[row] for row in sorted(most)])
+    fig.axes[0].get_gridspec().set_height_ratios(heights)
+    fig.set_figheight(TITLES_IN + sum(heights))
 
 
 def _finish(fig, path, bottom=0.07):
     """Lay out and save; `bottom`: the footnotes' share of one row of the largest panels'
-    height. A figure of _figure's panels is as tall as its fullest panel's rows need."""
-    if grid_rows := getattr(fig, "grid_rows", None):
-        fig.set_figheight(fitted_height(grid_rows, max(len(ax.get_yticks()) for ax in fig.axes)))
+    height. A figure of _figure's panels is as tall as its panels' rows need."""
+    if getattr(fig, "fit_rows", False):
+        _fit_rows(fig)
     height = fig.get_figheight()
     rect = (0, bottom * PANEL_IN[1] / height, 1, 1)  # the panels below the title
     fig.tight_layout(rect=rect)
