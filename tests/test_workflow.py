@@ -136,3 +136,19 @@ def test_ci_run_keeps_its_temporary_files_apart_and_removes_them(tmp_path, fake,
     given = Path(record.read_text().strip())
     assert given.parent == system_tmp and given.name.startswith("graphbench-ci.")
     assert not any(system_tmp.iterdir()), "the run's TMPDIR outlived it"
+
+
+@pytest.mark.parametrize("rc", [0, 3])
+def test_ci_run_says_how_fast_the_host_ran_at_both_ends(tmp_path, rc):
+    """The same tests ran 1.3-1.8x slower for hours on one VM: CI's log gives host.py's loop at
+    its start and end and the CPU time stolen in between, and the test command's status."""
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    shutil.copy(ROOT / "host.py", tmp_path / "host.py")
+    (tmp_path / "run.py").write_text(f"import sys\nsys.exit({rc})\n")  # the test command
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run(["bash", str(tmp_path / ".ci" / "run")], env=env, timeout=60,
+                          capture_output=True, text=True)
+    assert done.returncode == rc, done.stderr
+    assert re.fullmatch(r"ci: host\.py loop [\d.]+ ms at the start, [\d.]+ ms at the end; CPU "
+                        r"time stolen in between: (\d+\.\d%|unknown)\n", done.stdout), done
