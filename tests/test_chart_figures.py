@@ -133,32 +133,22 @@ def test_a_first_call_charts_rows_are_the_variants_with_a_train_step(monkeypatch
     assert timed - steady - set(wrong)  # the records hold variants with first calls only
 
 
-def laid_out(monkeypatch, records, tmp_path):
-    """Every README chart of `records`, laid out as for a PNG and kept open, none written
-    (encoding eight of them took a quarter of the time)."""
+def laid_out(monkeypatch, records, tmp_path, draws=None):
+    """Every README chart of `records` (or `draws`' charts), laid out as for a PNG and kept open,
+    none written (encoding eight of them took a quarter of the time)."""
     charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
     from matplotlib.figure import Figure
     from report.views import cost_charts
     kept = []
     monkeypatch.setattr(charts.plt, "close", kept.append)
     monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: fig.draw_without_rendering())
-    draws = [(charts.speedup_chart, "train"), (charts.step_time_chart,),
-             (charts.break_even_chart,), (charts.overhead_chart,), (charts.throughput_chart,),
-             (charts.retrace_chart,), (cost_charts.retrace_step_chart,), (cost_charts.memory_chart,)]
+    draws = draws or [(charts.speedup_chart, "train"), (charts.step_time_chart,),
+                      (charts.break_even_chart,), (charts.overhead_chart,),
+                      (charts.throughput_chart,), (charts.retrace_chart,),
+                      (cost_charts.retrace_step_chart,), (cost_charts.memory_chart,)]
     for draw, *phase in draws:
         draw(records, CONTEXT, *phase, tmp_path / f"{draw.__name__}.png")
     return kept
-
-
-def laid_out_one(monkeypatch, draw, records, tmp_path):
-    """One chart of `records`, laid out as for a PNG and kept open."""
-    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
-    from matplotlib.figure import Figure
-    kept = []
-    monkeypatch.setattr(charts.plt, "close", kept.append)
-    monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: fig.draw_without_rendering())
-    draw(records, CONTEXT, tmp_path / "one.png")
-    return kept[0]
 
 
 def test_every_readme_chart_fits_a_readme_column_with_every_panels_scale(monkeypatch, records,
@@ -198,7 +188,7 @@ def test_a_panels_height_follows_its_rows(monkeypatch, records, tmp_path):
             assert ax.get_window_extent(renderer).height <= 100, (fig.get_suptitle(),
                                                                    ax.get_title())
     from report.views import cost_charts  # a row of 4 and 6 rows over one of 4 and 16
-    fig = laid_out_one(monkeypatch, cost_charts.retrace_step_chart, records, tmp_path)
+    fig, = laid_out(monkeypatch, records, tmp_path, [(cost_charts.retrace_step_chart,)])
     renderer = fig.canvas.get_renderer()
     tall = {ax.get_title(): ax.get_window_extent(renderer).height for ax in fig.axes}
     assert tall["chainer"] < 0.8 * tall["tf"], tall  # each row of panels as its fullest needs
