@@ -237,3 +237,29 @@ def test_an_overhead_under_the_axis_is_said_inside_it(monkeypatch, records, tmp_
     floor = ax.get_xlim()[0]
     assert all(t.get_position()[0] >= floor for t in ax.texts)
     assert " cold: 2e-05s, under the axis" in [t.get_text() for t in ax.texts]
+
+
+def test_a_throughput_label_a_peak_line_crosses_covers_it(monkeypatch, records, tmp_path):
+    """A quick job's "known wrong answer: no figure" ran across the dashed peak lines, which
+    struck through its letters. Each label a line crosses has its own opaque box above it."""
+    charts = pytest.importorskip("report.views.charts", reason="charts: the tox `report` env")
+    key = ("jax", "vgg", "graph")
+    marked = [{**r, "known_wrong": "findings/x.md"}
+              if (r["backend"], r["model"], r["variant"]) == key else r for r in records]
+    marked = [{**r, "estimate": r["estimate"] * 4} if r["kind"] == "throughput_share" else r
+              for r in marked]  # bars near the peak lines, so that labels meet them
+    fig, = laid_out(monkeypatch, marked, tmp_path, [(charts.throughput_chart,)])
+    renderer = fig.canvas.get_renderer()
+    crossed = []
+    for ax in (ax for ax in fig.axes if ax.get_title()):
+        lines = [line for line in ax.lines if line.get_linestyle() == "--"]
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            over = [line for line in lines if box.x0 < ax.transData.transform(
+                (line.get_xdata()[0], 0))[0] < box.x1]
+            crossed += [text.get_text()] if over else []
+            patch = text.get_bbox_patch()
+            assert not over or (patch is not None and patch.get_facecolor()[3] == 1
+                                and all(text.get_zorder() > line.get_zorder() for line in over)), (
+                ax.get_title(), text.get_text())
+    assert " known wrong answer: no figure" in crossed and len(crossed) > 1, crossed

@@ -14,6 +14,8 @@ from report.views.tables import chosen, lookup  # noqa: E402
 from report.views.text import run_spans, variant_order  # noqa: E402
 
 OTHER = "#444"  # a backend the catalog gives no colour: never the A/A band's grey
+# A label's own white box, over the panel's lines: a dashed peak line crossed its letters
+OVER_LINES = {"facecolor": "white", "edgecolor": "none", "pad": 0.3}
 
 
 
@@ -209,7 +211,9 @@ def known_wrong(records):
 def no_figure(ax, x, row):
     """A known wrong variant's row: no bar or dot, as the tables show no figure for it (its
     records may hold one where a short run ended before the loss went wrong)."""
-    ax.text(x, row, " known wrong answer: no figure", va="center", fontsize=6, color="#900")
+    ax.text(x, row, " known wrong answer: no figure", va="center", fontsize=6, color="#900",
+            bbox=OVER_LINES)
+
 
 
 def row_label(backend, model, variant, wrong):
@@ -413,7 +417,7 @@ def throughput_chart(records, context, path):
             elif (share := shares.get((backend, model, variant))) is not None:
                 ax.barh(row, share * peaks[backend], color=COLORS.get(backend, OTHER))
                 ax.text(share * peaks[backend], row, f" {share * peaks[backend]:.1f} "
-                        f"({100 * share:.0f}%)", va="center", fontsize=6)
+                        f"({100 * share:.0f}%)", va="center", fontsize=6, bbox=OVER_LINES)
         for backend, peak in sorted(peaks.items()):
             ax.axvline(peak, color=COLORS.get(backend, OTHER), ls="--", lw=1,
                        label=f"{backend} matmul peak {peak:.0f} GFLOP/s")
