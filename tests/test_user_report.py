@@ -60,6 +60,18 @@ def test_a_first_call_no_dearer_than_eagers_pays_off_after_1_step():
     assert "and pays off after 1 step." in text, text
 
 
+def test_compile_says_each_speedups_own_verdict():
+    """A train step 2× faster whose inference step ran 0.8× read "inference 0.80× (...) faster
+    than eager": one "faster than" after both figures. Each figure now says its own verdict."""
+    m = synthetic()
+    for process in m["steady"]:
+        process["times"]["infer"]["graph"] = [t / 0.8 for t in process["times"]["infer"]["eager"]]
+    text = user_md.recommend(*U.measured(m))
+    assert text.startswith("**torch: compile with")
+    assert ") faster than eager, inference 0.80× (" in text, text
+    assert "inference 0.80× (0.80–0.80) slower than eager; its first call" in text, text
+
+
 def test_the_build_decides_the_recommendation_and_the_report_words_it():
     """report.build.user.recommendation decides (issue 50); user_md.recommend only words it."""
     facts, recs = U.measured(synthetic())

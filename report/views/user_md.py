@@ -18,6 +18,16 @@ def _x(rec):
     return f"{rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}){mark}"
 
 
+VERSUS_EAGER = {"faster": "faster than eager", "slower": "slower than eager",
+                "undecided": "undecided against eager"}  # else "within 3% of eager"
+
+
+def _versus(rec):
+    """A speedup with the build's verdict on it, in the recommendation's words."""
+    verdict = rec["verdict"]
+    return f"{_x(rec)} {VERSUS_EAGER.get(verdict, f'{verdict} of eager')}"
+
+
 def _getter(recs):
     """get(kind, arm, phase, case) over one framework's records (None where there is none)."""
     found = {(r["kind"], r["variant"], r["phase"], r["case"]): r for r in recs}
@@ -73,8 +83,8 @@ def recommend(facts, recs):
                                 else f"after {n:,} {steps}")
         lines.append(
             f"**{fw}: compile with {how(fw, best)}** (`{best}`): train step "
-            f"{_x(train(best))}, inference {_x(get('speedup', best, 'infer'))} faster than "
-            f"eager; its first call costs {get('first_call', best, case='cold')['estimate']:.2f} "
+            f"{_versus(train(best))}, inference {_versus(get('speedup', best, 'infer'))}; its "
+            f"first call costs {get('first_call', best, case='cold')['estimate']:.2f} "
             f"s cold (eager {get('first_call', 'eager', case='cold')['estimate']:.2f} s) and pays "
             f"off {pays}.")
         lines.append(_shape_advice(retraced(best), retraced("eager"), best))
