@@ -37,8 +37,20 @@ def test_a_framework_line_gives_the_range_of_its_rows_and_names_what_is_within_n
     assert line.startswith("- **PyTorch** on the Zen 4: `torch.compile()` 1.26–1.29× "
                            "(mnist_cnn, resnet); within 3% of eager on vgg; paid back only after "
                            "6,136–9,633 steps on a first run (mnist_cnn, resnet).")  # vgg: none
-    assert ("H100: `torch.compile()` 0.77× (mnist_cnn); `mode=\"reduce-overhead\"` 1.32× "
-            "(mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn).") in line
+    assert ("H100: `torch.compile()` slower on mnist_cnn (0.77×); `mode=\"reduce-overhead\"` "
+            "1.32× (mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn).") in line
+
+
+def test_a_slower_row_is_said_apart_from_the_gains():
+    """The H100's `torch.compile()` read '0.74–1.46× (decoder, mnist_cnn)': one range over a
+    slower and a faster row, under '× faster'. The slower rows are named apart."""
+    rows = [speedup("torch", "decoder", "graph", 1.46, 1.40, 1.52, wait="block"),
+            speedup("torch", "mnist_cnn", "graph", 0.74, 0.66, 0.81, wait="block"),
+            speedup("torch", "vgg", "graph", 0.90, 0.88, 0.92, wait="block"),
+            speedup("torch", "resnet", "graph", 1.01, 0.96, 1.05, wait="block")]
+    line = framework_line("torch", CPU, CPU_RECORDS, [(GPU, rows)])
+    assert ("H100: `torch.compile()` 1.46× (decoder); slower on mnist_cnn, vgg (0.74–0.90×); "
+            "undecided on resnet.") in line, line
 
 
 def test_a_pay_back_names_its_models_where_a_row_has_no_first_calls_yet():
