@@ -19,7 +19,6 @@ OVER_LINES = {"facecolor": "white", "edgecolor": "none", "pad": 0.3}
 
 
 
-
 def by_model(names):
     """The spec's networks smallest first (mnist_cnn, vgg, resnet), then any other name: the
     panel order of every chart."""
@@ -213,7 +212,6 @@ def no_figure(ax, x, row):
     records may hold one where a short run ended before the loss went wrong)."""
     ax.text(x, row, " known wrong answer: no figure", va="center", fontsize=6, color="#900",
             bbox=OVER_LINES)
-
 
 
 def row_label(backend, model, variant, wrong):
