@@ -25,6 +25,12 @@ def _span(found):
     return span(min(r["estimate"] for r in found), max(r["estimate"] for r in found)) + "×"
 
 
+def _listed(names):
+    """'resnet', 'resnet and vgg', 'decoder, resnet and vgg'."""
+    names = sorted(names)
+    return " and ".join(filter(None, [", ".join(names[:-1]), names[-1]]))
+
+
 def _models(found):
     """'decoder, vgg', or 'every model' for all of the answer's (gpu.plan.ANSWER_MODELS)."""
     found = sorted(set(found))
@@ -34,20 +40,19 @@ def _models(found):
 def gains(rows):
     """'`jax.jit` 3.11–15.25× (4 models)' per variant of a backend's rows, with the rows slower
     than eager, within the noise threshold or undecided named apart (one range over a slower and
-    a faster row read as a gain: '0.74–1.46×')."""
+    a faster row read as a gain: '0.74–1.46×'); commas within a variant, semicolons between."""
     parts = []
     for variant in sorted({r["variant"] for r in rows}, key=lambda v: (ORDER + (v,)).index(v)):
         mine = [r for r in rows if r["variant"] == variant]
         faster = [r for r in mine if r["verdict"] == "faster"]
         said = [f"{_span(faster)} ({_models(r['model'] for r in faster)})"] if faster else []
         if slower := [r for r in mine if r["verdict"] == "slower"]:
-            said.append(f"slower on {', '.join(sorted(r['model'] for r in slower))} "
-                        f"({_span(slower)})")
+            said.append(f"slower on {_listed(r['model'] for r in slower)} ({_span(slower)})")
         for word in (SAME, "undecided"):
             if rest := sorted(r["model"] for r in mine if r["verdict"] == word):
                 said.append(f"{word if word != SAME else f'within {NOISE:.0%} of eager'} on "
-                            + ", ".join(rest))
-        parts.append(f"{call(rows[0]['backend'], variant)} {'; '.join(said)}".rstrip())
+                            + _listed(rest))
+        parts.append(f"{call(rows[0]['backend'], variant)} {', '.join(said)}".rstrip())
     return "; ".join(parts)
 
 
