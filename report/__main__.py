@@ -33,7 +33,7 @@ from report.views.retrace import retrace_step_reading
 from report.views.scale import scale_reading
 from report.build.select import chart_context, front, front_gpu, names, one_profile, views
 from report.views.terminal import answer_for, standalone
-from report.views.text import chart_runs
+from report.views.text import chart_runs, rounded
 from report.views.compared import compared_table
 from report.publish.write import (COMPARED_END, COMPARED_START, END, START, SUMMARY_END,
                           SUMMARY_START, Mixed, chart_folders,
@@ -103,7 +103,8 @@ def summary_json(machines):
     """summary.json's text: every published figure of every machine as one record."""
     records = [rec for _, _, found in machines for rec in found]
     head = json.dumps({"schema": "graphbench.summary/1", "fields": list(FIELDS)})[:-1]
-    lines = ",\n".join(json.dumps(r, allow_nan=False) for r in records)  # one record a line
+    # one record a line
+    lines = ",\n".join(json.dumps(rounded(r), allow_nan=False) for r in records)
     return f'{head}, "records": [\n{lines}\n]}}\n'
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from machines import gpu_model, short_name
 from report.build.ratios import half_width
+from report.views.text import rounded
 
 PAGE = "index.html"  # the page's name in the results folder (beside summary.json)
 ASSETS = Path(__file__).with_name("page_assets")
@@ -64,7 +65,7 @@ def page_html(data):
     text = asset("page.html")
     parts = {name: asset(path) for name, path in INLINED}
     # "</" would end the inlined script early; "<\/" is the same string to JSON and to JS
-    parts["DATA"] = json.dumps(data, allow_nan=False, ensure_ascii=False,
+    parts["DATA"] = json.dumps(rounded(data), allow_nan=False, ensure_ascii=False,
                                separators=(",", ":")).replace("</", "<\\/")
     return re.sub(r"/\*@(\w+)@\*/", lambda m: parts[m[1]].replace("</script", "<\\/script"), text)
 

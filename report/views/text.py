@@ -6,6 +6,19 @@ from report.build.ratios import half_width
 VARIANT_ORDER = tuple(VARIANTS)
 
 
+def rounded(value, digits=10):
+    """`value` with each float to `digits` significant digits: numpy's sums differ in their last
+    bits from one vector ISA to another, so written files would change with the machine that
+    drew them."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded(v, digits) for v in value]
+    return value
+
+
 def variant_order(variant):
     return VARIANT_ORDER.index(variant) if variant in VARIANT_ORDER else 99
 
