@@ -986,13 +986,15 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     assert front_gpu(results[2:]) == h200 and front_gpu(results[3:]) is None
     cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
-                       _rec("speedup", "torch", "graph", run=run)]
+                       _rec("speedup", "torch", "graph", run=run, verdict="faster")]
     machines = [("cpu", {"versions": {}}, cpu), (h100, LOOP, gpu("0091_gpu")),
                 (h200, LOOP, gpu("0110_gpu"))]
     readme = answer_text(machines, "cpu", more="RESULTS.md#full", gpu=h100)
     assert "**On the H100**" in readme and "**On the H200**" not in readme
     assert "The GPU table of the H200, which has fewer rows measured: [in full](RESULTS.md#full)." \
         in readme
+    assert ("- **Other GPUs** (the H200, in RESULTS.md), against the H100's train rows: the same "
+            "verdict on 1 of the 1 rows both decided.") in readme
     assert "**On the H200**" in answer_text(machines, "cpu")  # RESULTS.md: every GPU's table
 
 
@@ -1005,7 +1007,7 @@ def test_the_readmes_legend_defines_the_machines_its_answer_names_only():
     h100, h200 = ("vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)", "vm (Xeon, 16 cores, NVIDIA H200)")
     speedup = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
     gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
-                       _rec("speedup", "torch", "graph", run=run)]
+                       _rec("speedup", "torch", "graph", run=run, verdict="faster")]
     machines = [(cpu, {"versions": {}}, speedup), (other, {"versions": {}}, speedup),
                 (h100, LOOP, gpu("0091_gpu")), (h200, LOOP, gpu("0110_gpu"))]
     legend = next(line for line in answer_text(machines, cpu, more="R.md#full", gpu=h100)
@@ -1016,8 +1018,9 @@ def test_the_readmes_legend_defines_the_machines_its_answer_names_only():
 
 # what a GPU window adds above the table: the short lines name more models, and its break-even;
 # and a window on another GPU kind, the line linking that kind's table and its legend entry (218
-# characters in a simulated H200 window, 2026-11-28)
-ABOVE_THE_TABLE = 200 + 220
+# characters in a simulated H200 window, 2026-11-28) and its Other GPUs line (123 in a simulated
+# H200 window of seven rows, 2026-12-04; about 190 with an undecided row's clause)
+ABOVE_THE_TABLE = 200 + 220 + 200
 
 
 def test_first_calls_read_from_a_kept_cache_are_a_later_runs_and_a_line_says_why():

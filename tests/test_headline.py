@@ -1,5 +1,6 @@
 """The answer in short (report/views/headline.py): each framework's line says what its records say."""
-from report.views.headline import answer_lines, framework_line, other_cpus_line, your_case
+from report.views.headline import (answer_lines, framework_line, other_cpus_line,
+                                   other_gpus_line, your_case)
 from report.build.ratios import SAME, meaning, rules_out
 
 CPU = "vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, 2 cores)"
@@ -164,6 +165,32 @@ def test_the_other_cpus_line_counts_the_verdicts_both_decided_and_the_best_varia
     assert other_cpus_line(CPU, CPU_RECORDS, [(zen5, theirs[3:])]) is None
     assert other_cpus_line(CPU, CPU_RECORDS, []) is None
     assert line in answer_lines(CPU, CPU_RECORDS, [], [(zen5, theirs)])
+
+
+def test_a_gpu_beside_the_readmes_gpu_is_named_where_a_variant_disagrees_and_counted():
+    """The README's GPU table is one GPU's (the most rows); another GPU's rows of the same network
+    and variant, at a later code, were only a link under it: now named where one disagrees, as
+    another CPU's are, and counted on a line of their own."""
+    h200 = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, 16 cores, NVIDIA H200)"
+    theirs = [speedup("torch", "mnist_cnn", "graph", 1.00, 0.99, 1.01, wait="block"),  # within 3%
+              speedup("torch", "mnist_cnn", "graph_cudagraphs", 1.30, 1.25, 1.35, wait="block"),
+              speedup("torch", "mnist_cnn", "cuda_graph", 0.96, 0.90, 1.02, wait="block"),
+              speedup("torch", "vgg", "graph", 0.5, 0.4, 0.6, wait="block"),  # the H100 lacks it
+              speedup("torch", "mnist_cnn", "graph", 2.0, 1.9, 2.1, wait="step")]  # not a loop's
+    line = framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [], [(h200, theirs)])
+    assert ("H100: `torch.compile()` slower on mnist_cnn (0.77×); `mode=\"reduce-overhead\"` "
+            "1.32× (mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn) (the H200 reads "
+            "`torch.compile()` 1.00×, within 3%, on mnist_cnn; the H200 reads the whole step in "
+            "one CUDA graph 0.96×, not faster, on mnist_cnn).") in line, line
+    assert "H200" not in framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [],
+                                        [(h200, theirs[1:2])])
+    assert other_gpus_line(GPU, GPU_RECORDS, [(h200, theirs)]) == (
+        "- **Other GPUs** (the H200, in RESULTS.md), against the H100's train rows: the same "
+        "verdict on 1 of the 2 rows both decided, and 1 undecided row whose interval excludes "
+        "the H100's verdict.")
+    assert other_gpus_line(GPU, GPU_RECORDS, [(h200, theirs[3:])]) is None
+    lines = answer_lines(CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [], [(h200, theirs)])
+    assert lines[-1].startswith("- **Other GPUs** (the H200") and "H200" not in lines[0]
 
 
 def test_the_other_cpus_line_counts_apart_the_cpus_at_the_answers_code():

@@ -122,13 +122,14 @@ def legend(machines, lead, text):
 
 def short_lines(machines, front, elsewhere_gpus=()):
     """The README's first lines: per framework what graph mode gives on `front` and the GPUs
-    (those in `elsewhere_gpus` left out), then what to do in your case."""
+    (those in `elsewhere_gpus` named only where they disagree), then what to do in your case."""
     lead = lead_of(machines, front)
     others = others_of(machines, front)
     gpus = [(m, found) for m, view, found in machines if m in others
             and view.get("timed_as_a_loop") and m not in elsewhere_gpus]
     cpus = [(m, found) for m, _, found in machines if m in others and not gpu_model(m)]
-    return [*answer_lines(lead[0], lead[1], gpus, cpus), "",
+    beside = [(m, found) for m, _, found in machines if m in elsewhere_gpus]
+    return [*answer_lines(lead[0], lead[1], gpus, cpus, beside), "",
             *your_case(lead[1], gpus, KNOWN_WRONG, cpus)]
 
 

@@ -119,26 +119,33 @@ def against(row, other):
         row["verdict"], other.get("low"), other.get("high"))
 
 
-def disagree(rows, others):
-    """Where another CPU's row of the same network reads another decided verdict, or an undecided
-    one that rules the answer's out, said once."""
+def gpu_network(row):
+    """A GPU row's place: every variant is measured there, so the variant too."""
+    return row["backend"], row["model"], row["variant"]
+
+
+def disagree(rows, others, gpu=False):
+    """Where another machine's row of the same network (on a GPU: and variant) reads another
+    decided verdict, or an undecided one that rules the answer's out, said once."""
     said = []
     for machine, records in others:
-        theirs = by_network(records)
+        theirs = ({gpu_network(o): o for o in gpu_rows(records)} if gpu
+                  else by_network(records))
         for r in rows:
-            other = theirs.get((r["backend"], r["model"]))
+            other = theirs.get(gpu_network(r) if gpu else (r["backend"], r["model"]))
+            reads = (f"the {short_name(machine)} reads "
+                     + (f"{call(r['backend'], r['variant'])} " if gpu else "")
+                     + (f"{other['estimate']:.2f}×, " if other else ""))
             if other and settled(other) and other["verdict"] != r["verdict"]:
-                said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
-                            f"{other['verdict']}, on {r['model']}")
+                said.append(f"{reads}{other['verdict']}, on {r['model']}")
             elif other and against(r, other):
-                said.append(f"the {short_name(machine)} reads {other['estimate']:.2f}×, "
-                            f"not {r['verdict']}, on {r['model']}")
+                said.append(f"{reads}not {r['verdict']}, on {r['model']}")
     return f" ({'; '.join(said)})" if said else ""
 
 
-def framework_line(backend, cpu, cpu_records, gpus, others=()):
+def framework_line(backend, cpu, cpu_records, gpus, others=(), other_gpus=()):
     """One framework's line: its gains on the CPU (and where another CPU disagrees), when they
-    pay back, and the same on each GPU."""
+    pay back, and the same on each GPU (and where a GPU of `other_gpus` disagrees)."""
     rows = [r for r in chosen_rows(cpu_records) if r["backend"] == backend]
     text = f"- **{NAMES.get(backend, backend)}** on the {short_name(cpu)}: " + (
         gains(rows) + disagree(rows, others) + pays_back(cpu_records, rows) if rows
@@ -147,22 +154,25 @@ def framework_line(backend, cpu, cpu_records, gpus, others=()):
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
         why = next((v for k, v in NOT_ON_THE_LEASE.items() if NAMES.get(backend) == k), None)
-        text += f" {short_name(gpu)}: " + (gains(mine) + pays_back(found, mine)
+        text += f" {short_name(gpu)}: " + (gains(mine) + disagree(mine, other_gpus, gpu=True)
+                                            + pays_back(found, mine)
                                             + wrong(found, backend) if mine else
                                             f"not measured: {why}" if why else "not yet") + "."
     return text
 
 
-def answer_lines(cpu, cpu_records, gpus, others=()):
+def answer_lines(cpu, cpu_records, gpus, others=(), other_gpus=()):
     """The README's first lines: one per framework, CPU and GPUs side by side (`others`: the
-    other CPUs, [(machine, records)], named where they disagree)."""
+    other CPUs, [(machine, records)], `other_gpus` those beside the GPU of `gpus`, named where
+    they disagree)."""
     backends = sorted({r["backend"] for r in chosen_rows(cpu_records)},
                       key=lambda b: (list(NAMES) + [b]).index(b))
     return [f"**In short**: graph mode's train step against the same framework's eager one "
             f"(× faster; within ±{NOISE:.0%}: no difference), on small networks where per-op "
             "overhead dominates:", "",
-            *(framework_line(b, cpu, cpu_records, gpus, others) for b in backends),
-            *filter(None, [other_cpus_line(cpu, cpu_records, others)])]
+            *(framework_line(b, cpu, cpu_records, gpus, others, other_gpus) for b in backends),
+            *filter(None, [other_cpus_line(cpu, cpu_records, others),
+                           *(other_gpus_line(*gpu, other_gpus) for gpu in gpus[:1])])]
 
 
 def other_cpus_line(cpu, cpu_records, others):
@@ -190,23 +200,37 @@ def other_cpus_line(cpu, cpu_records, others):
             f"{at_code}.")
 
 
-def agreement(pairs, whose, brief=False):
+def other_gpus_line(gpu, gpu_records, others):
+    """How far the other GPUs' train rows (each variant) agree with the README's GPU's: of the
+    rows both decided, how many read the same verdict; None where none measured the same row."""
+    mine = {gpu_network(r): r for r in gpu_rows(gpu_records)}
+    pairs = [(machine, mine[gpu_network(r)], r) for machine, records in others
+             for r in gpu_rows(records) if gpu_network(r) in mine]
+    if not pairs:
+        return None
+    names = ", ".join(dict.fromkeys(f"the {short_name(m)}" for m, _, _ in pairs))
+    return (f"- **Other GPUs** ({names}, in RESULTS.md), against the {short_name(gpu)}'s train "
+            f"rows: {agreement(pairs, short_name(gpu), variants=False)}.")
+
+
+def agreement(pairs, whose, brief=False, variants=True):
     """Of (machine, answer row, other row) pairs: how many of those both decided read the same
     verdict (and how many undecided ones rule the answer's out), and how many of all chose the
-    same best variant (`whose`: the answer's CPU, as the line names it)."""
+    same best variant (`whose`: the answer's machine, as the line names it; `variants`: False
+    where each pair is one variant's)."""
     both = [(a, b) for _, a, b in pairs if settled(a) and settled(b)]
     same = sum(a["verdict"] == b["verdict"] for a, b in both)
     ruled = sum(against(a, b) for _, a, b in pairs)
-    variants = sum(a["variant"] == b["variant"] for _, a, b in pairs)
+    chosen = sum(a["variant"] == b["variant"] for _, a, b in pairs)
     if brief:
         against_it = f" (and {counted(ruled, 'undecided row', 'undecided rows')} against)"
         return (f"{same} of {len(both)} verdicts{against_it if ruled else ''}, "
-                f"{variants} of {len(pairs)} variants")
+                f"{chosen} of {len(pairs)} variants")
     excludes = counted(ruled, "undecided row whose interval excludes",
                        "undecided rows whose intervals exclude") + f" the {whose}'s verdict"
     return (f"the same verdict on {same} of the {len(both)} rows both decided"
-            f"{', and ' + excludes if ruled else ''}; "
-            f"the same best graph variant on {variants} of {len(pairs)}")
+            f"{', and ' + excludes if ruled else ''}"
+            + (f"; the same best graph variant on {chosen} of {len(pairs)}" if variants else ""))
 
 
 def machines_line(machines, lead):
