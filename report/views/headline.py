@@ -202,15 +202,20 @@ def other_cpus_line(cpu, cpu_records, others):
 
 def other_gpus_line(gpu, gpu_records, others):
     """How far the other GPUs' train rows (each variant) agree with the README's GPU's: of the
-    rows both decided, how many read the same verdict; None where none measured the same row."""
+    rows both decided, how many read the same verdict, and how many pairs two timing codes
+    measured; None where none measured the same row."""
     mine = {gpu_network(r): r for r in gpu_rows(gpu_records)}
     pairs = [(machine, mine[gpu_network(r)], r) for machine, records in others
              for r in gpu_rows(records) if gpu_network(r) in mine]
     if not pairs:
         return None
     names = ", ".join(dict.fromkeys(f"the {short_name(m)}" for m, _, _ in pairs))
+    # a row timed by another code may differ for its code, not its GPU
+    apart = sum(a.get("code") != b.get("code") for _, a, b in pairs)
+    code = ("" if not apart else "; at another timing code" if apart == len(pairs)
+            else f"; {apart} of the {len(pairs)} at another timing code")
     return (f"- **Other GPUs** ({names}, in RESULTS.md), against the {short_name(gpu)}'s train "
-            f"rows: {agreement(pairs, short_name(gpu), variants=False)}.")
+            f"rows: {agreement(pairs, short_name(gpu), variants=False)}{code}.")
 
 
 def agreement(pairs, whose, brief=False, variants=True):
