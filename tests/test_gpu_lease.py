@@ -710,6 +710,7 @@ def test_a_step_at_its_limit_is_stopped_as_pytest_saves_not_killed(tmp_path, mon
                       "print('started', flush=True)\n"
                       "time.sleep(60)\n")
     monkeypatch.setattr(job, "STUDIES", tmp_path / "findings")
+    monkeypatch.setattr(job, "STORE", tmp_path / "store")  # its output and phases, else /tmp's
     step = Step("slow", "jax", (str(script),), 1, "a study past its limit", kind="study")
     cost = job.run_step(step, "cpu", dict(os.environ), 1.0, {"gpu": "cpu"})
     assert cost["exit"].startswith("stopped at its limit") and cost["seconds"] < 30
