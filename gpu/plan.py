@@ -472,6 +472,16 @@ def sized(step, costs, scaled=None):
 GUESSED = "the plan's guess"
 
 
+def known_gpus(results):
+    """The GPU models the machines of `results`/summary.json name ('NVIDIA H100 80GB HBM3')."""
+    from machines import gpu_model
+    try:
+        records = json.loads((results / "summary.json").read_text())["records"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return sorted({model for r in records if (model := gpu_model(r["machine"]))})
+
+
 def main(argv=None):
     """Print what a GPU model still lacks at this tree's timing code, in the job's order, with
     each step's expected time, its source and the running total."""
@@ -491,6 +501,9 @@ def main(argv=None):
     except ValueError:
         parser.error(f"--calls {args.calls}: seconds, comma-separated ({calls})")
     folders, code, total, together = [ROOT / "results"], timing_code(), 0, 0
+    if args.gpu not in (known := known_gpus(folders[0])):  # a typo reads as a new GPU kind
+        print(f"gpu/plan.py: no published run names {args.gpu!r} (they name "
+              f"{', '.join(known) or 'no GPU'}): its whole plan follows", file=sys.stderr)
     print(f"{args.gpu}, timing code {code}; dry runs on {dry_costs(folders)[0] or 'no CPU yet'}")
     steps = missing(folders, args.gpu, code)
     for step in steps:

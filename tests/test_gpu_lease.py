@@ -311,6 +311,21 @@ def test_no_guess_keeps_a_step_from_every_window_only_a_whole_call_it_outlasted(
     assert found.expect_s == WHOLE_CALL_S and not longer_than_a_call(found)  # 696 s: a guess
 
 
+def test_the_plan_says_when_no_published_run_names_its_gpu(tmp_path, monkeypatch, capsys):
+    """A session reads its GPU's kind as 'nvidia-h200'; the runs name 'NVIDIA H200': the plan
+    for a name no run has is the whole plan, which read as if nothing had been measured."""
+    from gpu import plan
+    monkeypatch.setattr(plan, "ROOT", tmp_path)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "summary.json").write_text(json.dumps({"records": [
+        {"machine": f"vm (Xeon, 16 cores, {plan.FRONT_GPU})"}, {"machine": "vm (EPYC, 2 cores)"}]}))
+    assert plan.main(["--gpu", "nvidia-h100"]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"gpu/plan.py: no published run names 'nvidia-h100' (they name "
+                   f"{plan.FRONT_GPU}): its whole plan follows"]
+    assert plan.main(["--gpu", plan.FRONT_GPU]) == 0 and not capsys.readouterr().err
+
+
 def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_path, monkeypatch,
                                                                          capsys):
     from gpu import plan
