@@ -193,7 +193,7 @@ def test_a_gpu_beside_the_readmes_gpu_is_named_where_a_variant_disagrees_and_cou
     assert other_gpus_line(GPU, GPU_RECORDS, [(h200, newer)]).endswith(
         "verdict; at another timing code.")
     assert other_gpus_line(GPU, GPU_RECORDS, [(h200, newer[:1] + theirs[1:])]).endswith(
-        "verdict; 1 of the 3 at another timing code.")
+        "verdict; 1 of the 3 rows at another timing code.")
     lines = answer_lines(CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [], [(h200, theirs)])
     assert lines[-1].startswith("- **Other GPUs** (the H200") and "H200" not in lines[0]
 

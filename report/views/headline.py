@@ -213,7 +213,7 @@ def other_gpus_line(gpu, gpu_records, others):
     # a row timed by another code may differ for its code, not its GPU
     apart = sum(a.get("code") != b.get("code") for _, a, b in pairs)
     code = ("" if not apart else "; at another timing code" if apart == len(pairs)
-            else f"; {apart} of the {len(pairs)} at another timing code")
+            else f"; {apart} of the {len(pairs)} rows at another timing code")
     return (f"- **Other GPUs** ({names}, in RESULTS.md), against the {short_name(gpu)}'s train "
             f"rows: {agreement(pairs, short_name(gpu), variants=False)}{code}.")
 
