@@ -96,9 +96,15 @@ def chosen_rows(records):
     return [r for r in records if r["kind"] == "speedup" and r.get("best")]
 
 
-def by_network(records):
-    """A machine's answer rows by (backend, model), to meet another machine's same rows."""
-    return {(r["backend"], r["model"]): r for r in chosen_rows(records)}
+def network(row, gpu=False):
+    """Where a row meets another machine's: (backend, model), and on a GPU, where every variant
+    is measured, the variant too."""
+    return (row["backend"], row["model"]) + ((row["variant"],) if gpu else ())
+
+
+def by_network(records, gpu=False):
+    """A machine's answer rows (on a GPU: its train rows, each variant) by `network`."""
+    return {network(r, gpu): r for r in (gpu_rows(records) if gpu else chosen_rows(records))}
 
 
 def settled(row):
@@ -119,26 +125,21 @@ def against(row, other):
         row["verdict"], other.get("low"), other.get("high"))
 
 
-def gpu_network(row):
-    """A GPU row's place: every variant is measured there, so the variant too."""
-    return row["backend"], row["model"], row["variant"]
-
-
 def disagree(rows, others, gpu=False):
     """Where another machine's row of the same network (on a GPU: and variant) reads another
     decided verdict, or an undecided one that rules the answer's out, said once."""
     said = []
     for machine, records in others:
-        theirs = ({gpu_network(o): o for o in gpu_rows(records)} if gpu
-                  else by_network(records))
+        theirs = by_network(records, gpu)
         for r in rows:
-            other = theirs.get(gpu_network(r) if gpu else (r["backend"], r["model"]))
+            if not (other := theirs.get(network(r, gpu))):
+                continue
             reads = (f"the {short_name(machine)} reads "
                      + (f"{call(r['backend'], r['variant'])} " if gpu else "")
-                     + (f"{other['estimate']:.2f}×, " if other else ""))
-            if other and settled(other) and other["verdict"] != r["verdict"]:
+                     + f"{other['estimate']:.2f}×, ")
+            if settled(other) and other["verdict"] != r["verdict"]:
                 said.append(f"{reads}{other['verdict']}, on {r['model']}")
-            elif other and against(r, other):
+            elif against(r, other):
                 said.append(f"{reads}not {r['verdict']}, on {r['model']}")
     return f" ({'; '.join(said)})" if said else ""
 
@@ -204,9 +205,9 @@ def other_gpus_line(gpu, gpu_records, others):
     """How far the other GPUs' train rows (each variant) agree with the README's GPU's: of the
     rows both decided, how many read the same verdict, and how many pairs two timing codes
     measured; None where none measured the same row."""
-    mine = {gpu_network(r): r for r in gpu_rows(gpu_records)}
-    pairs = [(machine, mine[gpu_network(r)], r) for machine, records in others
-             for r in gpu_rows(records) if gpu_network(r) in mine]
+    mine = by_network(gpu_records, gpu=True)
+    pairs = [(machine, mine[place], r) for machine, records in others
+             for place, r in by_network(records, gpu=True).items() if place in mine]
     if not pairs:
         return None
     names = ", ".join(dict.fromkeys(f"the {short_name(m)}" for m, _, _ in pairs))
