@@ -188,7 +188,9 @@ def test_a_gpu_beside_the_readmes_gpu_is_named_where_a_variant_disagrees_and_cou
         "- **Other GPUs** (the H200, in RESULTS.md), against the H100's train rows: the same "
         "verdict on 1 of the 2 rows both decided, and 1 undecided row whose interval excludes "
         "the H100's verdict.")
-    assert other_gpus_line(GPU, GPU_RECORDS, [(h200, theirs[3:])]) is None
+    assert other_gpus_line(GPU, GPU_RECORDS, [(h200, theirs[3:])]) == (
+        "- **Other GPUs** (the H200, in RESULTS.md): no train row the H100 measured too.")
+    assert other_gpus_line(GPU, GPU_RECORDS, []) is None
     newer = [dict(r, code="37ef4920a8c9") for r in theirs]
     assert other_gpus_line(GPU, GPU_RECORDS, [(h200, newer)]).endswith(
         "verdict; at another timing code.")

@@ -89,9 +89,6 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCAL
         for other, shown, found in machines:
             parts += (gpu_table(other, shown, found, machine, records, brief=bool(more))
                       if other in others and other not in elsewhere_gpus else [])
-    if elsewhere_gpus:
-        parts += ["The GPU table of the " + ", ".join(map(short_name, elsewhere_gpus))
-                  + f", which has fewer rows measured: [in full]({more}).", ""]
     text = "\n".join(parts)
     if more:  # the README's block holds the legend; the machines it names are known only now
         text = text.replace(LEGEND, legend(machines, lead_of(machines, front)[0], text))

@@ -204,13 +204,16 @@ def other_cpus_line(cpu, cpu_records, others):
 def other_gpus_line(gpu, gpu_records, others):
     """How far the other GPUs' train rows (each variant) agree with the README's GPU's: of the
     rows both decided, how many read the same verdict, and how many pairs two timing codes
-    measured; None where none measured the same row."""
+    measured; the line that names them and their tables' place, None without another GPU."""
+    if not others:
+        return None
     mine = by_network(gpu_records, gpu=True)
     pairs = [(machine, mine[place], r) for machine, records in others
              for place, r in by_network(records, gpu=True).items() if place in mine]
+    names = ", ".join(f"the {short_name(m)}" for m, _ in others)
     if not pairs:
-        return None
-    names = ", ".join(dict.fromkeys(f"the {short_name(m)}" for m, _, _ in pairs))
+        return (f"- **Other GPUs** ({names}, in RESULTS.md): no train row the {short_name(gpu)} "
+                "measured too.")
     # a row timed by another code may differ for its code, not its GPU
     apart = sum(a.get("code") != b.get("code") for _, a, b in pairs)
     code = ("" if not apart else "; at another timing code" if apart == len(pairs)
