@@ -107,6 +107,14 @@ def by_network(records, gpu=False):
     return {network(r, gpu): r for r in (gpu_rows(records) if gpu else chosen_rows(records))}
 
 
+def meeting(records, others, gpu=False):
+    """(machine, row of `records`, that machine's row) for each row another machine of `others`
+    ([(machine, records)]) measured at the same `network`."""
+    mine = by_network(records, gpu)
+    return [(machine, mine[place], r) for machine, found in others
+            for place, r in by_network(found, gpu).items() if place in mine]
+
+
 def settled(row):
     """Whether a row's verdict is decided: faster, slower or within the noise, not undecided."""
     return row["verdict"] not in (UNDECIDED, None)
@@ -181,9 +189,7 @@ def other_cpus_line(cpu, cpu_records, others):
     many read the same verdict; of those both measured, how many chose the same best variant;
     None where no other CPU measured these rows (RESULTS.md names each CPU, the README counts);
     the same for the CPUs at the answer's timing code apart."""
-    mine = by_network(cpu_records)
-    pairs = [(machine, mine[network], r) for machine, records in others
-             for network, r in by_network(records).items() if network in mine]
+    pairs = meeting(cpu_records, others)
     if not pairs:
         return None
     count = lambda found: {m for m, _, _ in found}
@@ -207,9 +213,7 @@ def other_gpus_line(gpu, gpu_records, others):
     measured; the line that names them and their tables' place, None without another GPU."""
     if not others:
         return None
-    mine = by_network(gpu_records, gpu=True)
-    pairs = [(machine, mine[place], r) for machine, records in others
-             for place, r in by_network(records, gpu=True).items() if place in mine]
+    pairs = meeting(gpu_records, others, gpu=True)
     names = ", ".join(f"the {short_name(m)}" for m, _ in others)
     if not pairs:
         return (f"- **Other GPUs** ({names}, in RESULTS.md): no train row the {short_name(gpu)} "
