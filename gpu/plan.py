@@ -356,17 +356,35 @@ def step_costs(folders, gpu_model):
     """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
     that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another
     GPU's, less inductor's ISA probes where it ran them on a GPU (without_probes); a dry run's
-    ledger (a CPU's) counts for that CPU's own dry runs only."""
-    found = []
-    for path, saved in _saved(folders, "**/costs_*.json"):
+    ledger (a CPU's) counts for that CPU's own dry runs only. Another GPU's cost is scaled by
+    what this GPU took against it (other_gpu_ratios): the H100's Chainer first calls (28 s, a
+    CuPy cache kept between steps) took the H200 70 s, each process compiling into an empty one."""
+    newest = {True: {}, False: {}}
+    for path, saved in sorted(_saved(folders, "**/costs_*.json"), key=lambda item: item[0].name):
         machine = saved.get("machine", {})
-        mine = machine.get("gpu") == gpu_model
+        mine, on_gpu = machine.get("gpu") == gpu_model, machine.get("device") == "cuda"
         if mine or machine.get("device") != "cpu":
-            found += [((mine, path.name), cost, machine.get("device") == "cuda")
-                      for cost in saved.get("steps", [])]
-    return {cost["step"]: (without_probes(cost) if on_gpu else cost["seconds"],
-                           isinstance(cost["exit"], int))
-            for _, cost, on_gpu in sorted(found, key=lambda item: item[0])}
+            newest[mine].update({cost["step"]: (without_probes(cost) if on_gpu else
+                                                cost["seconds"], isinstance(cost["exit"], int))
+                                 for cost in saved.get("steps", [])})
+    mine, other = newest[True], newest[False]
+    ratios = other_gpu_ratios(mine, other)
+    scaled = {}
+    for name, (seconds, finished) in other.items():
+        near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None) \
+            if name in NAMED else None
+        scaled[name] = (seconds * statistics.median(near) if near else seconds, finished)
+    return {**scaled, **mine}
+
+
+def other_gpu_ratios(mine, other):
+    """{a key of _nearest: [this GPU's cost / another GPU's]} over the steps both finished."""
+    ratios = {}
+    for name in mine.keys() & other.keys() & NAMED.keys():
+        if mine[name][1] and other[name][1] and other[name][0] > 0:
+            for key in _nearest(NAMED[name]):
+                ratios.setdefault(key, []).append(mine[name][0] / other[name][0])
+    return ratios
 
 
 def without_probes(cost):

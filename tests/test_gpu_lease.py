@@ -199,14 +199,16 @@ def _dry_job(monkeypatch, store, out, device="cpu"):
 def _ledger(folder, gpu, cpu="AMD EPYC family 26 model 2", stamp="20261127T010000",
             probes=False, **steps):
     """A cost ledger as gpu/job.py writes it: a GPU's, or a dry run's where `gpu` is "cpu";
-    steps by name with '_' for '-', seconds (an int: it exited 1; a string: it was cut). A GPU's
+    steps by name with '_' for '-', seconds (an int: it exited 1; a string: it was cut, after the
+    seconds it ends with, if any). A GPU's
     torch steps skip inductor's ISA probes as the job's do since window 7, unless `probes`."""
     folder.mkdir(parents=True, exist_ok=True)
     skip = {} if probes or gpu == "cpu" else {"env": {"TORCHINDUCTOR_VEC_ISA_OK": "0"}}
     (folder / f"costs_{stamp}.json").write_text(json.dumps({
         "machine": {"gpu": gpu, "device": "cpu" if gpu == "cpu" else "cuda", "cpu": cpu},
         "steps": [{"step": name.replace("_", "-").replace("mnist-cnn", "mnist_cnn").replace(
-                       "cuda-graph", "cuda_graph"), "seconds": s,
+                       "cuda-graph", "cuda_graph"),
+                   "seconds": float(s.split()[-1]) if isinstance(s, str) and s[-1].isdigit() else s,
                    "exit": 0 if isinstance(s, float) else 1 if isinstance(s, int)
                    else "stopped at its limit", **(skip if "torch" in name else {})}
                   for name, s in steps.items()]}))
@@ -1270,3 +1272,24 @@ def test_the_gpu_tables_full_form_says_what_the_steps_counted_and_the_readmes_le
         "torch mnist_cnn `graph_cudagraphs` train: 2 graphs left out of CUDA graphs at its first "
         "calls."]
     assert said(True, records) == [] and said(False, records[1:]) == []
+
+
+def test_another_gpus_cost_is_scaled_by_what_this_gpu_took_against_it(tmp_path):
+    """The H100's Chainer first calls (28 s, 25 s) sized the H200's steps, which took 70 s and
+    more (each process compiling into an empty CuPy cache): two windows cut one at its limit."""
+    from gpu.plan import missing, step_costs
+    h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
+    _ledger(tmp_path / "h100", h100, first_calls_chainer_mnist_cnn=28.0,
+            first_calls_chainer_resnet=38.0, first_calls_chainer_vgg=25.0, jax_vgg=60.0)
+    _ledger(tmp_path / "h200", h200, stamp="20261204T160000",
+            first_calls_chainer_mnist_cnn=70.0, first_calls_chainer_vgg="cut 61")
+    costs = step_costs([tmp_path], h200)
+    assert costs["first-calls-chainer-resnet"] == (95.0, True)  # 38 × 70/28
+    assert costs["first-calls-chainer-mnist_cnn"] == (70.0, True)  # its own, as is
+    assert costs["jax-vgg"] == (60.0, True)  # no JAX step both ran: as the H100 took it
+    sized = {s.name: s for s in missing([tmp_path], h200, "abc")}
+    assert sized["first-calls-chainer-resnet"].expect_s == 95
+    # a cut step is no ratio: its time is a bound, not what the step takes
+    _ledger(tmp_path / "h200", h200, stamp="20261204T170000",
+            first_calls_chainer_mnist_cnn="cut 33")
+    assert step_costs([tmp_path], h200)["first-calls-chainer-resnet"] == (38.0, True)
