@@ -134,8 +134,8 @@ def against(row, other):
 
 
 def disagree(rows, others, gpu=False):
-    """Where another machine's row of the same network (on a GPU: and variant) reads another
-    decided verdict, or an undecided one that rules the answer's out, said once."""
+    """[where another machine's row of the same network (on a GPU: and variant) reads another
+    decided verdict, or an undecided one that rules the answer's out], each said once."""
     said = []
     for machine, records in others:
         theirs = by_network(records, gpu)
@@ -149,7 +149,17 @@ def disagree(rows, others, gpu=False):
                 said.append(f"{reads}{other['verdict']}, on {r['model']}")
             elif against(r, other):
                 said.append(f"{reads}not {r['verdict']}, on {r['model']}")
-    return f" ({'; '.join(said)})" if said else ""
+    return said
+
+
+def beside(text, asides):
+    """`text` (gains') with `asides` in parentheses: inside its own where it holds one, at its end
+    (not '(decoder, vgg) (the Zen 4 reads ...)'); apart where it holds more, as the last one
+    (another variant's, or slower rows') would seem to hold them."""
+    if not asides:
+        return text
+    inside = text.endswith(")") and text.count(" (") == 1
+    return (f"{text[:-1]}; " if inside else f"{text} (") + "; ".join(asides) + ")"
 
 
 def framework_line(backend, cpu, cpu_records, gpus, others=(), other_gpus=()):
@@ -157,13 +167,13 @@ def framework_line(backend, cpu, cpu_records, gpus, others=(), other_gpus=()):
     pay back, and the same on each GPU (and where a GPU of `other_gpus` disagrees)."""
     rows = [r for r in chosen_rows(cpu_records) if r["backend"] == backend]
     text = f"- **{NAMES.get(backend, backend)}** on the {short_name(cpu)}: " + (
-        gains(rows) + disagree(rows, others) + pays_back(cpu_records, rows) if rows
+        beside(gains(rows), disagree(rows, others)) + pays_back(cpu_records, rows) if rows
         else "not measured")
     text += wrong(cpu_records, backend) + "."
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
         why = next((v for k, v in NOT_ON_THE_LEASE.items() if NAMES.get(backend) == k), None)
-        text += f" {short_name(gpu)}: " + (gains(mine) + disagree(mine, other_gpus, gpu=True)
+        text += f" {short_name(gpu)}: " + (beside(gains(mine), disagree(mine, other_gpus, True))
                                             + pays_back(found, mine)
                                             + wrong(found, backend) if mine else
                                             f"not measured: {why}" if why else "not yet") + "."
