@@ -356,10 +356,13 @@ def step_costs(folders, gpu_model):
     """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
     that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another
     GPU's, less inductor's ISA probes where it ran them on a GPU (without_probes); a dry run's
-    ledger (a CPU's) counts for that CPU's own dry runs only. Another GPU's cost is scaled by
-    what this GPU took against it (other_gpu_ratios): the H100's Chainer first calls (28 s, a
-    CuPy cache kept between steps) took the H200 70 s, each process compiling into an empty one."""
-    newest = {True: {}, False: {}}
+    ledger (a CPU's) counts for that CPU's own dry runs only. Another GPU's cost (the H100's
+    windows 2-3 among them, MEASURED_NOW_S) has a third item, what it was scaled by (None where
+    nothing was): what this GPU took against that GPU's (other_gpu_ratios), as the H100's
+    Chainer first calls (28 s, a CuPy cache kept between steps) took the H200 70 s, each process
+    compiling into an empty one."""
+    front = {name: (float(s), True) for name, s in MEASURED_NOW_S.items()}
+    newest = {True: {}, False: {} if gpu_model == FRONT_GPU else front}
     for path, saved in sorted(_saved(folders, "**/costs_*.json"), key=lambda item: item[0].name):
         machine = saved.get("machine", {})
         mine, on_gpu = machine.get("gpu") == gpu_model, machine.get("device") == "cuda"
@@ -373,7 +376,8 @@ def step_costs(folders, gpu_model):
     for name, (seconds, finished) in other.items():
         near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None) \
             if name in NAMED else None
-        scaled[name] = (seconds * statistics.median(near) if near else seconds, finished)
+        ratio = statistics.median(near) if near else None
+        scaled[name] = (seconds * (ratio or 1), finished, ratio)
     return {**scaled, **mine}
 
 
@@ -433,7 +437,8 @@ def dry_estimates(folders, costs):
     _, dry = dry_costs(folders)
     dry = {**{half: dry[whole] for half, whole in _same_on_a_cpu().items() if whole in dry},
            **dry}
-    on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished) in costs.items() if finished}}
+    on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished, *_) in costs.items()
+                                   if finished}}
     ratios = {}
     for name in dry.keys() & on_gpu.keys() & NAMED.keys():
         if dry[name] > 0:
@@ -470,12 +475,14 @@ def sized(step, costs, scaled=None):
     Only a step stopped with (most of) a whole call expects more than one (WHOLE_CALL_S): a
     guess, or a limit from one, never keeps a step from every window."""
     if step.name in costs:
-        seconds, finished = costs[step.name]
+        seconds, finished, *other = costs[step.name]
         expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
         if not finished and seconds < MOST_OF_A_CALL * WHOLE_CALL_S:
             expect = min(expect, WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2),
-                       sized_by="a GPU job's cost")
+                       sized_by=("another GPU's cost" + (f" × {other[0]:.2f}, what this GPU took "
+                                 "against it" if other[0] else "")) if other
+                       else "a GPU job's cost")
     if step.name in (scaled or {}):
         expect = min(math.ceil(scaled[step.name]), WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),

@@ -1277,19 +1277,27 @@ def test_the_gpu_tables_full_form_says_what_the_steps_counted_and_the_readmes_le
 def test_another_gpus_cost_is_scaled_by_what_this_gpu_took_against_it(tmp_path):
     """The H100's Chainer first calls (28 s, 25 s) sized the H200's steps, which took 70 s and
     more (each process compiling into an empty CuPy cache): two windows cut one at its limit."""
-    from gpu.plan import missing, step_costs
+    from gpu.plan import MEASURED_NOW_S, missing, step_costs
     h100, h200 = "NVIDIA H100 80GB HBM3", "NVIDIA H200"
     _ledger(tmp_path / "h100", h100, first_calls_chainer_mnist_cnn=28.0,
-            first_calls_chainer_resnet=38.0, first_calls_chainer_vgg=25.0, jax_vgg=60.0)
+            first_calls_chainer_resnet=38.0, first_calls_chainer_vgg=25.0, busy_jax_resnet=60.0)
     _ledger(tmp_path / "h200", h200, stamp="20261204T160000",
-            first_calls_chainer_mnist_cnn=70.0, first_calls_chainer_vgg="cut 61")
+            first_calls_chainer_mnist_cnn=70.0, first_calls_chainer_vgg="cut 61",
+            torch_vgg=2.0 * MEASURED_NOW_S["torch-vgg"])
     costs = step_costs([tmp_path], h200)
-    assert costs["first-calls-chainer-resnet"] == (95.0, True)  # 38 × 70/28
+    assert costs["first-calls-chainer-resnet"] == (95.0, True, 2.5)  # 38 × 70/28
     assert costs["first-calls-chainer-mnist_cnn"] == (70.0, True)  # its own, as is
-    assert costs["jax-vgg"] == (60.0, True)  # no JAX step both ran: as the H100 took it
+    assert costs["busy-jax-resnet"] == (60.0, True, None)  # no busy step both ran: as it took
+    assert costs["jax-vgg"] == (2.0 * MEASURED_NOW_S["jax-vgg"], True, 2.0)  # a steady step's
     sized = {s.name: s for s in missing([tmp_path], h200, "abc")}
     assert sized["first-calls-chainer-resnet"].expect_s == 95
+    assert sized["first-calls-chainer-resnet"].sized_by.startswith("another GPU's cost × 2.50")
+    assert sized["busy-jax-resnet"].sized_by == "another GPU's cost"
+    # the H100's windows 2-3 (MEASURED_S) are another GPU's costs too, and pair with this one's
+    wait = sized["torch-mnist_cnn-wait-step"]
+    assert wait.expect_s == 2 * MEASURED_NOW_S["torch-mnist_cnn-wait-step"], wait.sized_by
+    assert step_costs([tmp_path], h100)["first-calls-chainer-resnet"] == (38.0, True)  # its own
     # a cut step is no ratio: its time is a bound, not what the step takes
     _ledger(tmp_path / "h200", h200, stamp="20261204T170000",
             first_calls_chainer_mnist_cnn="cut 33")
-    assert step_costs([tmp_path], h200)["first-calls-chainer-resnet"] == (38.0, True)
+    assert step_costs([tmp_path], h200)["first-calls-chainer-resnet"] == (38.0, True, None)
