@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from gpu.plan import (GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES, PLAN,  # noqa: E402
-                      WHOLE_CALL_S, missing, whole_of)
+                      UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
@@ -335,6 +335,13 @@ def needs(steps, n):
     return _cost(step) + (_cost(pair) if pair else 0), pair
 
 
+def with_margin(step, expect):
+    """The seconds a call must hold to start `step`, expected to take `expect`: more where that
+    rests on no cost of this GPU's own (plan.UNSURE), unless it would then fit no call."""
+    more = expect * UNSURE_MARGIN
+    return more if step.sized_by.startswith(UNSURE) and more <= WHOLE_CALL_S else expect
+
+
 def chosen(steps, left):
     """Each of `steps` with why it is left for the next window, or None where it runs now;
     `left(step)`: the seconds the call has left for `step` when it comes up."""
@@ -348,9 +355,11 @@ def chosen(steps, left):
         elif longer_than_a_call(step):
             why = (f"expects {_cost(step)} s, more than a call holds ({WHOLE_CALL_S} s): no "
                    "window runs it until gpu/plan.py splits it")
-        elif expect + GRACE_S > (have := left(step)):
-            why = (f"expects {expect} s{f' with {pair.name}' if pair else ''} and {GRACE_S} s "
-                   f"to save; {have:.0f} s left")
+        elif with_margin(step, expect) + GRACE_S > (have := left(step)):
+            more = with_margin(step, expect) > expect
+            why = (f"expects {expect} s{f' with {pair.name}' if pair else ''}"
+                   f"{f', {UNSURE_MARGIN}× that sized elsewhere,' if more else ''} and {GRACE_S} "
+                   f"s to save; {have:.0f} s left")
         else:
             why = None
         if why:

@@ -26,6 +26,11 @@ JOB_START_S = 15
 WHOLE_CALL_S = CALL_S - JOB_START_S - GRACE_S
 # a step stopped after this share of a whole call had one: it expects more, and waits to be split
 MOST_OF_A_CALL = 0.9
+# the expectations that rest on no cost of this GPU's own (sized): a call starts such a step only
+# where this much more than it expects fits (gpu.job.chosen); the three steps cut in windows 8-9
+# (H200) were sized from the H100's costs and ran 2-3 times as long
+UNSURE = ("another GPU's cost", "dry run", "its -graph part", "windows 2-3", "the plan's guess")
+UNSURE_MARGIN = 1.25
 # a window's second call: what 900 s lent leave after the machine's start, the first call and
 # the transfers (window 4's three calls ran 750 s of its 900)
 SECOND_CALL_S = 260

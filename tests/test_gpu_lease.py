@@ -1301,3 +1301,23 @@ def test_another_gpus_cost_is_scaled_by_what_this_gpu_took_against_it(tmp_path):
     _ledger(tmp_path / "h200", h200, stamp="20261204T170000",
             first_calls_chainer_mnist_cnn="cut 33")
     assert step_costs([tmp_path], h200)["first-calls-chainer-resnet"] == (38.0, True, None)
+
+
+def test_a_step_sized_elsewhere_starts_only_where_a_quarter_more_fits():
+    """Windows 8-9 started three steps sized from the H100's costs with their expectation just
+    fitting the time left: each ran 2-3 times as long, was cut at its limit and saved nothing."""
+    from dataclasses import replace
+    from gpu.job import chosen
+    from gpu.plan import GRACE_S, PLAN, WHOLE_CALL_S
+    named = {s.name: s for s in PLAN}
+    step = lambda name, seconds, by: replace(named[name], expect_s=seconds, sized_by=by)
+    why = lambda s, left: next(w for _, w in chosen([s], lambda _: left))
+    elsewhere = step("first-calls-chainer-vgg", 100, "another GPU's cost × 2.54, what ...")
+    assert why(elsewhere, 125 + GRACE_S) is None
+    assert "1.25× that sized elsewhere" in why(elsewhere, 124 + GRACE_S)
+    assert why(step("first-calls-chainer-vgg", 100, "a GPU job's cost"), 100 + GRACE_S) is None
+    guessed = step("lengths-chainer-eager-exact", 30, "the plan's guess (GUESS_S)")
+    assert why(guessed, 70) is not None and why(guessed, 78) is None
+    # a quarter more than a whole call holds: as it expects, or it would run in no call
+    long = step("lengths-jax-eager", WHOLE_CALL_S - 10, "dry run × GPU/dry ratio")
+    assert why(long, WHOLE_CALL_S + GRACE_S) is None
