@@ -358,7 +358,7 @@ def chosen(steps, left):
         elif with_margin(step, expect) + GRACE_S > (have := left(step)):
             more = with_margin(step, expect) > expect
             why = (f"expects {expect} s{f' with {pair.name}' if pair else ''}"
-                   f"{f', {UNSURE_MARGIN}× that sized elsewhere,' if more else ''} and {GRACE_S} "
+                   f"{f' (sized elsewhere: {UNSURE_MARGIN}× that)' if more else ''} and {GRACE_S} "
                    f"s to save; {have:.0f} s left")
         else:
             why = None

@@ -1314,7 +1314,7 @@ def test_a_step_sized_elsewhere_starts_only_where_a_quarter_more_fits():
     why = lambda s, left: next(w for _, w in chosen([s], lambda _: left))
     elsewhere = step("first-calls-chainer-vgg", 100, "another GPU's cost × 2.54, what ...")
     assert why(elsewhere, 125 + GRACE_S) is None
-    assert "1.25× that sized elsewhere" in why(elsewhere, 124 + GRACE_S)
+    assert "100 s (sized elsewhere: 1.25× that) and" in why(elsewhere, 124 + GRACE_S)
     assert why(step("first-calls-chainer-vgg", 100, "a GPU job's cost"), 100 + GRACE_S) is None
     guessed = step("lengths-chainer-eager-exact", 30, "the plan's guess (GUESS_S)")
     assert why(guessed, 70) is not None and why(guessed, 78) is None
