@@ -355,11 +355,10 @@ def chosen(steps, left):
         elif longer_than_a_call(step):
             why = (f"expects {_cost(step)} s, more than a call holds ({WHOLE_CALL_S} s): no "
                    "window runs it until gpu/plan.py splits it")
-        elif with_margin(step, expect) + GRACE_S > (have := left(step)):
-            more = with_margin(step, expect) > expect
+        elif (need := with_margin(step, expect)) + GRACE_S > (have := left(step)):
             why = (f"expects {expect} s{f' with {pair.name}' if pair else ''}"
-                   f"{f' (sized elsewhere: {UNSURE_MARGIN}× that)' if more else ''} and {GRACE_S} "
-                   f"s to save; {have:.0f} s left")
+                   f"{f' (sized elsewhere: {UNSURE_MARGIN}× that)' if need > expect else ''} and "
+                   f"{GRACE_S} s to save; {have:.0f} s left")
         else:
             why = None
         if why:

@@ -377,24 +377,34 @@ def step_costs(folders, gpu_model):
                                                 cost["seconds"], isinstance(cost["exit"], int))
                                  for cost in saved.get("steps", [])})
     mine, other = newest[True], newest[False]
-    ratios = other_gpu_ratios(mine, other)
+    ratios = ratios_by_kind(finished(mine), finished(other))
     scaled = {}
-    for name, (seconds, finished) in other.items():
-        near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None) \
-            if name in NAMED else None
-        ratio = statistics.median(near) if near else None
-        scaled[name] = (seconds * (ratio or 1), finished, ratio)
+    for name, (seconds, done) in other.items():
+        ratio = nearest_ratio(name, ratios)
+        scaled[name] = (seconds * (ratio or 1), done, ratio)
     return {**scaled, **mine}
 
 
-def other_gpu_ratios(mine, other):
-    """{a key of _nearest: [this GPU's cost / another GPU's]} over the steps both finished."""
+def finished(costs):
+    """{step name: seconds} of the steps in `costs` (step_costs) that finished."""
+    return {name: cost[0] for name, cost in costs.items() if cost[1]}
+
+
+def ratios_by_kind(top, bottom):
+    """{a key of _nearest: [top / bottom]} over the plan's steps both {name: seconds} hold."""
     ratios = {}
-    for name in mine.keys() & other.keys() & NAMED.keys():
-        if mine[name][1] and other[name][1] and other[name][0] > 0:
+    for name in top.keys() & bottom.keys() & NAMED.keys():
+        if bottom[name] > 0:
             for key in _nearest(NAMED[name]):
-                ratios.setdefault(key, []).append(mine[name][0] / other[name][0])
+                ratios.setdefault(key, []).append(top[name] / bottom[name])
     return ratios
+
+
+def nearest_ratio(name, ratios):
+    """The median of the ratios (ratios_by_kind) nearest to step `name`; None without any."""
+    near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None) \
+        if name in NAMED else None
+    return statistics.median(near) if near else None
 
 
 def without_probes(cost):
@@ -443,20 +453,14 @@ def dry_estimates(folders, costs):
     _, dry = dry_costs(folders)
     dry = {**{half: dry[whole] for half, whole in _same_on_a_cpu().items() if whole in dry},
            **dry}
-    on_gpu = {**MEASURED_NOW_S, **{name: s for name, (s, finished, *_) in costs.items()
-                                   if finished}}
-    ratios = {}
-    for name in dry.keys() & on_gpu.keys() & NAMED.keys():
-        if dry[name] > 0:
-            for key in _nearest(NAMED[name]):
-                ratios.setdefault(key, []).append(on_gpu[name] / dry[name])
+    on_gpu = {**MEASURED_NOW_S, **finished(costs)}
+    ratios = ratios_by_kind(on_gpu, dry)
     found = {}
     for name in dry.keys() & NAMED.keys() - on_gpu.keys():
         if NAMED[name].variants and set(NAMED[name].variants) <= GPU_ONLY.keys():
             continue  # its dry run timed eager alone: a CPU skips every CUDA-graph arm
-        near = next((ratios[k] for k in _nearest(NAMED[name]) if k in ratios), None)
-        if near:
-            found[name] = dry[name] * statistics.median(near)
+        if ratio := nearest_ratio(name, ratios):
+            found[name] = dry[name] * ratio
     return found
 
 
@@ -485,10 +489,10 @@ def sized(step, costs, scaled=None):
         expect = math.ceil(seconds) if finished else max(step.expect_s, math.ceil(2 * seconds))
         if not finished and seconds < MOST_OF_A_CALL * WHOLE_CALL_S:
             expect = min(expect, WHOLE_CALL_S)
+        by = ("a GPU job's cost" if not other else "another GPU's cost" if other[0] is None
+              else f"another GPU's cost × {other[0]:.2f}, what this GPU took against it")
         return replace(step, expect_s=expect, limit_s=max(step.limit_s, expect * 3 // 2),
-                       sized_by=("another GPU's cost" + (f" × {other[0]:.2f}, what this GPU took "
-                                 "against it" if other[0] else "")) if other
-                       else "a GPU job's cost")
+                       sized_by=by)
     if step.name in (scaled or {}):
         expect = min(math.ceil(scaled[step.name]), WHOLE_CALL_S)
         return replace(step, expect_s=expect, limit_s=max(90, 2 * expect),
