@@ -60,6 +60,7 @@ class Step:
     env: tuple = ()  # (name, value) set for this step's processes only
     part: str = ""  # the part it measures beyond the answer rows (PARTS), for the report
     label: str = ""  # of that part, the model (a prefix) or variant whose records it gives
+    case: str = ""  # and the case they carry, where a step takes one (a lengths strategy)
     expect_s: int = 0  # what it takes on a GPU (0: unknown): skipped where it won't fit the time
     kind: str = "run"  # run: a saved pytest-benchmark run; check: a pytest session, study: a
     # script printing JSON lines (both saved as findings/gpu_<name>.json with their output)
@@ -234,7 +235,7 @@ PLAN = (
            ("suites/test_lengths.py", "--job", "seeds", "--backend", b, "--variant", v,
             *(("-k", k) if k else ())),
            GUESS_S["lengths", b] * 3, f"lengths that vary, {b} `{v}`{', ' + k if k else ''}",
-           expect_s=GUESS_S["lengths", b], part="lengths", label=v)
+           expect_s=GUESS_S["lengths", b], part="lengths", label=v, case=k or "")
       for b in BACKENDS for v in LENGTHS_VARIANTS[b]
       for k in (PAD_STRATEGY_NAMES if b in LENGTHS_PER_STRATEGY else (None,))),
     # 5: article 002 on the GPU: mixed precision in each mode, then deterministic ops

@@ -703,6 +703,20 @@ def test_chainers_lengths_take_a_step_per_strategy_and_the_others_a_step_per_var
         assert not any("-k" in s.args for s in steps[b])
 
 
+def test_a_chainer_lengths_strategy_is_measured_only_by_its_own_total():
+    """The tenth window ran two of Chainer's eight lengths strategies (eager, exact and powers of
+    two): its eager variant is still named as not measured, beside its graph one."""
+    from gpu.plan import PAD_STRATEGY_NAMES
+    from report.build.plan_gaps import not_measured
+    total = lambda variant, case: _rec("lengths_total", "chainer", variant, "lengths", "decoder",
+                                       case=case)
+    gap = lambda records: next(x for x in not_measured(records) if x.startswith("lengths"))
+    assert gap([total("eager", "exact"), total("eager", "pow2")]) == (
+        "lengths that vary (jax, torch; chainer: eager, graph)")
+    assert gap([total(v, k) for v in ("eager", "graph") for k in PAD_STRATEGY_NAMES]) == (
+        "lengths that vary (jax, torch)")
+
+
 def test_the_gpu_job_needs_the_commit_it_was_sent(monkeypatch, capsys):
     from gpu import job
     monkeypatch.delenv("GRAPHBENCH_CODE", raising=False)

@@ -1,7 +1,8 @@
 """Issue 37 part 4: what finishes a stream of varying lengths first, decided once on the records
 (lengths.mark_first), and the answer's words for it, a silent fallback to eager included."""
-from report.build.lengths import TIE, mark_first
+from report.build.lengths import TIE, mark_first, why_undecided
 from report.views.answer import backend_lines
+from report.views.gpu import lengths_gpu_line
 from report.views.headline import varying_shapes
 from report.views.lengths import lengths_line, lengths_table
 from tests.test_answer import steady
@@ -66,3 +67,39 @@ def test_the_answer_names_what_one_cold_run_does_not_tell_apart_from_the_first()
                            "cold run each, so totals within 1.5× are not told apart)")
     assert ("JAX `jax.jit` padded to the longest; PyTorch eager padded to multiples of 32 (tied: "
             "exact lengths; `torch.compile()` at multiples of 32, powers of two).") in line
+
+
+def test_a_gpu_names_a_first_only_once_its_plan_is_measured_each_strategy_in_its_own_process():
+    """The H200's Chainer lengths (window 10): two of eight totals, so none is first; the H100's,
+    four strategies a process, each later one reusing the kernels the first compiled, so none
+    either; JAX's, one process a variant (its compile_cache empties what it compiled), decided."""
+    plan = {"chainer": [(v, k) for v in ("eager", "graph") for k in ("exact", "pow2")],
+            "jax": [("graph", "exact"), ("graph", "max")]}
+    so_far = [run("eager", "exact", 26.0, backend="chainer", run="0246"),
+              run("eager", "pow2", 22.95, backend="chainer", run="0251")]
+    h100 = [("eager", "exact", 17.5), ("eager", "pow2", 6.1), ("graph", "exact", 18.7),
+            ("graph", "pow2", 4.0)]
+    shared = [run(v, k, t, backend="chainer", run=f"013{i // 2}")  # two strategies a run
+              for i, (v, k, t) in enumerate(h100)]
+    jax = [run("graph", "exact", 9.0, backend="jax"), run("graph", "max", 5.0, backend="jax")]
+    for chainer, why in ((so_far, "2 of its 4 totals measured"),
+                         (shared, "its strategies shared a process, each later one reusing the "
+                                  "kernels the first compiled")):
+        found = mark_first(chainer + jax, why_undecided(chainer + jax, plan, ("chainer",)))
+        assert [(r["backend"], r["case"]) for r in found if r.get("first")] == [("jax", "max")]
+        assert {r.get("undecided") for r in found if r["backend"] == "chainer"} == {why}
+    # one process a strategy, the plan's every pair: decided
+    own = [run(v, k, t, backend="chainer", run=f"025{i}") for i, (v, k, t) in enumerate(h100)]
+    found = mark_first(own, why_undecided(own, plan, ("chainer",)))
+    assert [r["case"] for r in found if r.get("first")] == ["pow2"] and not any(
+        r.get("undecided") for r in found)
+    # a CPU's runs: no plan, no process rule (NumPy compiles nothing)
+    assert why_undecided(shared, {}) == {}
+    line = lengths_gpu_line(mark_first(so_far + jax, why_undecided(so_far + jax, plan)))
+    assert line == ("On this GPU (one cold run each, every compile in its total): chainer's token "
+                    "lengths that vary (48 batches), totals: `eager` at exact lengths 26.00 s, at "
+                    "powers of two 22.95 s (`0246`, `0251`); none is first: 2 of its 4 totals "
+                    "measured; jax's token lengths that vary (48 batches), first to finish: "
+                    "`graph` at the longest (256), 5 s (next: graph/exact, 1.80× as long; "
+                    "`graph` at exact lengths 1.80×) (`0050`).")
+    assert lengths_gpu_line(steady()) == ""

@@ -9,13 +9,36 @@ decided once, here, on the records (the table and the answer's line: report.view
 TIE = 1.5
 
 
-def mark_first(records):
+def why_undecided(records, expected, per_strategy=()):
+    """Per backend, why its totals can name no first: not all of `expected` ({backend: its
+    (variant, strategy) pairs}, a GPU job's plan) measured yet, or, for a backend of
+    `per_strategy` (whose kernels a process keeps where no cold run empties them), a run that
+    held more than one strategy, each later one reusing what the first compiled."""
+    out = {}
+    for backend in sorted({r["backend"] for r in records}):
+        mine = [r for r in records if r["backend"] == backend]
+        want, have = set(expected.get(backend, ())), {(r["variant"], r["case"]) for r in mine}
+        if backend in per_strategy and len({r["run"] for r in mine}) < len(mine):
+            out[backend] = ("its strategies shared a process, each later one reusing the kernels "
+                            "the first compiled")
+        elif not want <= have:
+            out[backend] = f"{len(want & have)} of its {len(want)} totals measured"
+    return out
+
+
+def mark_first(records, undecided=None):
     """Per backend, the complete run with the least total time gets `first` True, `by` (the
     runner-up's total ÷ its own), `runner_up`, and `vs_default` (the default graph mode at exact
     lengths ÷ its own: what padding and the variant choice buy over doing nothing), `tie` (TIE)
     and `tied`, the runs within it (one cold run each cannot order them); the one with the least
-    step at a length seen before, `fastest_step` (what wins once compiles are paid)."""
+    step at a length seen before, `fastest_step` (what wins once compiles are paid). A backend of
+    `undecided` ({backend: why}, why_undecided) gets neither mark; its records say why."""
     for backend in sorted({r["backend"] for r in records}):
+        if why := (undecided or {}).get(backend):
+            for r in records:
+                if r["backend"] == backend:
+                    r.update(first=False, undecided=why)
+            continue
         done = sorted((r for r in records if r["backend"] == backend and not r["note"]
                        and r["estimate"]), key=lambda r: r["estimate"])
         for r in done:

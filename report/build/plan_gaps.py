@@ -6,11 +6,13 @@ from gpu.plan import BACKENDS, PARTS, PLAN
 def _measured(step, records):
     """Whether some record shows `step`'s part measured: one of the part's kinds, of its backend,
     of its label (a model's prefix or a variant) where it has one, of one of the variants it
-    times besides eager (torch's ResNet first calls take two steps, each with eager)."""
+    times besides eager (torch's ResNet first calls take two steps, each with eager), of its case
+    where it has one (Chainer's lengths take a step a strategy)."""
     kinds, variants = PARTS[step.part][1], step.variants
     return any(r["kind"] in kinds and r["backend"] == step.backend and (
         not step.label or r["variant"] == step.label or (r["model"] or "").startswith(step.label))
-        and (not variants or r["variant"] in variants) for r in records)
+        and (not variants or r["variant"] in variants)
+        and (not step.case or r.get("case") == step.case) for r in records)
 
 
 def _which(left, labels):

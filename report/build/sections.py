@@ -4,7 +4,8 @@ import statistics
 from collections import defaultdict
 
 from catalog import LOADER_BASELINE
-from report.build.lengths import mark_first
+from gpu.plan import LENGTHS_PER_STRATEGY, LENGTHS_VARIANTS, PAD_STRATEGY_NAMES
+from report.build.lengths import mark_first, why_undecided
 from report.build.load import BASELINE
 from report.build.records import (SETTING_FACTS, facts, pooled, pooled_facts, pooled_time,
                                   ratio_record, record, repeated_arms, saved_record,
@@ -158,11 +159,16 @@ def lengths_records(results, repeats=()):
     """One `lengths_total` record per (backend, variant, strategy) run, case = strategy; a run cut
     short by its budget keeps its time and says so; a whole run that other jobs of the same code
     ran whole too (`repeats`) reads the geometric mean of the jobs' totals with their range
-    (pooled_time); lengths.mark_first marks what finishes first."""
-    return mark_first([record(r, "lengths_total", "s", note=(
+    (pooled_time); lengths.mark_first marks what finishes first, on a GPU only where the GPU
+    job's plan is all measured (gpu/plan.py: one step a variant, or a strategy)."""
+    found = [record(r, "lengths_total", "s", note=(
         "cut short by the profile's budget" if r.info.get("cut_short") else None),
         **whole_total(r, repeats), **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r))
-        for r in latest(results) if r.info["phase"] == "lengths" and r.valid])
+        for r in latest(results) if r.info["phase"] == "lengths" and r.valid]
+    on_gpu = any(r.graphbench.get("device") == "cuda" for r in results)
+    plan = {b: [(v, k) for v in variants for k in PAD_STRATEGY_NAMES]
+            for b, variants in LENGTHS_VARIANTS.items()} if on_gpu else {}
+    return mark_first(found, why_undecided(found, plan, LENGTHS_PER_STRATEGY if on_gpu else ()))
 
 
 def _seen_step(r):

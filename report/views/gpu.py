@@ -6,6 +6,7 @@ from machines import gpu_model, short_name
 from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
 from gpu.cudagraph_capture import SKIPPING
 from report.views.advice import finding, no_cache_backends
+from report.views.lengths import STRATEGIES, lengths_line
 from report.views.scale import gflop, point
 from report.views.tables import signals_line
 from report.views.text import ms, speedup_text
@@ -181,6 +182,26 @@ def busy_line(records):
         for found in points.values()) + ".")
 
 
+def lengths_gpu_line(records):
+    """Token lengths that vary on this GPU, per backend: what finishes first (report.views.lengths)
+    or, where the build decided none (`undecided`), its totals so far and why; '' without any."""
+    found = [r for r in records if r["kind"] == "lengths_total"]
+    parts = []
+    for backend in sorted({r["backend"] for r in found}):
+        mine = sorted((r for r in found if r["backend"] == backend),
+                      key=lambda r: (r["variant"], list(STRATEGIES).index(r["case"])))
+        runs = ", ".join(f"`{run.split('_')[0]}`" for run in dict.fromkeys(r["run"] for r in mine))
+        why = next((r["undecided"] for r in mine if r.get("undecided")), None)
+        totals = ", ".join(("" if r["variant"] == before.get("variant") else f"`{r['variant']}` ")
+                           + f"at {STRATEGIES[r['case']]} {r['estimate']:.2f} s"
+                           for before, r in zip([{}] + mine, mine))
+        parts.append(f"{backend}'s " + (f"{lengths_line(records, backend)} ({runs})" if not why else
+                     f"token lengths that vary ({mine[0]['steps_planned']} batches), totals: "
+                     f"{totals} ({runs}); none is first: {why}"))
+    return ("On this GPU (one cold run each, every compile in its total): " + "; ".join(parts)
+            + ".") if parts else ""
+
+
 def _busy_point(rec):
     """'ResNet-50 at full width, 224² px, batch 32' or 'decoder d_model 512, batch 8'."""
     config = rec.get("model_config") or {}
@@ -217,6 +238,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             *([f"Known wrong here, no speedup: {'; '.join(wrong)}.", ""]
               if (wrong := known_wrong(records)) else []),
             *([line, ""] if (line := busy_line(records)) else []),
+            *([line, ""] if not brief and (line := lengths_gpu_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
             *([line, ""] if (line := capture_line(records)) else []),
             (f"Not yet on this GPU: {'; '.join(missing)}. "
