@@ -17,12 +17,15 @@ def _measured(step, records):
 
 def _which(left, labels):
     """'torch; jax, chainer: resnet, decoder' for {backend: its labels not measured}: a backend
-    missing all of its part's labels (or a part without labels) by its name alone."""
+    missing all of its part's labels (or a part without labels) by its name alone, a label of
+    several steps some of which are measured as 'part of' it (torch's first calls of a model,
+    Chainer's lengths strategies of a variant)."""
     groups = {}
     for backend, missing in left.items():
         # a label once (torch's first calls take two steps a model); all: every step missing
         key = () if missing == labels[backend] else tuple(
-            dict.fromkeys(x.removeprefix("busy-") for x in missing))
+            ("" if missing.count(x) == labels[backend].count(x) else "part of ")
+            + x.removeprefix("busy-") for x in dict.fromkeys(missing))
         groups.setdefault(key, []).append(backend)
     return "; ".join(", ".join(bs) + (f": {', '.join(key)}" if key else "")
                      for key, bs in sorted(groups.items(), key=lambda item: len(item[0])))
