@@ -287,7 +287,7 @@ def _report(args, published=None):
         sweep = next((path for _, _, path, _, _ in placed if path.stem == "scale"), None)
         scale_from = lambda folder: os.path.relpath(sweep, folder) if sweep else SCALE_CHART
         scale = scale_from(base)
-        answer = answer_text(for_views(machines), lead, scale=scale)
+        answer = answer_text(for_views(machines), lead, gpu=front_gpu(results), scale=scale)
         short = answer_text(for_views(machines), lead, more=details and os.path.relpath(
             details, base) + "#the-answer-in-full", gpu=front_gpu(results), scale=scale)
         tables = details_text(results, machines, args.run,

@@ -1030,6 +1030,27 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     assert "**On the H200**" in answer_text(machines, "cpu")  # RESULTS.md: every GPU's table
 
 
+def test_article_004s_gpu_figure_is_the_one_of_the_gpu_table_shown():
+    """After the tenth window the README showed the H200's table (1.19× for Chainer's MNIST CNN)
+    yet quoted the H100's 1.26× for article 004, the first GPU listed: the line now quotes the
+    GPU whose table the answer shows (the build's front_gpu), in RESULTS.md too."""
+    from report.views.answer import answer_text
+    h100, h200 = ("vm (Xeon, 16 cores, NVIDIA H100 80GB HBM3)", "vm (Xeon, 16 cores, NVIDIA H200)")
+    chainer = lambda machine, estimate, run, device="cuda": [
+        _rec("step_time", "chainer", "eager", run=run, machine=machine),
+        _rec("speedup", "chainer", "graph", estimate=estimate, run=run, machine=machine,
+             device=device, processes=3, rounds=10, verdict="faster")]
+    machines = [("cpu", {"versions": {}}, chainer("cpu", 1.17, "0123_default", "cpu")),
+                (h100, LOOP, chainer(h100, 1.26, "0105_gpu")),
+                (h200, LOOP, chainer(h200, 1.19, "0228_gpu"))]
+    seed = lambda text: next(line for line in text.splitlines() if "Source article 004" in line)
+    for gpu, figure, other in ((h200, "on the H200 1.19×", "H100"),
+                               (h100, "on the H100 1.26×", "H200")):
+        for text in (answer_text(machines, "cpu", more="RESULTS.md#full", gpu=gpu),
+                     answer_text(machines, "cpu", gpu=gpu)):
+            assert figure in seed(text) and f"on the {other}" not in seed(text)
+
+
 def test_the_readmes_legend_defines_the_machines_its_answer_names_only():
     """A machine the README's answer never names (another CPU that agrees) is not in its legend;
     a GPU named only by the line that links its table is."""

@@ -72,7 +72,9 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCAL
     if listed:  # a GPU timed as a training loop has its own table below
         parts += ["Also measured, each machine with its own tables in RESULTS.md (never a ratio "
                   "across machines): " + ", ".join(f"`{m}`" for m in listed) + ".", ""]
-    elsewhere = [r for m, _, found in machines if m in others for r in found]  # a GPU's, say
+    # a GPU's, say: of those the answer shows, `gpu`'s first (article 004's figure is its table's)
+    elsewhere = [r for m, _, found in sorted(machines, key=lambda shown: shown[0] != gpu)
+                 if m in others and m not in elsewhere_gpus for r in found]
     for machine, view, records in machines:
         if machine in others:
             continue
