@@ -100,6 +100,6 @@ def test_a_gpu_names_a_first_only_once_its_plan_is_measured_each_strategy_in_its
                     "lengths that vary (48 batches), totals: `eager` at exact lengths 26.00 s, at "
                     "powers of two 22.95 s (`0246`, `0251`); none is first: 2 of its 4 totals "
                     "measured; jax's token lengths that vary (48 batches), first to finish: "
-                    "`graph` at the longest (256), 5 s (next: graph/exact, 1.80× as long; "
-                    "`graph` at exact lengths 1.80×) (`0050`).")
+                    "`graph` at the longest (256), 5 s (next: graph/exact, 1.80× as long) "
+                    "(`0050`).")  # the runner-up is the default: its ratio once
     assert lengths_gpu_line(steady()) == ""

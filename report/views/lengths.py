@@ -65,7 +65,8 @@ def lengths_line(records, backend):
             f"{name(top)}, {top['estimate']:.3g} s")
     if top.get("by"):
         text += f" (next: {top['runner_up']}, {top['by']:.2f}× as long"
-        if top.get("vs_default") and (top["variant"], top["case"]) != ("graph", "exact"):
+        if top.get("vs_default") and "graph/exact" not in (f"{top['variant']}/{top['case']}",
+                                                            top["runner_up"]):
             text += f"; `graph` at exact lengths {top['vs_default']:.2f}×"
         text += ")"
     if top.get("tied"):
