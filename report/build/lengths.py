@@ -34,13 +34,13 @@ def mark_first(records, undecided=None):
     step at a length seen before, `fastest_step` (what wins once compiles are paid). A backend of
     `undecided` ({backend: why}, why_undecided) gets neither mark; its records say why."""
     for backend in sorted({r["backend"] for r in records}):
+        mine = [r for r in records if r["backend"] == backend]
         if why := (undecided or {}).get(backend):
-            for r in records:
-                if r["backend"] == backend:
-                    r.update(first=False, undecided=why)
+            for r in mine:
+                r.update(first=False, undecided=why)
             continue
-        done = sorted((r for r in records if r["backend"] == backend and not r["note"]
-                       and r["estimate"]), key=lambda r: r["estimate"])
+        done = sorted((r for r in mine if not r["note"] and r["estimate"]),
+                      key=lambda r: r["estimate"])
         for r in done:
             r["first"] = r is done[0]
         steady = [r for r in done if r.get("steady_step_s")]
@@ -48,8 +48,8 @@ def mark_first(records, undecided=None):
             r["fastest_step"] = r is min(steady, key=lambda r: r["steady_step_s"])
         if len(done) < 2:
             continue
-        top, default = done[0], next((r for r in records if r["backend"] == backend
-                                      and r["variant"] == "graph" and r["case"] == "exact"), None)
+        top, default = done[0], next((r for r in mine if r["variant"] == "graph"
+                                      and r["case"] == "exact"), None)
         top.update(by=done[1]["estimate"] / top["estimate"],
                    runner_up=f"{done[1]['variant']}/{done[1]['case']}",
                    tie=TIE, tied=[(r["variant"], r["case"]) for r in done[1:]

@@ -192,14 +192,17 @@ def lengths_gpu_line(records):
                       key=lambda r: (r["variant"], list(STRATEGIES).index(r["case"])))
         runs = ", ".join(f"`{run.split('_')[0]}`" for run in dict.fromkeys(r["run"] for r in mine))
         why = next((r["undecided"] for r in mine if r.get("undecided")), None)
-        totals = ", ".join(("" if r["variant"] == before.get("variant") else f"`{r['variant']}` ")
-                           + f"at {STRATEGIES[r['case']]} {r['estimate']:.2f} s"
-                           for before, r in zip([{}] + mine, mine))
-        parts.append(f"{backend}'s " + (f"{lengths_line(records, backend)} ({runs})" if not why else
-                     f"token lengths that vary ({mine[0]['steps_planned']} batches), totals: "
-                     f"{totals} ({runs}); none is first: {why}"))
+        parts.append(f"{backend}'s " + (f"{lengths_line(records, backend)} ({runs})" if not why
+                                        else f"{_totals(mine)} ({runs}); none is first: {why}"))
     return ("On this GPU (one cold run each, every compile in its total): " + "; ".join(parts)
             + ".") if parts else ""
+
+
+def _totals(mine):
+    """'token lengths that vary (48 batches), totals: `eager` at exact lengths 26.00 s, at …'."""
+    return f"token lengths that vary ({mine[0]['steps_planned']} batches), totals: " + ", ".join(
+        ("" if r["variant"] == before.get("variant") else f"`{r['variant']}` ")
+        + f"at {STRATEGIES[r['case']]} {r['estimate']:.2f} s" for before, r in zip([{}] + mine, mine))
 
 
 def _busy_point(rec):
