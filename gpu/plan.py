@@ -181,6 +181,14 @@ LENGTHS_VARIANTS = {"jax": ("eager", "graph"), "chainer": ("eager", "graph"),
 # later strategy would reuse the first one's (docs/METHOD.md, "Chainer's first calls on a GPU")
 PAD_STRATEGY_NAMES = ("exact", "pow2", "mult32", "max")
 LENGTHS_PER_STRATEGY = ("chainer",)
+
+
+def lengths_totals(backend):
+    """The (variant, strategy) totals a GPU's lengths steps measure for `backend`: each variant's
+    four strategies, in its one step or (LENGTHS_PER_STRATEGY) one step each."""
+    return [(v, k) for v in LENGTHS_VARIANTS[backend] for k in PAD_STRATEGY_NAMES]
+
+
 # cuBLAS's deterministic workspace, which torch.use_deterministic_algorithms needs on CUDA, must be
 # set before CUDA starts: for the determinism steps only (it changes cuBLAS's workspace)
 _DETERMINISTIC = (("CUBLAS_WORKSPACE_CONFIG", ":4096:8"),)

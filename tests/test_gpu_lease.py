@@ -689,13 +689,14 @@ def test_chainers_lengths_take_a_step_per_strategy_and_the_others_a_step_per_var
     """CuPy keeps a process's kernels in memory, where no compile_cache reaches: each of Chainer's
     strategies runs in a pytest session of its own (`-k` it), so none reuses another's kernels;
     torch and JAX empty theirs in-process and keep one step a variant."""
-    from gpu.plan import LENGTHS_VARIANTS, PAD_STRATEGY_NAMES, PLAN
+    from gpu.plan import LENGTHS_VARIANTS, PAD_STRATEGY_NAMES, PLAN, lengths_totals
     from models.weights import PAD_STRATEGIES
     assert PAD_STRATEGY_NAMES == tuple(PAD_STRATEGIES)
     steps = {b: [s for s in PLAN if s.part == "lengths" and s.backend == b]
              for b in LENGTHS_VARIANTS}
-    assert [(s.label, s.args[-1]) for s in steps["chainer"]] == [
+    assert [(s.label, s.args[-1]) for s in steps["chainer"]] == lengths_totals("chainer") == [
         (v, k) for v in LENGTHS_VARIANTS["chainer"] for k in PAD_STRATEGIES]
+    assert [(s.label, s.case) for s in steps["chainer"]] == lengths_totals("chainer")
     assert all(s.args[-2] == "-k" and s.name == f"lengths-chainer-{s.label}-{s.args[-1]}"
                for s in steps["chainer"])
     for b in ("jax", "torch"):

@@ -4,7 +4,7 @@ import statistics
 from collections import defaultdict
 
 from catalog import LOADER_BASELINE
-from gpu.plan import LENGTHS_PER_STRATEGY, LENGTHS_VARIANTS, PAD_STRATEGY_NAMES
+from gpu.plan import LENGTHS_PER_STRATEGY, LENGTHS_VARIANTS, lengths_totals
 from report.build.lengths import mark_first, why_undecided
 from report.build.load import BASELINE
 from report.build.records import (SETTING_FACTS, facts, pooled, pooled_facts, pooled_time,
@@ -166,8 +166,7 @@ def lengths_records(results, repeats=()):
         **whole_total(r, repeats), **facts(r, LENGTHS_FACTS), steady_step_s=_seen_step(r))
         for r in latest(results) if r.info["phase"] == "lengths" and r.valid]
     on_gpu = any(r.graphbench.get("device") == "cuda" for r in results)
-    plan = {b: [(v, k) for v in variants for k in PAD_STRATEGY_NAMES]
-            for b, variants in LENGTHS_VARIANTS.items()} if on_gpu else {}
+    plan = {b: lengths_totals(b) for b in LENGTHS_VARIANTS} if on_gpu else {}
     return mark_first(found, why_undecided(found, plan, LENGTHS_PER_STRATEGY if on_gpu else ()))
 
 
