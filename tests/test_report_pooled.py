@@ -418,3 +418,40 @@ def test_a_pooled_ratio_one_job_left_out_of_its_target_says_its_eager_step_is_sh
     found = [r for r in records_of(load_dir(tmp_path / "results")) if r["kind"] == "speedup"
              and r.get("pooled_runs")]
     assert found and all(r["target"] == "time budget" for r in found)
+
+
+def test_a_gpu_table_says_how_far_its_processes_step_times_spread(tmp_path):
+    """On a GPU a row is one run of a few processes, whose host-bound eager steps move with the
+    process (Chainer's MNIST CNN 3.5 to 7.1 ms on the H100, waited on per step or per block): the
+    build gives each eager row's slowest process median ÷ its fastest, the GPU table their median
+    and widest; a CPU's rows, which pool jobs, carry none."""
+    import statistics
+    from report.views.gpu import gpu_table
+    from tests.reporting import views_of
+    data = _job("c1")
+    data["machine_info"]["graphbench"].update(device="cuda", gpu="NVIDIA H200, 580.1, 143771 MiB")
+    expected = []
+    for b in data["benchmarks"]:
+        info = b["extra_info"]
+        info.update(device="cuda", wait="block")
+        if info["variant"] == "eager" and info["model"] != "mnist_cnn":
+            info["paired_rounds_s"][1] = [t * 2 for t in info["paired_rounds_s"][1]]
+        if info["variant"] == "eager" and info["phase"] == "train":
+            per = [statistics.median(p) for p in info["paired_rounds_s"]]
+            expected.append(max(per) / min(per))
+    save(tmp_path / "results" / "m", data, "0001_gpu-chainer", "2026-01-01T00:00:00")
+    (machine, shown, records), = views_of(load_dir(tmp_path / "results"))
+    spread = shown["process_spread"]
+    assert (spread["rows"], spread["processes"]) == (3, [2]) and max(expected) > 1.5
+    assert spread["median"] == pytest.approx(statistics.median(expected))
+    assert spread["widest"] == pytest.approx(max(expected))
+    text = "\n".join(gpu_table(machine, shown, records, "cpu", []))
+    assert (f"Between one run's 2 processes, one eager train step took {spread['median']:.2f}× "
+            f"as long in the slowest as in the fastest (the median of 3 rows; up to "
+            f"{max(expected):.2f}×") in text
+    brief = "\n".join(gpu_table(machine, shown, records, "cpu", [], brief=True))
+    assert (f"Step times move between a run's 2 processes (slowest ÷ fastest eager step: median "
+            f"{spread['median']:.2f}×, up to {max(expected):.2f}×)") in brief
+    save(tmp_path / "cpu" / "m", _job("c1"), "0001_default", "2026-01-01T00:00:00")
+    (_, shown, records), = views_of(load_dir(tmp_path / "cpu"))
+    assert "process_spread" not in shown and not any("process_spread" in r for r in records)

@@ -55,6 +55,16 @@ def spread_record(r, kind, **fields):
                                    "high": r.stats["q3"], "interval": IQR, **fields})
 
 
+def process_spread(r):
+    """On a GPU, where a row is one run of a few processes: its slowest process's median step ÷
+    its fastest's (`process_spread`); {} on a CPU, whose rows pool jobs (runs.job_spread), or with
+    one process."""
+    per = [statistics.median(p) for p in r.info.get("paired_rounds_s") or () if p]
+    if r.info.get("device") != "cuda" or len(per) < 2 or min(per) <= 0:
+        return {}
+    return {"process_spread": max(per) / min(per)}
+
+
 def pooled_time(r, repeats):
     """A step time's fields over `r`'s job and the `repeats` that timed it: the geometric mean of
     the jobs' medians and their range, so that its eager ÷ graph reads as the pooled speedup does,

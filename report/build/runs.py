@@ -160,6 +160,23 @@ def job_spread(records, gpu=False):
             "host": host_spread(rows)}
 
 
+def process_spread(records):
+    """How far one eager train step moved between the processes of a GPU machine's runs (one run
+    a row): each float32 block-timed row's slowest process median ÷ its fastest
+    (records.process_spread), their median and the widest row; None without such rows. Speedups
+    are paired within a process; step times carry this."""
+    rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
+                   and r.get("phase") == "train" and r.get("precision") == "float32"
+                   and r.get("wait") == "block" and r.get("process_spread")),
+                  key=lambda r: r["process_spread"])
+    if not rows:
+        return None
+    return {"rows": len(rows), "processes": sorted({r["processes"] for r in rows}),
+            "median": statistics.median(r["process_spread"] for r in rows),
+            "widest": rows[-1]["process_spread"], "backend": rows[-1]["backend"],
+            "model": rows[-1]["model"]}
+
+
 def host_spread(rows):
     """Over the rows whose jobs all carry run.py's host readings: the host's reference loop in
     the row's slowest job ÷ in its fastest (the median over rows), and the largest share of CPU
@@ -179,10 +196,13 @@ def host_spread(rows):
 def for_views(machines):
     """[(machine, shown, records)] of the build's [(machine, view, records)]: what the views get,
     each with whether it was timed as a loop, how far its jobs' step times spread (job_spread),
-    a GPU's with what its plan still lacks (plan_gaps.not_measured)."""
+    a GPU's with what its plan still lacks (plan_gaps.not_measured) and how far its processes'
+    step times spread (process_spread)."""
     return [(machine, {**shown(view), "timed_as_a_loop": timed_as_a_loop(records),
                        "job_spread": job_spread(records, bool(gpu_model(machine))),
-                       **({"not_measured": not_measured(records)} if gpu_model(machine) else {})},
+                       **({"not_measured": not_measured(records),
+                           "process_spread": process_spread(records)}
+                          if gpu_model(machine) else {})},
              records) for machine, view, records in machines]
 
 

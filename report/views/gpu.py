@@ -112,6 +112,23 @@ def setting(shown):
                      for k in keep if k in versions)
 
 
+def process_line(spread, brief=False):
+    """How far one eager train step moved between a run's processes (the build's
+    runs.process_spread), or '' (`brief`: the README's, in fewer words)."""
+    if not spread:
+        return ""
+    few, most = spread["processes"][0], spread["processes"][-1]
+    n = f"{few}–{most}" if most > few else f"{few}"
+    if brief:
+        return (f"Step times move between a run's {n} processes (slowest ÷ fastest eager step: "
+                f"median {spread['median']:.2f}×, up to {spread['widest']:.2f}×); speedups pair "
+                "within a process.")
+    return (f"Between one run's {n} processes, one eager train step took {spread['median']:.2f}× "
+            f"as long in the slowest as in the fastest (the median of {spread['rows']} rows; up "
+            f"to {spread['widest']:.2f}×, {spread['backend']} {spread['model']}): the ms columns "
+            "carry that spread; each speedup is paired within a process.")
+
+
 def wait_line(records):
     """What a wait after every step changes, from the machine's wait_cost records, or ''."""
     costs = [r for r in records if r["kind"] == "wait_cost"]
@@ -234,6 +251,7 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             "", "| " + " | ".join(c.replace("the CPU's", f"the {short_name(cpu_machine)}'s")
                                   for c in columns) + " |", "|---" * len(columns) + "|",
             *(_row(records, cpu, r, columns, brief) for r in rows), "",
+            *([line, ""] if (line := process_line(shown.get("process_spread"), brief)) else []),
             *([line, ""] if (line := wait_line(records)) else []),
             *([line, ""] if not brief and (line := kept_line(records)) else []),
             *([line, ""] if not brief and (line := signals_line(
