@@ -116,3 +116,19 @@ def test_as_many_jobs_the_machine_whose_jobs_agree_keeps_the_answer_over_a_newer
     assert front(results).startswith("ci-a (")
     newer = str(tmp_path / "results" / "ci-b" / "0004_default.json")
     assert front(results, [newer]).startswith("ci-b (")  # the job just run answers for itself
+
+
+def test_past_four_jobs_more_jobs_do_not_outrank_jobs_that_agree(tmp_path):
+    """A fifth Zen 4 job, on a host at another speed (its jobs' eager steps 1.35× apart, the
+    Zen 5's four 1.13×), would have taken the answer by its count alone: past ENOUGH_JOBS the
+    machine whose jobs agree answers; below it, more jobs still do."""
+    from report.build.select import ENOUGH_JOBS
+    base = json.loads(QUICK.read_text())
+    jobs = [("ci-a", 1.0 + 0.02 * k) for k in range(ENOUGH_JOBS)] + [
+        ("ci-b", 1.0 + 0.02 * k) for k in range(ENOUGH_JOBS)] + [("ci-b", 2.5)]
+    for number, (machine, scale) in enumerate(jobs, 1):
+        save(tmp_path / "results" / machine, _two_backends(base, machine), f"{number:04d}_default",
+             f"2026-01-{number:02d}T00:00:00", scale=scale)
+    assert front(load_dir(tmp_path / "results")).startswith("ci-a (")
+    (tmp_path / "results" / "ci-a" / "0001_default.json").unlink()  # three against five
+    assert front(load_dir(tmp_path / "results")).startswith("ci-b (")

@@ -179,11 +179,17 @@ def newest_by_backend(results):
     return last
 
 
+# the jobs past which a machine's answer counts no more (select.front): four bound a CPU's
+# job-to-job spread (the pooled interval's scale sqrt(n/(n-1)) is 1.15 at four, 1.12 at five), so
+# a fifth job, on a host that ran at another speed, does not outrank four that agree
+ENOUGH_JOBS = 4
+
+
 def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
-    the most jobs (the fewest any backend's newest answer job run has of its job kind, whatever
-    ran after it), then the most seeds jobs (the answer's lines on shapes that vary, memory and
+    the most jobs, up to ENOUGH_JOBS (the fewest any backend's newest answer job run has of its
+    job kind, whatever ran after it), then the most seeds jobs (the answer's lines on shapes that vary, memory and
     retracing pool those), then the one whose jobs' eager steps spread least (step_spread), then
     the one whose every backend was measured most recently (the
     newest of its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
@@ -208,9 +214,10 @@ def front(results, made=()):
     mine = [m for m in full if len(by_job[m]) == most]
 
     def pooled(m, newest_of):
-        """The fewest jobs any backend of `m` pools (0 where one has no such job)."""
-        return min((len(runs[m, b, job_kind(newest_of[m, b])]) or 1) if (m, b) in newest_of
-                   else 0 for b in newest[m])
+        """The fewest jobs any backend of `m` pools (0 where one has no such job), at most
+        ENOUGH_JOBS."""
+        return min((min(len(runs[m, b, job_kind(newest_of[m, b])]), ENOUGH_JOBS) or 1)
+                   if (m, b) in newest_of else 0 for b in newest[m])
     return max(mine or full, key=lambda m: (pooled(m, last_answer), pooled(m, last_seeds),
                                             -step_spread(results, m, last_answer),
                                             min(newest[m].values()), m), default=None)
