@@ -189,10 +189,10 @@ def front(results, made=()):
     """The machine the README answers for: of the machines with runs of the most backends, the one
     whose job `made` (the one that just ran) covered all of them, else the one whose answer pools
     the most jobs, up to ENOUGH_JOBS (the fewest any backend's newest answer job run has of its
-    job kind, whatever ran after it), then the most seeds jobs (the answer's lines on shapes that vary, memory and
-    retracing pool those), then the one whose jobs' eager steps spread least (step_spread), then
-    the one whose every backend was measured most recently (the
-    newest of its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
+    job kind, whatever ran after it), then the most seeds jobs (the answer's lines on shapes that
+    vary, memory and retracing pool those), then the one whose jobs' eager steps spread least
+    (step_spread), then the one whose every backend was measured most recently (the newest of
+    its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
     torch alone) never takes the answer."""
     last = newest_by_backend(results)
     last_answer, last_seeds = (newest_by_backend([r for r in results if r.job == job])
