@@ -55,7 +55,7 @@ def spread_record(r, kind, **fields):
                                    "high": r.stats["q3"], "interval": IQR, **fields})
 
 
-def process_spread(r):
+def process_spread_of(r):
     """On a GPU, where a row is one run of a few processes: its slowest process's median step ÷
     its fastest's (`process_spread`); {} on a CPU, whose rows pool jobs (runs.job_spread), or with
     one process."""

@@ -148,33 +148,34 @@ def job_spread(records, gpu=False):
     float32 row's slowest job median ÷ its fastest, their median and the widest row, whether the
     machine's steps ran on a GPU, and how the host moved between the same two jobs (host_spread);
     None where no row pools jobs. Speedups are paired within each job; step times carry this."""
-    spread = lambda r: r["high"] / r["low"]
-    rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
-                   and r.get("phase") == "train" and r.get("precision") == "float32"
-                   and r.get("pooled_runs") and r["low"]), key=spread)
-    if not rows:
-        return None
-    return {"rows": len(rows), "jobs": max(len(r["pooled_runs"]) for r in rows),
-            "median": statistics.median(map(spread, rows)), "widest": spread(rows[-1]),
-            "backend": rows[-1]["backend"], "model": rows[-1]["model"], "gpu": gpu,
-            "host": host_spread(rows)}
+    rows = [r for r in _eager_train_steps(records) if r.get("pooled_runs") and r["low"]]
+    return {**_spread(rows, lambda r: r["high"] / r["low"]),
+            "jobs": max(len(r["pooled_runs"]) for r in rows), "gpu": gpu,
+            "host": host_spread(rows)} if rows else None
 
 
 def process_spread(records):
     """How far one eager train step moved between the processes of a GPU machine's runs (one run
     a row): each float32 block-timed row's slowest process median ÷ its fastest
-    (records.process_spread), their median and the widest row; None without such rows. Speedups
-    are paired within a process; step times carry this."""
-    rows = sorted((r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
-                   and r.get("phase") == "train" and r.get("precision") == "float32"
-                   and r.get("wait") == "block" and r.get("process_spread")),
-                  key=lambda r: r["process_spread"])
-    if not rows:
-        return None
-    return {"rows": len(rows), "processes": sorted({r["processes"] for r in rows}),
-            "median": statistics.median(r["process_spread"] for r in rows),
-            "widest": rows[-1]["process_spread"], "backend": rows[-1]["backend"],
-            "model": rows[-1]["model"]}
+    (records.process_spread_of), their median and the widest row; None without such rows.
+    Speedups are paired within a process; step times carry this."""
+    rows = [r for r in _eager_train_steps(records)
+            if r.get("wait") == "block" and r.get("process_spread")]
+    return {**_spread(rows, lambda r: r["process_spread"]),
+            "processes": sorted({r["processes"] for r in rows})} if rows else None
+
+
+def _eager_train_steps(records):
+    """A machine's float32 eager train step_time records: the rows a spread is read over."""
+    return [r for r in records if r["kind"] == "step_time" and r.get("variant") == "eager"
+            and r.get("phase") == "train" and r.get("precision") == "float32"]
+
+
+def _spread(rows, ratio):
+    """Over `rows` (not empty), each one's `ratio`: their count and median, and the widest row."""
+    widest = max(rows, key=ratio)
+    return {"rows": len(rows), "median": statistics.median(map(ratio, rows)),
+            "widest": ratio(widest), "backend": widest["backend"], "model": widest["model"]}
 
 
 def host_spread(rows):

@@ -6,7 +6,7 @@ from report.build import best
 from report.build.load import BASELINE
 from report.build.ratios import SLOW_PAYBACK, break_even, break_even_range, pays
 from report.build.records import (SETTING_FACTS, facts, pooled, pooled_facts,
-                                  pooled_time, process_spread, ratio_record, record, repeated,
+                                  pooled_time, process_spread_of, ratio_record, record, repeated,
                                   saved_record, signals, spread_record)
 from report.build.select import index, invalid, latest, profile_skip
 
@@ -31,7 +31,7 @@ def steady_records(results, mixed=True, repeats=()):
                                   min(seconds), max(seconds), "range of rounds", case="cold"))
         elif phase in ("train", "infer"):
             out.append(spread_record(r, "step_time", **facts(r, SETTING_FACTS),
-                                     **pooled_time(r, repeats), **process_spread(r)))
+                                     **pooled_time(r, repeats), **process_spread_of(r)))
             eager = idx.get((backend, model, "eager", phase, None))
             if variant != "eager":
                 out.append(ratio_record(r, "speedup", eager, r.saved("speedup"),
