@@ -11,6 +11,8 @@ import run
 # one committed answer run (Chainer, the Zen 5): every suite of the job, the sweep's too
 ANSWER_RUN = (Path(__file__).parent.parent / "results" / "Linux-CPython-3.11-64bit"
               / "0168_default.json")
+# one committed seeds run (Chainer, the Zen 4): retracing, token lengths, seed 004, memory
+SEEDS_RUN = ANSWER_RUN.parent / "0257_default-seeds.json"
 
 
 @pytest.fixture
@@ -107,3 +109,23 @@ def test_a_reports_scope_links_the_sweep_chart_it_drew(tmp_path, capsys):
     links = re.findall(r"\[chart\]\(([^)]+)\)", own.read_text())
     assert links == ["charts-default/scale.png"] and (folder / links[0]).exists()
     assert [Path(link).resolve() for link in printed] == [(folder / links[0]).resolve()]
+
+
+def test_a_seeds_job_alone_prints_what_it_measured_not_an_empty_table(tmp_path, capsys):
+    """`run.py bench --job seeds` on a machine with no answer job: no train-step table to show,
+    so the answer says so and gives each backend's line (sizes that vary, token lengths), where
+    it printed an empty table, 'Workloads: .' and no backend line."""
+    import shutil
+
+    from report import __main__ as cli
+    from report.views.answer import NO_TABLE
+    folder = tmp_path / "results" / "m"
+    folder.mkdir(parents=True)
+    shutil.copy(SEEDS_RUN, folder / "0001_default-seeds.json")
+    own = folder / "report-default.md"
+    assert cli.main(["--results", str(tmp_path / "results"), "--report", str(own),
+                     "--answer-for", str(folder / "0001_default-seeds.json")]) == 0
+    out = capsys.readouterr().out
+    assert NO_TABLE in out and "| backend | model |" not in out and "Workloads: ." not in out
+    assert re.search(r"^- \*\*chainer\*\*: with input sizes changing every batch", out, re.M)
+    assert "**Source article 004**" in out

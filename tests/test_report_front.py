@@ -132,3 +132,19 @@ def test_past_four_jobs_more_jobs_do_not_outrank_jobs_that_agree(tmp_path):
     assert front(load_dir(tmp_path / "results")).startswith("ci-a (")
     (tmp_path / "results" / "ci-a" / "0001_default.json").unlink()  # three against five
     assert front(load_dir(tmp_path / "results")).startswith("ci-b (")
+
+
+def test_a_seeds_job_on_a_machine_with_no_answer_job_does_not_take_the_answer(tmp_path):
+    """`run.py bench --job seeds` first on a new machine: its runs cover every backend but fill no
+    answer table, so the README keeps the machine with answer-job runs (it drew an empty table,
+    'Workloads: .', and dropped every framework line)."""
+    base = json.loads(QUICK.read_text())
+    save(tmp_path / "results" / "ci-a", _of_job(base, "ci-a", "answer"), "0001_default",
+         "2026-01-01T00:00:00")
+    save(tmp_path / "results" / "ci-b", _of_job(base, "ci-b", "seeds"), "0002_default-seeds",
+         "2026-01-02T00:00:00")
+    results = load_dir(tmp_path / "results")
+    newer = str(tmp_path / "results" / "ci-b" / "0002_default-seeds.json")
+    assert front(results, [newer]).startswith("ci-a (")
+    seeds_only = [r for r in results if r.machine.startswith("ci-b (")]
+    assert front(seeds_only, [newer]).startswith("ci-b (")  # no answer run anywhere: as before

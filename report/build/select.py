@@ -193,10 +193,11 @@ def front(results, made=()):
     vary, memory and retracing pool those), then the one whose jobs' eager steps spread least
     (step_spread), then the one whose every backend was measured most recently (the newest of
     its oldest backend's runs); a job of fewer backends (`--envs jax`, or `-k vgg` in
-    torch alone) never takes the answer."""
-    last = newest_by_backend(results)
+    torch alone) never takes the answer, nor a machine with no answer-job runs where another
+    has them (its table would be empty)."""
     last_answer, last_seeds = (newest_by_backend([r for r in results if r.job == job])
                                for job in ("answer", "seeds"))
+    last = last_answer or newest_by_backend(results)  # a seeds job's runs fill no answer table
     runs = defaultdict(set)  # {(machine, backend, job kind): its runs}
     for r in results:
         if code(r):

@@ -25,6 +25,9 @@ HEADER = ("| backend | model | best graph variant (train) | train step ms, eager
 
 SCALE_CHART = "docs/charts/scale.png"  # the README's, from the repository's root
 
+NO_TABLE = ("no train-step table: no answer job has run here (`python3 run.py bench` times "
+            "it); below, what the runs shown measured.")
+
 
 def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCALE_CHART):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
@@ -80,12 +83,12 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCAL
             continue
         name = f"the {short_name(machine)}" if more else f"`{machine}`"
         header = HEADER.removesuffix(" run |") if more else HEADER
-        parts += [f"**On {name}** ({hardware(records)})", "", header,
-                  "|---" * header.count(" |") + "|",
-                  *rows(records, brief=bool(more)), "",
-                  *([line, ""] if (line := spread_line(view.get("job_spread"))) else []),
-                  workloads(records) + no_cache(records), "",
-                  *([] if more else [*backend_lines(records), ""])]
+        table = [f"**On {name}** ({hardware(records)})", "", header,
+                 "|---" * header.count(" |") + "|", *found, "",
+                 *([line, ""] if (line := spread_line(view.get("job_spread"))) else []),
+                 workloads(records) + no_cache(records), ""] if (
+            found := rows(records, brief=bool(more))) else [f"**On {name}**: {NO_TABLE}", ""]
+        parts += [*table, *([] if more else [*backend_lines(records), ""])]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
         for other, shown, found in machines:
@@ -365,7 +368,8 @@ def backend_lines(records, brief=False):
     """Per backend: process start-up, what varying sizes cost, memory cost and the advice (only
     the advice when `brief`)."""
     lines, top = [], best(records)
-    for backend in sorted({b for b, _ in top}):
+    # a machine with no table rows (a seeds job alone): what its runs measured, with no advice
+    for backend in sorted({b for b, _ in top} or {r["backend"] for r in records}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
         lengths = lengths_line(records, backend)
         if brief:
@@ -385,8 +389,10 @@ def backend_lines(records, brief=False):
             text.append(memory_cost_text(cost))
         if lengths:
             text.append(f"With {lengths};")
-        text.append(advice(records, mine, with_sweep=not curve))
-        lines.append(" ".join(text))
+        if mine:
+            text.append(advice(records, mine, with_sweep=not curve))
+        if len(text) > 1:
+            lines.append(" ".join(text).removesuffix(";"))
     return lines
 
 
