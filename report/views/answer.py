@@ -364,18 +364,13 @@ def startup_text(records, backend):
             "before its cold first call;")
 
 
-def backend_lines(records, brief=False):
-    """Per backend: process start-up, what varying sizes cost, memory cost and the advice (only
-    the advice when `brief`)."""
+def backend_lines(records):
+    """Per backend: process start-up, what varying sizes cost, memory cost and the advice."""
     lines, top = [], best(records)
     # a machine with no table rows (a seeds job alone): what its runs measured, with no advice
     for backend in sorted({b for b, _ in top} or {r["backend"] for r in records}):
         mine = {m: r for (b, m), r in top.items() if b == backend}
         lengths = lengths_line(records, backend)
-        if brief:
-            lines.append(f"- **{backend}**: " + advice(records, mine).removeprefix("**advice**: ")
-                         + (f" With {lengths}." if lengths else ""))
-            continue
         text = [f"- **{backend}**:"]
         if startup := startup_text(records, backend):
             text.append(startup)
