@@ -83,12 +83,14 @@ def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCAL
             continue
         name = f"the {short_name(machine)}" if more else f"`{machine}`"
         header = HEADER.removesuffix(" run |") if more else HEADER
-        table = [f"**On {name}** ({hardware(records)})", "", header,
-                 "|---" * header.count(" |") + "|", *found, "",
-                 *([line, ""] if (line := spread_line(view.get("job_spread"))) else []),
-                 workloads(records) + no_cache(records), ""] if (
-            found := rows(records, brief=bool(more))) else [f"**On {name}**: {NO_TABLE}", ""]
-        parts += [*table, *([] if more else [*backend_lines(records), ""])]
+        if table_rows := rows(records, brief=bool(more)):
+            parts += [f"**On {name}** ({hardware(records)})", "", header,
+                      "|---" * header.count(" |") + "|", *table_rows, "",
+                      *([line, ""] if (line := spread_line(view.get("job_spread"))) else []),
+                      workloads(records) + no_cache(records), ""]
+        else:
+            parts += [f"**On {name}**: {NO_TABLE}", ""]
+        parts += [] if more else [*backend_lines(records), ""]
         if seed := seed_004_text(records, elsewhere, brief=bool(more)):
             parts += [seed, ""]
         for other, shown, found in machines:
