@@ -48,7 +48,8 @@ def test_the_answer_names_the_strategy_its_margin_the_fastest_step_and_a_silent_
            "eagerly, no error ([finding](findings/torch_recompile_fallback.md))" in line
     assert lengths_line(found, "chainer") == ""
     text = "\n".join(backend_lines(steady() + found))
-    assert "With token lengths that vary (48 batches)" in text
+    assert "with token lengths that vary (48 batches)" in text
+    assert "With token" not in text  # after a colon or a semicolon: lower case
 
 
 def test_the_table_marks_the_first_and_the_cut_short():

@@ -385,7 +385,7 @@ def backend_lines(records):
         if cost := memory_cost(records, backend, {m: [r["variant"]] for m, r in mine.items()}):
             text.append(memory_cost_text(cost))
         if lengths:
-            text.append(f"With {lengths};")
+            text.append(f"with {lengths};")
         if mine:
             text.append(advice(records, mine, with_sweep=not curve))
         if len(text) > 1:
