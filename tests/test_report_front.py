@@ -3,6 +3,8 @@ another machine (`run.py bench --envs jax`) goes to RESULTS.md and never shrinks
 does one newer job elsewhere take an answer that pools more jobs."""
 import json
 
+import pytest
+
 from report.build.load import load_dir
 from report.build.select import front
 from tests.test_report_machines import on_machine
@@ -148,3 +150,25 @@ def test_a_seeds_job_on_a_machine_with_no_answer_job_does_not_take_the_answer(tm
     assert front(results, [newer]).startswith("ci-a (")
     seeds_only = [r for r in results if r.machine.startswith("ci-b (")]
     assert front(seeds_only, [newer]).startswith("ci-b (")  # no answer run anywhere: as before
+
+
+def test_the_spread_that_ranks_machines_is_the_spread_the_answer_prints(tmp_path):
+    """`front` ranks machines by select.step_spread, read from the runs before any record exists;
+    the answer prints runs.job_spread, read from the records: one figure from two sources, so
+    they must agree, here with an older job of another timing code beside the pooled two."""
+    from report.build.runs import job_spread
+    from report.build.select import newest_by_backend, step_spread
+    from tests.reporting import machines_of
+    base = json.loads(QUICK.read_text())
+    older = _two_backends(base, "ci-a")
+    older["machine_info"]["graphbench"]["code"] = "older"  # never pooled with the two below
+    save(tmp_path / "results" / "ci-a", older, "0001_default", "2026-01-01T00:00:00", scale=3.0)
+    for number, scale in ((2, 1.0), (3, 1.25)):
+        save(tmp_path / "results" / "ci-a", _two_backends(base, "ci-a"), f"000{number}_default",
+             f"2026-01-0{number}T00:00:00", scale=scale)
+    results = load_dir(tmp_path / "results")
+    (machine, _, records), = machines_of(results)
+    ranked = step_spread(results, machine, newest_by_backend(results))
+    printed = job_spread(records)
+    assert printed["jobs"] == 2 and printed["median"] == pytest.approx(1.25)
+    assert ranked == pytest.approx(printed["median"])
