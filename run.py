@@ -240,9 +240,11 @@ def main(argv=None):
             else tuple(e for e in args.envs.split(",") if e))
     if not envs:
         parser.error(f"--envs {args.envs!r} names no env: choose from {', '.join(valid)}")
-    for env in envs:
+    for n, env in enumerate(envs):
         if env not in valid:
             parser.error(f"unknown env {env!r}: choose from {', '.join(valid)}")
+        if env in envs[:n]:  # bench would time it twice as one job; tox would run it once
+            parser.error(f"--envs names {env!r} twice: name each env once")
     if args.user and args.job != "bench":
         parser.error("--user goes with bench: python3 run.py bench --user FILE")
     DEVICE[:] = [args.device]

@@ -56,6 +56,14 @@ def test_empty_envs_is_a_usage_error(calls, capsys, job, envs):
     assert stop.value.code == 2 and "--envs" in capsys.readouterr().err and not calls
 
 
+@pytest.mark.parametrize("job", ["bench", "test"])
+def test_an_env_named_twice_is_a_usage_error(calls, capsys, job):
+    with pytest.raises(SystemExit) as stop:
+        run.main([job, "--envs", "tf,torch,tf"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and "'tf' twice" in err[-1] and not calls
+
+
 def test_bench_runs_the_asked_envs_then_the_report(calls):
     assert run.main(["bench", "--envs", "chainer", "--profile", "quick"]) == 0
     assert calls[0][:4] == ["tox", "-e", "chainer", "--"] and "--profile" in calls[0]
