@@ -544,6 +544,9 @@ def main(argv=None):
         calls = [float(x) for x in args.calls.split(",")]
     except ValueError:
         parser.error(f"--calls {args.calls}: seconds, comma-separated ({calls})")
+    if min(calls) <= JOB_START_S:  # a call holds steps only after the job's start
+        parser.error(f"--calls {args.calls}: each call's seconds above the job's start "
+                     f"({JOB_START_S} s)")
     folders, code, total, together = [ROOT / "results"], timing_code(), 0, 0
     if args.gpu not in (known := known_gpus(folders[0])):  # a typo reads as a new GPU kind
         print(f"gpu/plan.py: no published run names {args.gpu!r} (they name "

@@ -350,6 +350,16 @@ def test_the_plan_prints_each_missing_steps_time_and_where_it_comes_from(tmp_pat
     assert "GUESS_S" in lines["first-calls-torch-decoder-graph"]
 
 
+@pytest.mark.parametrize("calls", ["abc", "535,", "0", "535,-5", "15"])
+def test_calls_that_hold_no_step_are_a_usage_error(calls, capsys):
+    """A call of the job's start or less held -666 windows' worth of steps."""
+    from gpu import plan
+    with pytest.raises(SystemExit) as stop:
+        plan.main(["--calls", calls])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and f"error: --calls {calls}: " in err[-1]
+
+
 def test_a_gpu_run_is_numbered_past_every_run_in_results_waits_too(tmp_path, monkeypatch):
     """Run 0100 was three runs: a CPU job's, a wait run under waits/ and a GPU window's."""
     from gpu import job
