@@ -26,8 +26,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from gpu.plan import (GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES, PLAN,  # noqa: E402
-                      UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, whole_of)
+from gpu.plan import (BACKENDS, GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES,  # noqa: E402
+                      PLAN, UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
@@ -95,6 +95,37 @@ def environment(device):
         # Chainer 7.8.1 imports two names NumPy 2 and Python 3.12 dropped: gpu/chainer_py312
         env["PYTHONPATH"] = os.pathsep.join([str(target), str(ROOT / "gpu" / "chainer_py312")])
     return env
+
+
+# what a run records of its Python's packages (conftest's pytest_benchmark_update_machine_info)
+VERSIONS = """import importlib.metadata as m, json, sys
+found = {}
+for name in sys.argv[1:]:
+    try:
+        found[name] = m.version(name)
+    except m.PackageNotFoundError:
+        pass
+print(json.dumps(found))"""
+
+
+def releases(env):
+    """{backend: the versions its runs will record}: this machine's release, which decides before
+    its first run what it has measured (gpu.plan.missing); a Python that cannot say leaves its
+    backends to their newest run's release."""
+    from conftest import DISTRIBUTIONS
+    found, by_python = {}, {}
+    for backend in BACKENDS:
+        py = python_for(backend)
+        if py not in by_python:
+            try:
+                said = subprocess.run([py, "-c", VERSIONS, *DISTRIBUTIONS], env=env, cwd=ROOT,
+                                      capture_output=True, text=True, timeout=60, check=True)
+                by_python[py] = sorted(json.loads(said.stdout).items())
+            except (OSError, subprocess.SubprocessError, ValueError):
+                by_python[py] = None
+        if by_python[py] is not None:
+            found[backend] = by_python[py]
+    return found
 
 
 def number_on(runs):
@@ -433,7 +464,7 @@ def main(argv=None):
     number_on(RUNS)
     before = {p.name for p in STORE.glob("*/*.json")}
     machine = {"gpu": model, "code": code, "commit": commit, "device": device, "cpu": cpu_name()}
-    steps = missing([ROOT / "results", STORE], model, code)
+    steps = missing([ROOT / "results", STORE], model, code, releases(env))
     if args.only:
         steps = [s for s in steps if s.name in args.only.split(",")]
     if device == "cuda":

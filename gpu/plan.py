@@ -295,12 +295,37 @@ def study_is_for(study, gpu_model, code):
             and study.get("complete", False))
 
 
-def done_steps(folders, gpu_model, code):
+def release(run):
+    """The versions a saved run recorded, as the report compares them (report.build.select)."""
+    return sorted((run.get("machine_info", {}).get("graphbench", {}).get("versions") or {}).items())
+
+
+def backends_of(run):
+    """The backends a saved run timed."""
+    return {b.get("extra_info", {}).get("backend") for b in run.get("benchmarks", ())} - {None}
+
+
+def newest_releases(folders, gpu_model):
+    """{backend: the release of its newest complete run on this GPU model}: the report shows a
+    backend's runs of that release only, so that no table mixes two (report.build.select)."""
+    newest = {}
+    for _, saved in _saved(folders, "**/*gpu[-_]*.json"):
+        if run_is_for(saved, gpu_model, None):
+            for backend in backends_of(saved):
+                newest[backend] = max(newest.get(backend, ("", [])),
+                                      (saved.get("datetime", ""), release(saved)))
+    return {backend: found[1] for backend, found in newest.items()}
+
+
+def done_steps(folders, gpu_model, code, releases=None):
     """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
-    `folders`."""
+    `folders`; with `releases` ({backend: release}), only runs of their backend's release: a GPU
+    machine's image upgraded takes the report's tables to the new release, the rows with it."""
     found = set()
     for path, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code):
+        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code) and all(
+                release(saved) == (releases or {}).get(b, release(saved))
+                for b in backends_of(saved)):
             found.add(path.stem.split("_gpu-", 1)[1])
         elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
             found.add(path.stem[len("gpu_"):])
@@ -325,14 +350,16 @@ def whole_of(step):
     return NAMED[f"{step.backend}-{step.label}"]
 
 
-def missing(folders, gpu_model, code):
+def missing(folders, gpu_model, code, releases=None):
     """The plan's steps still to run for this GPU model and code, in priority order: first those
-    this GPU model never ran, then those it ran only at an older timing code (a window is short,
-    and a row not yet measured tells a reader more than a row measured again); a model's steps
-    run at an older code come right after its first calls, which the report shows only beside
+    this GPU model never ran, then those it ran only at an older timing code or release (a window
+    is short, and a row not yet measured tells a reader more than a row measured again); a model's
+    steps run at an older code come right after its first calls, which the report shows only beside
     steps of their own code, and first of all where its first calls ran at this code (in an
-    earlier call of the window: a torch pair outlasts one call)."""
-    done, ever = done_steps(folders, gpu_model, code), done_steps(folders, gpu_model, None)
+    earlier call of the window: a torch pair outlasts one call). The release is each backend's
+    newest run's, or `releases`' (gpu.job: the GPU machine's own, before any run of it)."""
+    current = {**newest_releases(folders, gpu_model), **(releases or {})}
+    done, ever = done_steps(folders, gpu_model, code, current), done_steps(folders, gpu_model, None)
     again = [step for step in PLAN if step.name in ever and step.name not in done]
     order = [whole_of(step) for step in PLAN if step.name in done and whole_of(step) in again]
     for step in PLAN:

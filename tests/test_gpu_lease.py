@@ -115,10 +115,13 @@ def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
 
 
 def _gpu_run(folder, name, gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", code="abc",
-             complete=True):
+             complete=True, versions=None, when=""):
     folder.mkdir(parents=True, exist_ok=True)
-    run = {"machine_info": {"graphbench": {"device": "cuda", "gpu": gpu, "code": code}},
-           "graphbench_run": {"complete": complete}}
+    backend = name.split("_gpu-", 1)[1].split("-")[0]
+    run = {"machine_info": {"graphbench": {"device": "cuda", "gpu": gpu, "code": code,
+                                           "versions": versions or {"torch": "2.11.0"}}},
+           "graphbench_run": {"complete": complete}, "datetime": when,
+           "benchmarks": [{"extra_info": {"backend": backend}}]}
     (folder / name).write_text(json.dumps(run))
 
 
@@ -147,6 +150,32 @@ def test_the_gpu_job_runs_what_this_gpu_and_code_lack_in_priority_order(tmp_path
     # the first calls ran in an earlier call of the window: their model's steps come first
     _gpu_run(runs, "0095_gpu-first-calls-torch-vgg-graph.json")
     assert [s.name for s in missing([tmp_path], h100, "abc")][0] == "torch-vgg"
+
+
+def test_a_gpu_machines_new_release_measures_again_what_its_old_one_did(tmp_path, monkeypatch):
+    """The report shows a backend's runs of its newest run's release only: an image upgraded
+    would have left the old release's rows out of the GPU table, and the plan called them done."""
+    from gpu import job
+    from gpu.plan import missing
+    h100, runs = "NVIDIA H100 80GB HBM3", tmp_path / "Linux-CPython-3.12-64bit"
+    old, new = {"torch": "2.11.0", "numpy": "2.5.2"}, {"torch": "2.11.0", "numpy": "2.5.3"}
+    _gpu_run(runs, "0090_gpu-jax-mnist_cnn.json", versions=old, when="2026-12-01T10:00")
+    _gpu_run(runs, "0091_gpu-chainer-mnist_cnn.json", versions=old, when="2026-12-01T10:05")
+    _gpu_run(runs, "0092_gpu-jax-vgg.json", versions=new, when="2026-12-02T10:00")
+    left = [s.name for s in missing([tmp_path], h100, "abc")]
+    assert "jax-mnist_cnn" in left and "jax-vgg" not in left and "chainer-mnist_cnn" not in left
+    assert left.index("jax-mnist_cnn") > left.index("chainer-vgg")  # measured before: after new rows
+    # on the GPU machine, its own release decides before its first run
+    left = [s.name for s in missing([tmp_path], h100, "abc", {"jax": sorted(old.items())})]
+    assert "jax-mnist_cnn" not in left and "jax-vgg" in left
+    asked = []
+    monkeypatch.setattr(job, "missing", lambda *args: asked.append(args) or [])
+    _dry_job(monkeypatch, tmp_path, tmp_path / "out")
+    assert job.main(["--seconds", "60"]) == 0
+    import numpy
+    mine = asked[0][3]  # every backend runs in this Python here: its versions, as a run records them
+    assert set(mine) == {"jax", "chainer", "torch"} and mine["jax"] == mine["torch"]
+    assert ("numpy", numpy.__version__) in mine["jax"] and mine["jax"] == sorted(mine["jax"])
 
 
 def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkeypatch):
