@@ -317,15 +317,20 @@ def newest_releases(folders, gpu_model):
     return {backend: found[1] for backend, found in newest.items()}
 
 
+def _of_release(run, releases):
+    """Whether a saved run is of each of its backends' release in `releases` (where named)."""
+    mine = release(run)
+    return all(releases.get(backend, mine) == mine for backend in backends_of(run))
+
+
 def done_steps(folders, gpu_model, code, releases=None):
     """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
     `folders`; with `releases` ({backend: release}), only runs of their backend's release: a GPU
     machine's image upgraded takes the report's tables to the new release, the rows with it."""
     found = set()
     for path, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code) and all(
-                release(saved) == (releases or {}).get(b, release(saved))
-                for b in backends_of(saved)):
+        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code) and _of_release(
+                saved, releases or {}):
             found.add(path.stem.split("_gpu-", 1)[1])
         elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
             found.add(path.stem[len("gpu_"):])
