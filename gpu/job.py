@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from gpu.plan import (BACKENDS, GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES,  # noqa: E402
-                      PLAN, UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, whole_of)
+                      PLAN, UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, newest_machine,
+                      whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there
@@ -126,6 +127,26 @@ def releases(env):
         if by_python[py] is not None:
             found[backend] = by_python[py]
     return found
+
+
+# what a run records of its machine (pytest-benchmark's machine_info, the suites' CPU flags)
+MACHINE = "import json, user.save as s; print(json.dumps(s.machine_info()))"
+
+
+def this_machine(env, model):
+    """This machine as its runs will name it (the GPU beside the host's CPU, vector ISA and cores),
+    asked of torch's Python before the first run: a window on another host than the last starts
+    its plan over, as the report gives it a table of its own; None where that Python cannot say
+    (the newest run's machine stands for it)."""
+    from report.build.load import machine_name
+    try:
+        said = subprocess.run([python_for("torch"), "-c", MACHINE], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60, check=True)
+        info = json.loads(said.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    info["graphbench"]["gpu"] = None if model == "cpu" else model
+    return machine_name(info)
 
 
 def number_on(runs):
@@ -464,7 +485,11 @@ def main(argv=None):
     number_on(RUNS)
     before = {p.name for p in STORE.glob("*/*.json")}
     machine = {"gpu": model, "code": code, "commit": commit, "device": device, "cpu": cpu_name()}
-    steps = missing([ROOT / "results", STORE], model, code, releases(env))
+    host, last = this_machine(env, model), newest_machine([ROOT / "results", STORE], model)
+    if host and last and host != last:
+        log(f"this host is not the one of {model}'s runs so far: {host}, not {last}; the report "
+            "gives it its own table, and its plan starts over")
+    steps = missing([ROOT / "results", STORE], model, code, releases(env), host)
     if args.only:
         steps = [s for s in steps if s.name in args.only.split(",")]
     if device == "cuda":
@@ -473,7 +498,7 @@ def main(argv=None):
         subprocess.run([sys.executable, "-c", "import sys, torch, jax, cupy, numpy; print(sys."
                         "version.split()[0], 'torch', torch.__version__, 'jax', jax.__version__, "
                         "'cupy', cupy.__version__, 'numpy', numpy.__version__, jax.devices())"])
-    log(f"{model}, code {code}: {len(steps)} steps to run (expected seconds; `python3 "
+    log(f"{host or model}, code {code}: {len(steps)} steps to run (expected seconds; `python3 "
         "gpu/plan.py` says where each figure comes from):",
         ", ".join(f"{s.name} ({s.expect_s})" for s in steps))
     costs, together = [], []  # checks chosen, which run at once when a timed step comes up

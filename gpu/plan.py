@@ -280,12 +280,29 @@ PLAN = (
 NAMED = {step.name: step for step in PLAN}  # the plan's steps by name
 
 
-def run_is_for(run, gpu_model, code):
-    """Whether a saved run (its JSON) was timed on this GPU model at this timing code, complete."""
+def run_is_for(run, gpu_model, code, machine=None):
+    """Whether a saved run (its JSON) was timed on this GPU model at this timing code (None: any),
+    complete, and on this machine where one is named."""
     info = run.get("machine_info", {}).get("graphbench", {})
     return (info.get("device") == "cuda" and (info.get("gpu") or "").split(",")[0] == gpu_model
             and code in (None, info.get("code"))
-            and run.get("graphbench_run", {}).get("complete", False))
+            and run.get("graphbench_run", {}).get("complete", False)
+            and machine in (None, machine_of(run)))
+
+
+def machine_of(run):
+    """The machine a saved run names, as the report's tables do: its GPU beside the host's CPU,
+    vector ISA and cores (report.build.load.machine_name); another host is another table."""
+    from report.build.load import machine_name
+    return machine_name(run.get("machine_info", {}))
+
+
+def newest_machine(folders, gpu_model):
+    """The machine of the newest complete run on this GPU model (None: no run yet): the one a
+    window is taken to be where the GPU machine is not there to say (gpu/plan.py here)."""
+    runs = [(saved.get("datetime", ""), machine_of(saved)) for _, saved
+            in _saved(folders, "**/*gpu[-_]*.json") if run_is_for(saved, gpu_model, None)]
+    return max(runs)[1] if runs else None
 
 
 def study_is_for(study, gpu_model, code):
@@ -305,12 +322,12 @@ def backends_of(run):
     return {b.get("extra_info", {}).get("backend") for b in run.get("benchmarks", ())} - {None}
 
 
-def newest_releases(folders, gpu_model):
-    """{backend: the release of its newest complete run on this GPU model}: the report shows a
-    backend's runs of that release only, so that no table mixes two (report.build.select)."""
+def newest_releases(folders, gpu_model, machine=None):
+    """{backend: the release of its newest complete run on this GPU model (and machine)}: the report
+    shows a backend's runs of that release only, so that no table mixes two (report.build.select)."""
     newest = {}
     for _, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if run_is_for(saved, gpu_model, None):
+        if run_is_for(saved, gpu_model, None, machine):
             for backend in backends_of(saved):
                 newest[backend] = max(newest.get(backend, ("", [])),
                                       (saved.get("datetime", ""), release(saved)))
@@ -323,13 +340,14 @@ def _of_release(run, releases):
     return all(releases.get(backend, mine) == mine for backend in backends_of(run))
 
 
-def done_steps(folders, gpu_model, code, releases=None):
+def done_steps(folders, gpu_model, code, releases=None, machine=None):
     """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
     `folders`; with `releases` ({backend: release}), only runs of their backend's release: a GPU
-    machine's image upgraded takes the report's tables to the new release, the rows with it."""
+    machine's image upgraded takes the report's tables to the new release, the rows with it; with
+    `machine`, only its runs (a study counts on any host of the GPU model, as the report reads it)."""
     found = set()
     for path, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code) and _of_release(
+        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code, machine) and _of_release(
                 saved, releases or {}):
             found.add(path.stem.split("_gpu-", 1)[1])
         elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
@@ -355,16 +373,19 @@ def whole_of(step):
     return NAMED[f"{step.backend}-{step.label}"]
 
 
-def missing(folders, gpu_model, code, releases=None):
+def missing(folders, gpu_model, code, releases=None, machine=None):
     """The plan's steps still to run for this GPU model and code, in priority order: first those
     this GPU model never ran, then those it ran only at an older timing code or release (a window
     is short, and a row not yet measured tells a reader more than a row measured again); a model's
     steps run at an older code come right after its first calls, which the report shows only beside
     steps of their own code, and first of all where its first calls ran at this code (in an
     earlier call of the window: a torch pair outlasts one call). The release is each backend's
-    newest run's, or `releases`' (gpu.job: the GPU machine's own, before any run of it)."""
-    current = {**newest_releases(folders, gpu_model), **(releases or {})}
-    done, ever = done_steps(folders, gpu_model, code, current), done_steps(folders, gpu_model, None)
+    newest run's, or `releases`' (gpu.job: the GPU machine's own, before any run of it); the
+    machine the newest run's, or `machine` (gpu.job's, whose host may not be the last window's)."""
+    machine = machine or newest_machine(folders, gpu_model)
+    current = {**newest_releases(folders, gpu_model, machine), **(releases or {})}
+    done = done_steps(folders, gpu_model, code, current, machine)
+    ever = done_steps(folders, gpu_model, None, machine=machine)
     again = [step for step in PLAN if step.name in ever and step.name not in done]
     order = [whole_of(step) for step in PLAN if step.name in done and whole_of(step) in again]
     for step in PLAN:
@@ -583,8 +604,10 @@ def main(argv=None):
     if args.gpu not in (known := known_gpus(folders[0])):  # a typo reads as a new GPU kind
         print(f"gpu/plan.py: no published run names {args.gpu!r} (they name "
               f"{', '.join(known) or 'no GPU'}): its whole plan follows", file=sys.stderr)
-    print(f"{args.gpu}, timing code {code}; dry runs on {dry_costs(folders)[0] or 'no CPU yet'}")
-    steps = missing(folders, args.gpu, code)
+    machine = newest_machine(folders, args.gpu)
+    print(f"{args.gpu}, timing code {code}, on the host of its newest run "
+          f"({machine or 'none yet'}); dry runs on {dry_costs(folders)[0] or 'no CPU yet'}")
+    steps = missing(folders, args.gpu, code, machine=machine)
     for step in steps:
         longer, together = added(step, together)  # checks run side by side (gpu.job)
         total += longer

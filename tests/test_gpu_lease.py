@@ -115,11 +115,12 @@ def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
 
 
 def _gpu_run(folder, name, gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB", code="abc",
-             complete=True, versions=None, when=""):
+             complete=True, versions=None, when="", cpu=None):
     folder.mkdir(parents=True, exist_ok=True)
     backend = name.split("_gpu-", 1)[1].split("-")[0]
     run = {"machine_info": {"graphbench": {"device": "cuda", "gpu": gpu, "code": code,
-                                           "versions": versions or {"torch": "2.11.0"}}},
+                                           "versions": versions or {"torch": "2.11.0"}},
+                            **({"node": "vm", "cpu": cpu} if cpu else {})},
            "graphbench_run": {"complete": complete}, "datetime": when,
            "benchmarks": [{"extra_info": {"backend": backend}}]}
     (folder / name).write_text(json.dumps(run))
@@ -176,6 +177,33 @@ def test_a_gpu_machines_new_release_measures_again_what_its_old_one_did(tmp_path
     mine = asked[0][3]  # every backend runs in this Python here: its versions, as a run records them
     assert set(mine) == {"jax", "chainer", "torch"} and mine["jax"] == mine["torch"]
     assert ("numpy", numpy.__version__) in mine["jax"] and mine["jax"] == sorted(mine["jax"])
+
+
+def test_a_window_on_another_host_measures_what_the_last_host_did(tmp_path, monkeypatch):
+    """The report keys a machine on its host's CPU, ISA and cores beside the GPU: the plan keyed
+    it on the GPU alone, so a window on another host would have skipped what its table lacks."""
+    from gpu import job
+    from gpu.plan import missing
+    from report.build.load import machine_name
+    h200, runs = "NVIDIA H200", tmp_path / "Linux-CPython-3.12-64bit"
+    xeon = {"brand_raw": "Intel(R) Xeon(R) Processor", "family": 6, "model": 207, "count": 16,
+            "flags": ["avx2", "avx512f"]}
+    epyc = {**xeon, "brand_raw": "AMD EPYC", "family": 25, "model": 17}
+    _gpu_run(runs, "0090_gpu-jax-mnist_cnn.json", gpu=h200, cpu=xeon, when="2026-12-01T10:00")
+    _gpu_run(runs, "0091_gpu-jax-vgg.json", gpu=h200, cpu=epyc, when="2026-12-02T10:00")
+    host = {x: machine_name({"node": "vm", "cpu": c, "graphbench": {"gpu": h200}})
+            for x, c in (("xeon", xeon), ("epyc", epyc))}
+    on = {x: [s.name for s in missing([tmp_path], h200, "abc", machine=host[x])] for x in host}
+    assert "jax-mnist_cnn" in on["epyc"] and "jax-vgg" not in on["epyc"]
+    assert "jax-mnist_cnn" not in on["xeon"] and "jax-vgg" in on["xeon"]
+    assert [s.name for s in missing([tmp_path], h200, "abc")] == on["epyc"]  # the newest run's
+    # the job asks its own host before the first run; this one is neither
+    asked = []
+    monkeypatch.setattr(job, "missing", lambda *args: asked.append(args) or [])
+    _dry_job(monkeypatch, tmp_path, tmp_path / "out")
+    assert job.main(["--seconds", "60"]) == 0
+    from user.save import machine_info
+    assert asked[0][4] == machine_name(machine_info()) not in host.values()
 
 
 def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkeypatch):
