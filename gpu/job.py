@@ -143,9 +143,9 @@ def this_machine(env, model):
         said = subprocess.run([python_for("torch"), "-c", MACHINE], env=env, cwd=ROOT,
                               capture_output=True, text=True, timeout=60, check=True)
         info = json.loads(said.stdout)
-    except (OSError, subprocess.SubprocessError, ValueError):
+        info["graphbench"]["gpu"] = None if model == "cpu" else model
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
         return None
-    info["graphbench"]["gpu"] = None if model == "cpu" else model
     return machine_name(info)
 
 

@@ -206,6 +206,18 @@ def test_a_window_on_another_host_measures_what_the_last_host_did(tmp_path, monk
     assert asked[0][4] == machine_name(machine_info()) not in host.values()
 
 
+def test_a_python_that_cannot_name_its_host_leaves_the_newest_runs_host(monkeypatch):
+    """No answer, or no machine in it, is None (gpu.plan.missing then takes the newest run's
+    host), not a job stopped before its first step."""
+    from gpu import job
+    monkeypatch.setattr(job, "python_for", lambda backend: "/nonexistent/python")
+    assert job.this_machine(dict(os.environ), "NVIDIA H200") is None
+    monkeypatch.setattr(job, "python_for", lambda backend: sys.executable)
+    for said in ("print('null')", "print('{}')", "print('not json')"):
+        monkeypatch.setattr(job, "MACHINE", said)
+        assert job.this_machine(dict(os.environ), "NVIDIA H200") is None
+
+
 def test_what_each_step_cost_is_saved_and_sizes_the_next_window(tmp_path, monkeypatch):
     """Step costs were copied by hand from steps.json into gpu/plan.py; a step cut at its limit
     (JAX's precision step, at 70 s) was given its guess again."""
