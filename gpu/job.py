@@ -489,7 +489,7 @@ def main(argv=None):
     if host and last and host != last:
         log(f"this host is not the one of {model}'s runs so far: {host}, not {last}; the report "
             "gives it its own table, and its plan starts over")
-    steps = missing([ROOT / "results", STORE], model, code, releases(env), host)
+    steps = missing([ROOT / "results", STORE], model, code, releases(env), host or last)
     if args.only:
         steps = [s for s in steps if s.name in args.only.split(",")]
     if device == "cuda":
