@@ -1,6 +1,11 @@
 """A machine's name as the report gives it (report/build/load.py's machine_name), read back:
 its GPU model and a short name; shared by the build and the views, importing neither."""
+import contextlib
+import contextvars
+import functools
 import re
+
+_AMONG = contextvars.ContextVar("machines named together", default=frozenset())
 
 
 def gpu_model(machine):
@@ -9,11 +14,57 @@ def gpu_model(machine):
     return None if last.endswith(" cores") else last
 
 
+@contextlib.contextmanager
+def named_among(machines):
+    """Within it, short_name tells apart the machines of `machines` (added to those of any outer
+    one) that one short name would join: two hosts of one GPU model, say."""
+    token = _AMONG.set(_AMONG.get() | set(machines))
+    try:
+        yield
+    finally:
+        _AMONG.reset(token)
+
+
+def naming_its_machines(view):
+    """`view(machines, ...)`, [(machine, ...)] first, run within named_among of its machines."""
+    @functools.wraps(view)
+    def named(machines, *rest, **named):
+        with named_among(m[0] for m in machines):
+            return view(machines, *rest, **named)
+    return named
+
+
 def short_name(machine):
     """A machine's name in a few characters: its GPU ('H100'), else its CPU ('Zen 4',
-    'Xeon model 167'), from the name report.build.load gives it; a node other than `vm` leads it."""
+    'Xeon model 167'), from the name report.build.load gives it; a node other than `vm` leads it;
+    within named_among, what tells it from a machine of the same short name follows it ('H200 on
+    Zen 4', 'Zen 4 with 4 cores'), else its whole name."""
+    name = _plain_name(machine)
+    rivals = [m for m in _AMONG.get() if m != machine and _plain_name(m) == name]
+    if not rivals:
+        return name
+    for told in (_host_of, _cores_of):
+        if told(machine) and all(told(m) != told(machine) for m in rivals):
+            return f"{name} on {told(machine)}" if told is _host_of else \
+                f"{name} with {told(machine)}"
+    return machine
+
+
+def _plain_name(machine):
     node = machine.split(" (")[0]
     return (f"{node} " if node != "vm" and " (" in machine else "") + _hardware_name(machine)
+
+
+def _host_of(machine):
+    """A GPU machine's CPU by its short name ('Xeon model 207'); None for a CPU's."""
+    if not (gpu := gpu_model(machine)):
+        return None
+    return _hardware_name(machine.removesuffix(")").removesuffix(", " + gpu) + ")")
+
+
+def _cores_of(machine):
+    found = re.search(r"\b(\d+) cores\b", machine)
+    return found and found[0]
 
 
 def _hardware_name(machine):

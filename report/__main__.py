@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from catalog import BACKENDS
+from machines import named_among
 from report.publish import stops
 from report.views.answer import (SCALE_CHART, answer_text, break_even_reading, in_short,
                                   step_time_reading)
@@ -276,7 +277,7 @@ def _report(args, published=None):
     machines = per_machine(results, args.run, load_studies(args.results))
     lead = front(results, args.answer_for)  # the README's machine; RESULTS.md has every one
     shown = [found for found in machines if found[0] == lead]
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, named_among(m for m, _, _ in machines):
         drawn = _charts(shown, Path(tmp)) if args.charts else []
         final = Path(args.charts or ".")
         placed = [(m, t, final / p.name, r, readme) for m, t, p, r, readme in drawn]

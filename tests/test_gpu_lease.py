@@ -1085,6 +1085,15 @@ def test_a_dry_runs_folder_is_refused_whole_in_one_line(tmp_path, capsys, dry):
     assert "nothing written" in err[0] and not any(results.rglob("*"))
 
 
+def _cpu_and_two_gpus(first, second):
+    """The views' machines: a CPU's torch row, then two GPUs' (`0091_gpu`, `0110_gpu`)."""
+    cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
+    gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
+                       _rec("speedup", "torch", "graph", run=run, verdict="faster")]
+    return [("cpu", {"versions": {}}, cpu), (first, LOOP, gpu("0091_gpu")),
+            (second, LOOP, gpu("0110_gpu"))]
+
+
 def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
     from types import SimpleNamespace
     from report.build.select import front_gpu
@@ -1097,11 +1106,7 @@ def test_the_readme_shows_the_gpu_with_most_rows_and_names_the_other():
                *(run(h200, m, "3", wait="step") for m in ("resnet", "decoder", "mnist_cnn"))]
     assert front_gpu(results) == h100  # most rows timed as a loop, though older
     assert front_gpu(results[2:]) == h200 and front_gpu(results[3:]) is None
-    cpu = [_rec("speedup", "torch", "graph", estimate=1.29, wait=None)]
-    gpu = lambda run: [_rec("step_time", "torch", "eager", run=run),
-                       _rec("speedup", "torch", "graph", run=run, verdict="faster")]
-    machines = [("cpu", {"versions": {}}, cpu), (h100, LOOP, gpu("0091_gpu")),
-                (h200, LOOP, gpu("0110_gpu"))]
+    machines = _cpu_and_two_gpus(h100, h200)
     readme = answer_text(machines, "cpu", more="RESULTS.md#full", gpu=h100)
     assert "**On the H100**" in readme and "**On the H200**" not in readme
     assert "fewer rows measured" not in readme  # the Other GPUs line says where its table is
@@ -1436,3 +1441,21 @@ def test_a_step_sized_elsewhere_starts_only_where_a_quarter_more_fits():
     # a quarter more than a whole call holds: as it expects, or it would run in no call
     long = step("lengths-jax-eager", WHOLE_CALL_S - 10, "dry run × GPU/dry ratio")
     assert why(long, WHOLE_CALL_S + GRACE_S) is None
+
+
+def test_two_hosts_of_one_gpu_model_are_told_apart_wherever_the_answer_names_them():
+    """Stop 108: a window on a second H200 host starts a table of its own; the README called both
+    "the H200", and its Other GPUs line compared "the H200" with "the H200's train rows"."""
+    from report.views.answer import answer_text, in_short
+    xeon = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, AVX-512, 16 cores, NVIDIA H200)"
+    epyc = "vm (AMD EPYC, family 25 model 17, AVX-512, 16 cores, NVIDIA H200)"
+    machines = _cpu_and_two_gpus(xeon, epyc)
+    readme = answer_text(machines, "cpu", more="RESULTS.md#full", gpu=xeon)
+    assert "**On the H200 on Xeon model 207**" in readme
+    assert ("- **Other GPUs** (the H200 on Zen 4, in RESULTS.md), against the H200 on Xeon model "
+            "207's train rows:") in readme
+    assert f"**H200 on Zen 4** = `{epyc}`" in readme and f"**H200 on Xeon model 207** = `{xeon}`" \
+        in readme
+    assert "**H200 on Zen 4** = " in in_short(machines, "cpu", xeon)
+    alone = answer_text(machines[:2], "cpu", more="RESULTS.md#full", gpu=xeon)
+    assert "**On the H200**" in alone  # one H200 keeps its short name

@@ -4,7 +4,7 @@ from collections import defaultdict
 from fractions import Fraction
 
 from catalog import KNOWN_WRONG
-from machines import gpu_model, short_name
+from machines import gpu_model, naming_its_machines, short_name
 from report.views.advice import advice, finding, get, no_cache_backends, steps_text
 from report.build.best import RULE
 from report.views.gpu import gpu_table
@@ -29,6 +29,7 @@ NO_TABLE = ("no train-step table: no answer job has run here (`python3 run.py be
             "it); below, what the runs shown measured.")
 
 
+@naming_its_machines
 def answer_text(machines, front=None, more=None, gpu=None, job=False, scale=SCALE_CHART):
     """The README's summary block: its scope, then per machine ([(machine, view, records)]) one
     table with its workloads and one line per backend; with `front` (a machine), that machine's
@@ -137,6 +138,7 @@ def short_lines(machines, front, elsewhere_gpus=()):
             *your_case(lead[1], gpus, KNOWN_WRONG, cpus)]
 
 
+@naming_its_machines
 def in_short(machines, front, gpu=None):
     """The README's first lines and the legend of the machines they name: what the results page
     opens on, before the answer in full."""
