@@ -1459,3 +1459,18 @@ def test_two_hosts_of_one_gpu_model_are_told_apart_wherever_the_answer_names_the
     assert "**H200 on Zen 4** = " in in_short(machines, "cpu", xeon)
     alone = answer_text(machines[:2], "cpu", more="RESULTS.md#full", gpu=xeon)
     assert "**On the H200**" in alone  # one H200 keeps its short name
+
+
+def test_a_cpu_named_only_inside_a_gpu_hosts_name_is_left_off_the_legend():
+    from machines import named_among
+    from report.views.answer import legend
+    zen4, zen5 = ("vm (AMD EPYC, family 25 model 17, AVX-512, 2 cores)",
+                  "vm (AMD EPYC, family 26 model 2, AVX-512, 2 cores)")
+    epyc = "vm (AMD EPYC, family 25 model 17, AVX-512, 16 cores, NVIDIA H200)"
+    xeon = "vm (Intel(R) Xeon(R) Processor, family 6 model 207, AVX-512, 16 cores, NVIDIA H200)"
+    machines = [(m, {}, []) for m in (zen4, zen5, epyc, xeon)]
+    with named_among([zen4, zen5, epyc, xeon]):
+        line = legend(machines, zen5, "on the Zen 5: 1.2×; the H200 on Zen 4: 3.1×.")
+        assert "**H200 on Zen 4** = " in line and "**Zen 5** = " in line
+        assert "**Zen 4** = " not in line and "Xeon" not in line
+        assert "**Zen 4** = " in legend(machines, zen5, "the H200 on Zen 4 and the Zen 4 agree")

@@ -120,9 +120,16 @@ def gpus_elsewhere(machines, front, gpu):
 
 
 def legend(machines, lead, text):
-    """The machines line for `text`: the lead and each machine whose short name it uses."""
-    return machines_line([m for m, _, _ in machines if m == lead or re.search(
-        rf"\b{re.escape(short_name(m))}\b", text)], lead)
+    """The machines line for `text`: the lead and each machine whose short name it uses (outside
+    a longer one: "Zen 4" in "H200 on Zen 4" names the H200's host, not the Zen 4)."""
+    names = {m: short_name(m) for m, _, _ in machines}
+
+    def uses(name):
+        rest = text
+        for longer in (n for n in names.values() if name in n and n != name):
+            rest = rest.replace(longer, "")
+        return re.search(rf"\b{re.escape(name)}\b", rest)
+    return machines_line([m for m in names if m == lead or uses(names[m])], lead)
 
 
 def short_lines(machines, front, elsewhere_gpus=()):
