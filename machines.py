@@ -43,10 +43,9 @@ def short_name(machine):
     rivals = [m for m in _AMONG.get() if m != machine and _plain_name(m) == name]
     if not rivals:
         return name
-    for told in (_host_of, _cores_of):
-        if told(machine) and all(told(m) != told(machine) for m in rivals):
-            return f"{name} on {told(machine)}" if told is _host_of else \
-                f"{name} with {told(machine)}"
+    for told, word in ((_host_of, "on"), (_cores_of, "with")):
+        if (mine := told(machine)) and all(told(m) != mine for m in rivals):
+            return f"{name} {word} {mine}"
     return machine
 
 
