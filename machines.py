@@ -3,6 +3,7 @@ its GPU model and a short name; shared by the build and the views, importing nei
 import contextlib
 import contextvars
 import functools
+import inspect
 import re
 
 _AMONG = contextvars.ContextVar("machines named together", default=frozenset())
@@ -26,11 +27,13 @@ def named_among(machines):
 
 
 def naming_its_machines(view):
-    """`view(machines, ...)`, [(machine, ...)] first, run within named_among of its machines."""
+    """`view`, whose argument `machines` is [(machine, ...)], run within named_among of them."""
+    signature = inspect.signature(view)
+
     @functools.wraps(view)
-    def named(machines, *rest, **named):
-        with named_among(m[0] for m in machines):
-            return view(machines, *rest, **named)
+    def named(*args, **kwargs):
+        with named_among(m[0] for m in signature.bind(*args, **kwargs).arguments["machines"]):
+            return view(*args, **kwargs)
     return named
 
 

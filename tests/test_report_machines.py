@@ -170,3 +170,17 @@ def test_stepping_and_flags_outside_the_tiers_keep_one_machine_a_tier_or_gpu_spl
     assert named([f for f in flags if f != "avx512_bf16"]) != one
     assert named(gpu="NVIDIA H100 80GB HBM3, 580.159.04, 81559 MiB").endswith(
         "2 cores, NVIDIA H100 80GB HBM3)")
+
+
+def test_the_runs_block_tells_two_machines_of_one_short_name_apart(tmp_path):
+    """The README's runs lines name each machine as the answer does, also when a caller other than
+    `python -m report` (a test) draws them alone."""
+    base = json.loads(QUICK.read_text())
+    for n, cores in ((1, 2), (2, 4)):
+        data = on_machine(base, "vm", 1)
+        data["machine_info"]["cpu"]["count"] = cores
+        save(tmp_path / "results" / f"vm{cores}", data, f"000{n}_default", f"2026-01-0{n}T00:00:00")
+    results = load_dir(tmp_path / "results")
+    text = cli.render(results, machines_of(results))
+    assert "on the Xeon model 167 with 2 cores:" in text
+    assert "on the Xeon model 167 with 4 cores:" in text

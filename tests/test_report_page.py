@@ -144,11 +144,11 @@ def test_a_redraw_on_another_cpu_writes_the_same_summary_and_page():
     assert written(0.3, 1.0, 2.0001)[1] != written(0.3, 1.0, 2.0)[1]
 
 
-def test_a_machine_is_named_as_in_the_readme_unless_two_share_the_name():
+def test_a_machine_is_named_on_the_page_as_in_the_readme():
     """The page names a machine by its short name (Zen 5, H100); two machines whose short names
-    meet (the same CPU with other core counts) keep their whole descriptions apart."""
+    meet (the same CPU with other core counts) are told apart as the README tells them."""
     zen5 = "vm (AMD EPYC, family 26 model 2, AVX-512+VNNI+BF16, 2 cores)"
     four, eight = (f"vm (AMD EPYC, family 25 model 17, AVX-512+VNNI+BF16, {n} cores)" for n in (4, 8))
     runs = [{"machine": m, "run": "0001_default"} for m in (zen5, four, eight)]
     names = {m: found["short"] for m, found in page.page_data([("pins", [], runs)])["machines"].items()}
-    assert names == {zen5: "Zen 5", four: four, eight: eight}
+    assert names == {zen5: "Zen 5", four: "Zen 4 with 4 cores", eight: "Zen 4 with 8 cores"}

@@ -5,7 +5,7 @@ import json
 import re
 from pathlib import Path
 
-from machines import gpu_model, short_name
+from machines import gpu_model, named_among, short_name
 from report.build.ratios import half_width
 from report.views.text import rounded
 
@@ -49,11 +49,11 @@ def page_data(sets, charts=(), answer="", tables="", links=(), prefix="", lead=N
                     for n, rec in enumerate(found)]
         runs += their_runs
     machines = sorted({r["machine"] for r in records} | {r["machine"] for r in runs})
-    shorts = [short_name(m) for m in machines]  # the README's names; two machines keep theirs whole
+    with named_among(machines):  # the README's names, told apart where two would meet
+        shorts = {m: short_name(m) for m in machines}
     return {"records": records, "runs": runs, "lead": lead,
             "machines": {m: {"device": "GPU" if gpu_model(m) else "CPU", "gpu": gpu_model(m),
-                             "short": short if shorts.count(short) == 1 else m}
-                         for m, short in zip(machines, shorts)},
+                             "short": shorts[m]} for m in machines},
             "charts": [{"machine": m, "title": t, "path": str(p), "reading": reading}
                        for m, t, p, reading in charts],
             "answer": relinked(answer, prefix), "tables": relinked(tables, prefix),

@@ -1,6 +1,7 @@
 """The report's text: the README's runs and charts, and RESULTS.md with every table."""
 import os
 
+from machines import naming_its_machines
 from report.views.determinism import determinism_text
 from report.views.lengths import HOW as LENGTHS_HOW, lengths_table
 from report.views.memory import memory_section
@@ -29,6 +30,7 @@ def per_machine(machines, body):
     return parts
 
 
+@naming_its_machines
 def render(runs, machines, charts=(), relative_to=".", details=None, page=None):
     """The README's results block: runs (report.build.runs.provenance), a link to the tables (on
     the results `page` where there is one), and each machine's charts."""
@@ -58,6 +60,7 @@ def chart_body(charts, relative_to):
     return body
 
 
+@naming_its_machines
 def details_text(runs, machines, charts=(), relative_to=".", answer=None, page=None):
     """RESULTS.md: the answer in full, the runs (report.build.runs.provenance), the charts the
     README leaves out, then every table of every machine, each section from its own run; with the
