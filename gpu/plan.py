@@ -7,8 +7,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-# the GPU whose table is furthest along (docs/METHOD.md, On a GPU): a window asks for its kind
-FRONT_GPU = "NVIDIA H100 80GB HBM3"
+# the GPU of the first windows' costs (MEASURED_S), which size another GPU's steps (step_costs)
+MEASURED_GPU = "NVIDIA H100 80GB HBM3"
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
 VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
@@ -284,7 +284,7 @@ def run_is_for(run, gpu_model, code, machine=None):
     """Whether a saved run (its JSON) was timed on this GPU model at this timing code (None: any),
     complete, and on this machine where one is named."""
     info = run.get("machine_info", {}).get("graphbench", {})
-    return (info.get("device") == "cuda" and (info.get("gpu") or "").split(",")[0] == gpu_model
+    return (info.get("device") == "cuda" and _gpu_of(run) == gpu_model
             and code in (None, info.get("code"))
             and run.get("graphbench_run", {}).get("complete", False)
             and machine in (None, machine_of(run)))
@@ -295,6 +295,19 @@ def machine_of(run):
     vector ISA and cores (report.build.load.machine_name); another host is another table."""
     from report.build.load import machine_name
     return machine_name(run.get("machine_info", {}))
+
+
+def newest_gpu(folders):
+    """The GPU model of the newest complete GPU run in `folders` (the kind the last window had);
+    None without one."""
+    runs = [(saved.get("datetime", ""), gpu) for _, saved in _saved(folders, "**/*gpu[-_]*.json")
+            if run_is_for(saved, gpu := _gpu_of(saved), None)]
+    return max(runs)[1] if runs else None
+
+
+def _gpu_of(run):
+    """The GPU model a saved run names ('NVIDIA H200'); '' for a CPU's."""
+    return (run.get("machine_info", {}).get("graphbench", {}).get("gpu") or "").split(",")[0]
 
 
 def newest_machine(folders, gpu_model):
@@ -430,7 +443,7 @@ def step_costs(folders, gpu_model):
     Chainer first calls (28 s, a CuPy cache kept between steps) took the H200 70 s, each process
     compiling into an empty one."""
     front = {name: (float(s), True) for name, s in MEASURED_NOW_S.items()}
-    newest = {True: {}, False: {} if gpu_model == FRONT_GPU else front}
+    newest = {True: {}, False: {} if gpu_model == MEASURED_GPU else front}
     for path, saved in sorted(_saved(folders, "**/costs_*.json"), key=lambda item: item[0].name):
         machine = saved.get("machine", {})
         mine, on_gpu = machine.get("gpu") == gpu_model, machine.get("device") == "cuda"
@@ -588,7 +601,10 @@ def main(argv=None):
     from conftest import timing_code
     from gpu.job import added, longer_than_a_call, preview
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
-    parser.add_argument("--gpu", default=FRONT_GPU, help=f"the GPU model (default {FRONT_GPU})")
+    folders = [ROOT / "results"]
+    last = newest_gpu(folders) or MEASURED_GPU
+    parser.add_argument("--gpu", default=last, help="the GPU model (default: the newest GPU "
+                        f"run's, {last})")
     calls = f"{CALL_S},{SECOND_CALL_S}"
     parser.add_argument("--calls", default=calls, help="a window's job calls, seconds each "
                         f"(default {calls}): the steps each runs if each takes its time")
@@ -600,7 +616,7 @@ def main(argv=None):
     if min(calls) <= JOB_START_S:  # a call holds steps only after the job's start
         parser.error(f"--calls {args.calls}: each call's seconds above the job's start "
                      f"({JOB_START_S} s)")
-    folders, code, total, together = [ROOT / "results"], timing_code(), 0, 0
+    code, total, together = timing_code(), 0, 0
     if args.gpu not in (known := known_gpus(folders[0])):  # a typo reads as a new GPU kind
         print(f"gpu/plan.py: no published run names {args.gpu!r} (they name "
               f"{', '.join(known) or 'no GPU'}): its whole plan follows", file=sys.stderr)
