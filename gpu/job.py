@@ -26,9 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from gpu.measured import newest_machine  # noqa: E402
 from gpu.plan import (BACKENDS, GPU_ARGS, GRACE_S, JOB_START_S, NO_ISA_PROBES,  # noqa: E402
-                      PLAN, UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, newest_machine,
-                      whole_of)
+                      PLAN, UNSURE, UNSURE_MARGIN, WHOLE_CALL_S, missing, whole_of)
 
 STORE = Path(os.environ.get("GPU_JOB_STORE", "/tmp/gpu-results"))  # kept while the machine is
 RUNS = STORE / "Linux-CPython-3.12-64bit"  # pytest-benchmark's folder there

@@ -3,10 +3,14 @@ code (framework-free: gpu/job.py runs the missing ones, the report lists them as
 import json
 import math
 import statistics
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # `python3 gpu/plan.py`
+from gpu.measured import (done_steps, newest_gpu, newest_machine,  # noqa: E402
+                          newest_releases, read_saved)
 # the GPU of the first windows' costs (MEASURED_S), which size another GPU's steps (step_costs)
 MEASURED_GPU = "NVIDIA H100 80GB HBM3"
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
@@ -280,104 +284,6 @@ PLAN = (
 NAMED = {step.name: step for step in PLAN}  # the plan's steps by name
 
 
-def run_is_for(run, gpu_model, code, machine=None):
-    """Whether a saved run (its JSON) was timed on this GPU model at this timing code (None: any),
-    complete, and on this machine where one is named."""
-    info = run.get("machine_info", {}).get("graphbench", {})
-    return (info.get("device") == "cuda" and _gpu_of(run) == gpu_model
-            and code in (None, info.get("code"))
-            and run.get("graphbench_run", {}).get("complete", False)
-            and machine in (None, machine_of(run)))
-
-
-def machine_of(run):
-    """The machine a saved run names, as the report's tables do: its GPU beside the host's CPU,
-    vector ISA and cores (report.build.load.machine_name); another host is another table."""
-    from report.build.load import machine_name
-    return machine_name(run.get("machine_info", {}))
-
-
-def newest_gpu(folders):
-    """The GPU model of the newest complete GPU run in `folders` (the kind the last window had);
-    None without one."""
-    runs = [(saved.get("datetime", ""), gpu) for _, saved in _saved(folders, "**/*gpu[-_]*.json")
-            if run_is_for(saved, gpu := _gpu_of(saved), None)]
-    return max(runs)[1] if runs else None
-
-
-def _gpu_of(run):
-    """The GPU model a saved run names ('NVIDIA H200'); '' for a CPU's."""
-    return (run.get("machine_info", {}).get("graphbench", {}).get("gpu") or "").split(",")[0]
-
-
-def newest_machine(folders, gpu_model):
-    """The machine of the newest complete run on this GPU model (None: no run yet): the one a
-    window is taken to be where the GPU machine is not there to say (gpu/plan.py here)."""
-    runs = [(saved.get("datetime", ""), machine_of(saved)) for _, saved
-            in _saved(folders, "**/*gpu[-_]*.json") if run_is_for(saved, gpu_model, None)]
-    return max(runs)[1] if runs else None
-
-
-def study_is_for(study, gpu_model, code):
-    """Whether a saved study (gpu/job.py's findings/gpu_<name>.json) ran here, complete."""
-    machine = study.get("machine", {})
-    return (machine.get("gpu") == gpu_model and code in (None, machine.get("code"))
-            and study.get("complete", False))
-
-
-def release(run):
-    """The versions a saved run recorded, as the report compares them (report.build.select)."""
-    return sorted((run.get("machine_info", {}).get("graphbench", {}).get("versions") or {}).items())
-
-
-def backends_of(run):
-    """The backends a saved run timed."""
-    return {b.get("extra_info", {}).get("backend") for b in run.get("benchmarks", ())} - {None}
-
-
-def newest_releases(folders, gpu_model, machine=None):
-    """{backend: the release of its newest complete run on this GPU model (and machine)}: the report
-    shows a backend's runs of that release only, so that no table mixes two (report.build.select)."""
-    newest = {}
-    for _, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if run_is_for(saved, gpu_model, None, machine):
-            for backend in backends_of(saved):
-                newest[backend] = max(newest.get(backend, ("", [])),
-                                      (saved.get("datetime", ""), release(saved)))
-    return {backend: found[1] for backend, found in newest.items()}
-
-
-def _of_release(run, releases):
-    """Whether a saved run is of each of its backends' release in `releases` (where named)."""
-    mine = release(run)
-    return all(releases.get(backend, mine) == mine for backend in backends_of(run))
-
-
-def done_steps(folders, gpu_model, code, releases=None, machine=None):
-    """Names of the plan's steps with a complete run for this GPU model and code (None: any) in
-    `folders`; with `releases` ({backend: release}), only runs of their backend's release: a GPU
-    machine's image upgraded takes the report's tables to the new release, the rows with it; with
-    `machine`, only its runs (a study counts on any host of the GPU model, as the report reads it)."""
-    found = set()
-    for path, saved in _saved(folders, "**/*gpu[-_]*.json"):
-        if "_gpu-" in path.name and run_is_for(saved, gpu_model, code, machine) and _of_release(
-                saved, releases or {}):
-            found.add(path.stem.split("_gpu-", 1)[1])
-        elif path.name.startswith("gpu_") and study_is_for(saved, gpu_model, code):
-            found.add(path.stem[len("gpu_"):])
-    return found
-
-
-def _saved(folders, pattern):
-    """(path, its JSON) of each readable file matching `pattern` under `folders`."""
-    for folder in folders:
-        for path in Path(folder).glob(pattern):
-            try:
-                yield path, json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue
-
-
 def whole_of(step):
     """The steady step whose run a first-calls step's break-even needs: one job kind, one timing
     code (report.build.select.same_job); None for the other steps."""
@@ -433,6 +339,9 @@ def by_cases(step, costs, scaled):
                    sized_by=f"its -graph part's time by cases ({graph.sized_by})")
 
 
+LEDGERS = "**/costs_*.json"  # the GPU job's cost ledgers (gpu/job.py) under a results folder
+
+
 def step_costs(folders, gpu_model):
     """{step name: (seconds, whether it finished)}: what each step took in the newest GPU job
     that ran it (findings/<GPU>/costs_*.json, gpu/job.py's), this GPU model's before another
@@ -444,7 +353,7 @@ def step_costs(folders, gpu_model):
     compiling into an empty one."""
     front = {name: (float(s), True) for name, s in MEASURED_NOW_S.items()}
     newest = {True: {}, False: {} if gpu_model == MEASURED_GPU else front}
-    for path, saved in sorted(_saved(folders, "**/costs_*.json"), key=lambda item: item[0].name):
+    for path, saved in sorted(read_saved(folders, LEDGERS), key=lambda item: item[0].name):
         machine = saved.get("machine", {})
         mine, on_gpu = machine.get("gpu") == gpu_model, machine.get("device") == "cuda"
         if mine or machine.get("device") != "cpu":
@@ -499,7 +408,7 @@ def dry_costs(folders):
     newest dry-run ledger's CPU, the newest ledger's figure for each; (None, {}) with none. A
     step that failed there is no cost: one of CUDA-only variants (torch's CUDA graphs) skips
     every case on a CPU and exits 1, having saved nothing, in seconds."""
-    ledgers = sorted(((path.name, saved) for path, saved in _saved(folders, "**/costs_*.json")
+    ledgers = sorted(((path.name, saved) for path, saved in read_saved(folders, LEDGERS)
                       if saved.get("machine", {}).get("device") == "cpu"), key=lambda x: x[0])
     cpu = ledgers[-1][1]["machine"].get("cpu") if ledgers else None
     return cpu, {cost["step"]: cost["seconds"] for _, saved in ledgers
@@ -524,7 +433,7 @@ def dry_estimates(folders, costs):
     first calls 5.6, torch's steps 2.6-3.8, H100 over Zen 5), else of its kind; none else.
     A compile-bound step's ratio is not a steady one's (JAX's MNIST CNN: first calls 3.3,
     steps 1.3)."""
-    from catalog import GPU_ONLY  # here: `python3 gpu/plan.py` puts the root on the path first
+    from catalog import GPU_ONLY
     _, dry = dry_costs(folders)
     dry = {**{half: dry[whole] for half, whole in _same_on_a_cpu().items() if whole in dry},
            **dry}
@@ -596,8 +505,6 @@ def main(argv=None):
     """Print what a GPU model still lacks at this tree's timing code, in the job's order, with
     each step's expected time, its source and the running total."""
     import argparse
-    import sys
-    sys.path.insert(0, str(ROOT))
     from conftest import timing_code
     from gpu.job import added, longer_than_a_call, preview
     parser = argparse.ArgumentParser(description=main.__doc__.split(",")[0])
