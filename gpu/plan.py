@@ -351,8 +351,8 @@ def step_costs(folders, gpu_model):
     nothing was): what this GPU took against that GPU's (other_gpu_ratios), as the H100's
     Chainer first calls (28 s, a CuPy cache kept between steps) took the H200 70 s, each process
     compiling into an empty one."""
-    front = {name: (float(s), True) for name, s in MEASURED_NOW_S.items()}
-    newest = {True: {}, False: {} if gpu_model == MEASURED_GPU else front}
+    first_windows = {name: (float(s), True) for name, s in MEASURED_NOW_S.items()}
+    newest = {True: {}, False: {} if gpu_model == MEASURED_GPU else first_windows}
     for path, saved in sorted(read_saved(folders, LEDGERS), key=lambda item: item[0].name):
         machine = saved.get("machine", {})
         mine, on_gpu = machine.get("gpu") == gpu_model, machine.get("device") == "cuda"
