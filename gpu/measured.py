@@ -26,9 +26,8 @@ def machine_of(run):
 def newest_gpu(folders):
     """The GPU model of the newest complete GPU run in `folders` (the kind the last window had);
     None without one."""
-    runs = [(saved.get("datetime", ""), gpu) for _, saved in read_saved(folders, GPU_RUNS)
-            if run_is_for(saved, gpu := _gpu_of(saved), None)]
-    return max(runs)[1] if runs else None
+    run = _newest(folders)
+    return run and _gpu_of(run)
 
 
 def _gpu_of(run):
@@ -39,9 +38,15 @@ def _gpu_of(run):
 def newest_machine(folders, gpu_model):
     """The machine of the newest complete run on this GPU model (None: no run yet): the one a
     window is taken to be where the GPU machine is not there to say (gpu/plan.py here)."""
-    runs = [(saved.get("datetime", ""), machine_of(saved)) for _, saved
-            in read_saved(folders, GPU_RUNS) if run_is_for(saved, gpu_model, None)]
-    return max(runs)[1] if runs else None
+    run = _newest(folders, gpu_model)
+    return run and machine_of(run)
+
+
+def _newest(folders, gpu_model=None):
+    """The newest complete GPU run in `folders` (on `gpu_model`, where named), or None."""
+    runs = [saved for _, saved in read_saved(folders, GPU_RUNS)
+            if run_is_for(saved, gpu_model or _gpu_of(saved), None)]
+    return max(runs, key=lambda run: run.get("datetime", ""), default=None)
 
 
 def study_is_for(study, gpu_model, code):

@@ -390,7 +390,8 @@ def test_the_plan_says_when_no_published_run_names_its_gpu(tmp_path, monkeypatch
     monkeypatch.setattr(plan, "ROOT", tmp_path)
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "summary.json").write_text(json.dumps({"records": [
-        {"machine": f"vm (Xeon, 16 cores, {plan.MEASURED_GPU})"}, {"machine": "vm (EPYC, 2 cores)"}]}))
+        {"machine": f"vm (Xeon, 16 cores, {plan.MEASURED_GPU})"},
+        {"machine": "vm (EPYC, 2 cores)"}]}))
     assert plan.main(["--gpu", "nvidia-h100"]) == 0
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"gpu/plan.py: no published run names 'nvidia-h100' (they name "
