@@ -16,9 +16,9 @@ MEASURED_GPU = "NVIDIA H100 80GB HBM3"
 ANSWER_MODELS = ("mnist_cnn", "vgg", "resnet", "decoder")
 VARIANTS = {"jax": "eager,graph", "chainer": "eager,graph",
             "torch": "eager,graph,graph_cudagraphs,cuda_graph"}
-# TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a lease's call may carry, and
-# the GPU machine has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
-NOT_ON_THE_LEASE = {"TensorFlow": "no network there to fetch its 1.9 GB GPU wheel"}
+# TensorFlow's GPU wheel and its CUDA 12 libraries are larger than a call may carry to the GPU
+# machine, which has no network: its rows are not measured there (docs/METHOD.md, On a GPU)
+NOT_ON_THE_GPU_MACHINE = {"TensorFlow": "no network there to fetch its 1.9 GB GPU wheel"}
 GRACE_S = 40  # a step stopped at its limit gets this long to save what finished
 # the longest job one call fits, the --seconds of a window's first call: a command's 600 s,
 # less the transfers and the machine's own start

@@ -1,5 +1,5 @@
 #!/bin/bash
-# One GPU lease's command, from the repository root on the GPU machine (docs/METHOD.md, On a GPU):
+# One GPU window's command, from the repository root on the GPU machine (docs/METHOD.md, On a GPU):
 #   GRAPHBENCH_COMMIT=... GRAPHBENCH_CODE=... OUT=folder bash gpu/run.sh SECONDS
 # (both from `python3 gpu/provenance.py` here: the tree there may come with an older .git) runs
 # the GPU job, gpu/job.py, for SECONDS: the plan's steps this GPU lacks, each packed into

@@ -3,7 +3,7 @@ speedups with their intervals and runs, the same row on the answer's CPU, and wh
 has not measured yet (report.build.plan_gaps, gpu/plan.py)."""
 from catalog import VARIANTS
 from machines import gpu_model, short_name
-from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_LEASE
+from gpu.plan import ANSWER_MODELS as MODELS, NOT_ON_THE_GPU_MACHINE
 from gpu.cudagraph_capture import SKIPPING
 from report.views.advice import finding, no_cache_backends
 from report.views.lengths import STRATEGIES, lengths_line
@@ -262,6 +262,6 @@ def gpu_table(machine, shown, records, cpu_machine, cpu, brief=False):
             *([line, ""] if not brief and (line := lengths_gpu_line(records)) else []),
             *([line, ""] if (line := parity_line(records)) else []),
             *([line, ""] if (line := capture_line(records)) else []),
-            (f"Not yet on this GPU: {'; '.join(missing)}. "
-             if missing else "") + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_LEASE.items()),
+            (f"Not yet on this GPU: {'; '.join(missing)}. " if missing else "")
+            + " ".join(f"{k}: {v}." for k, v in NOT_ON_THE_GPU_MACHINE.items()),
             ""]

@@ -1,7 +1,7 @@
 """The answer in a few lines: per framework what its graph mode gains on the answer's CPU and on
 each GPU, when it pays back, then what to do in a reader's case (a view of the records only)."""
 from catalog import PADDINGS, call_name
-from gpu.plan import ANSWER_MODELS, NOT_ON_THE_LEASE
+from gpu.plan import ANSWER_MODELS, NOT_ON_THE_GPU_MACHINE
 from machines import short_name
 from report.build.ratios import NOISE, SAME, UNDECIDED, rules_out
 from report.views.lengths import cold_runs
@@ -172,7 +172,7 @@ def framework_line(backend, cpu, cpu_records, gpus, others=(), other_gpus=()):
     text += wrong(cpu_records, backend) + "."
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
-        why = next((v for k, v in NOT_ON_THE_LEASE.items() if NAMES.get(backend) == k), None)
+        why = next((v for k, v in NOT_ON_THE_GPU_MACHINE.items() if NAMES.get(backend) == k), None)
         text += f" {short_name(gpu)}: " + (beside(gains(mine), disagree(mine, other_gpus, True))
                                             + pays_back(found, mine)
                                             + wrong(found, backend) if mine else
