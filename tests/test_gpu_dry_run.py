@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # each env's shortest steps: Chainer's a timed run and a check (~10 s), JAX's a check (~5 s);
-# torch's shortest took 23 s in a dry run, in the env that bounds the test command's time
+# torch's shortest took 23 s in the Zen 5's dry run, in the env that bounds the test command's time
 STEPS = {"chainer": ("first-calls-chainer-decoder", "parity-chainer"), "jax": ("parity-jax",)}
 
 
