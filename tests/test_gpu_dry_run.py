@@ -20,14 +20,10 @@ STEPS = {"chainer": ("first-calls-chainer-decoder", "parity-chainer"), "jax": ("
 def test_the_gpu_jobs_dry_run_runs_real_steps_and_take_back_refuses_them(backend, tmp_path):
     # inside the test: a module-level skip is a line in every collection of tests/, -k or not
     pytest.importorskip(backend)  # its env only
-    from conftest import timing_code
-    from gpu.plan import PLAN
-    kinds = {step.name: step.kind for step in PLAN}
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=ROOT).stdout.strip() or "0" * 40
+    from gpu.plan import NAMED
     out, store = tmp_path / "out", tmp_path / "store"
     env = {**os.environ, "DEVICE": "cpu", "OUT": str(out), "GPU_JOB_STORE": str(store),
-           "GRAPHBENCH_COMMIT": commit, "GRAPHBENCH_CODE": timing_code() or "unknown"}
+           "GRAPHBENCH_COMMIT": "f" * 40, "GRAPHBENCH_CODE": "abc"}  # as test_gpu_lease's
     done = subprocess.run([sys.executable, "gpu/job.py", "--seconds", "200", "--only",
                            ",".join(STEPS[backend])], cwd=ROOT, env=env, capture_output=True,
                           text=True, timeout=400)
@@ -36,7 +32,7 @@ def test_the_gpu_jobs_dry_run_runs_real_steps_and_take_back_refuses_them(backend
         names = tar.getnames()
         saved = {name: json.load(tar.extractfile(name)) for name in names}
     for step in STEPS[backend]:
-        if kinds[step] == "run":  # a timed run, saved by pytest-benchmark as a GPU step's
+        if NAMED[step].kind == "run":  # a timed run, saved by pytest-benchmark as a GPU step's
             run = [n for n in names if n.startswith("Linux-") and n.endswith(f"_gpu-{step}.json")]
             assert len(run) == 1, names
             assert saved[run[0]]["machine_info"]["graphbench"]["device"] == "cpu"
