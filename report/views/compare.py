@@ -62,7 +62,7 @@ def speedup_table(rows, apart=False):
             "and B's speedup ÷ A's: with a 95% interval when both runs saved paired rounds "
             "(each run's bootstrap drawn on its own), `~` when it includes 1. The interval "
             "covers each run's own processes, not the machine's drift between jobs: two jobs of "
-            "one code have moved a few speedups past it (docs/METHOD.md, What repeat jobs "
+            "one code have moved a few speedups past it (docs/JOB_TIME.md, What repeat jobs "
             "agreed on).", "",
             "| benchmark | speedup in A | speedup in B | B ÷ A |", "|---|---|---|---|", *lines]
 
