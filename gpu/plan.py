@@ -2,6 +2,7 @@
 code (framework-free: gpu/job.py runs the missing ones, the report lists them as not measured)."""
 import json
 import math
+import os
 import statistics
 import sys
 from dataclasses import dataclass, field, replace
@@ -547,4 +548,8 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # `| head` read what it wanted: no traceback (Python's signal docs)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1)
