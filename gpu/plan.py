@@ -549,7 +549,9 @@ def main(argv=None):
 
 if __name__ == "__main__":
     try:
-        raise SystemExit(main())
+        status = main()
+        sys.stdout.flush()  # a buffered plan meets the closed pipe here, not at exit
     except BrokenPipeError:  # `| head` read what it wanted: no traceback (Python's signal docs)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(1)
+        status = 1
+    raise SystemExit(status)

@@ -399,13 +399,19 @@ def test_the_plan_says_when_no_published_run_names_its_gpu(tmp_path, monkeypatch
     assert plan.main(["--gpu", plan.MEASURED_GPU]) == 0 and not capsys.readouterr().err
 
 
-def test_the_plan_read_by_a_pipe_that_closes_ends_without_a_traceback():
-    """`python3 gpu/plan.py | head` printed a BrokenPipeError traceback after head's lines."""
-    plan = subprocess.Popen([sys.executable, "gpu/plan.py"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    plan.stdout.close()  # before the plan prints: its first write meets a closed pipe
-    err = plan.stderr.read()
-    assert plan.wait() == 1 and "Traceback" not in err, err
+@pytest.mark.parametrize("unbuffered", ["1", None])
+def test_the_plan_read_by_a_pipe_that_closes_ends_without_a_traceback(unbuffered):
+    """`python3 gpu/plan.py | head` printed a BrokenPipeError traceback after head's lines
+    (unbuffered, as in the GPU window's commands); buffered, it met the pipe only at exit."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    env.update({"PYTHONUNBUFFERED": unbuffered} if unbuffered else {})
+    read, write = os.pipe()
+    os.close(read)  # closed before the plan starts: its output meets no reader
+    with subprocess.Popen([sys.executable, "gpu/plan.py"], cwd=ROOT, env=env, stdout=write,
+                          stderr=subprocess.PIPE, text=True) as plan:
+        os.close(write)
+        err = plan.stderr.read()
+    assert plan.returncode == 1 and "Traceback" not in err, err
 
 
 def test_the_plan_is_for_the_gpu_the_last_window_had_unless_told(tmp_path, monkeypatch, capsys):
