@@ -172,7 +172,7 @@ def framework_line(backend, cpu, cpu_records, gpus, others=(), other_gpus=()):
     text += wrong(cpu_records, backend) + "."
     for gpu, found in gpus:
         mine = [r for r in gpu_rows(found) if r["backend"] == backend]
-        why = next((v for k, v in NOT_ON_THE_GPU_MACHINE.items() if NAMES.get(backend) == k), None)
+        why = NOT_ON_THE_GPU_MACHINE.get(NAMES.get(backend))
         text += f" {short_name(gpu)}: " + (beside(gains(mine), disagree(mine, other_gpus, True))
                                             + pays_back(found, mine)
                                             + wrong(found, backend) if mine else
