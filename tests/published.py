@@ -7,16 +7,15 @@ bytes may differ with the CPU too."""
 import json
 import math
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from report.views.page import DATA, unpacked
+
 ROOT = Path(__file__).resolve().parent.parent
 WRITTEN = ("results/summary.json", "results/index.html")  # under results/, by the report
-# the data the results page embeds (tests/reporting.page_data reads it too)
-DATA = re.compile(r'(<script id="data" type="application/json">)(.*?)(</script>)', re.S)
 
 
 def runs_since_the_commit():
@@ -52,9 +51,9 @@ def same(a, b):
 
 
 def _page(path):
-    """(the page without its data, its data)."""
+    """(the page without its data, its data unpacked)."""
     text = path.read_text()
-    return DATA.sub(r"\1\3", text), json.loads(DATA.search(text)[2])
+    return DATA.sub("", text), unpacked(text)
 
 
 def stale(made, committed=ROOT):

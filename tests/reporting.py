@@ -1,12 +1,11 @@
 """The report's own path for tests: results → each machine's chosen runs → its records; what the
 results page embeds."""
-import json
 from pathlib import Path
 
 from report.build.machine_records import machine_records
 from report.build.runs import for_views
 from report.build.select import views
-from tests.published import DATA
+from report.views.page import unpacked
 
 
 def machines_of(results, wanted=()):
@@ -26,7 +25,7 @@ def records_of(results, wanted=()):
 
 def page_data(path):
     """The data the results page at `path` embeds, as its script reads it."""
-    return json.loads(DATA.search(Path(path).read_text())[2])
+    return unpacked(Path(path).read_text())
 
 
 def tables_of(results):

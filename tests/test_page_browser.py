@@ -14,6 +14,7 @@ import pytest
 from machines import short_name
 from tests import published
 from tests.browser import chromium
+from tests.reporting import page_data
 
 # a mark, not a module-level importorskip: where the module is deselected, no skip line
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
@@ -363,8 +364,7 @@ def test_the_runs_table_shows_each_runs_timing_code_as_the_hash_is_long(page, bu
     page.wait_for_selector("#run-table .tabulator-row", state="visible")
     shown = page.eval_on_selector_all('#run-table .tabulator-row [tabulator-field="code"]',
                                       "cells => cells.map(c => c.innerText.trim())")
-    data = built[0].read_text().split('<script id="data" type="application/json">', 1)[1]
-    codes = {(r.get("code") or "")[:12] for r in json.loads(data.split("</script>", 1)[0])["runs"]}
+    codes = {(r.get("code") or "")[:12] for r in page_data(built[0])["runs"]}
     assert shown and max(map(len, shown)) == 12 and set(shown) <= codes
 
 
@@ -387,3 +387,16 @@ def test_the_machine_column_names_each_machine_as_the_readme_does(page, built):
     machines = {r["machine"] for r in built[1]}
     assert {short_name(m) for m in machines} <= set(listed)
     assert len(set(listed)) == len(listed) >= len(machines) > 1
+
+
+def test_a_browser_that_cannot_unpack_the_data_says_which_can(browser, built):
+    """The page's data is packed (gzip): a browser without DecompressionStream shows why the
+    figures are missing and which browsers show them, not an empty page."""
+    tab = browser.new_page()
+    tab.add_init_script("delete window.DecompressionStream")
+    tab.goto(built[0].as_uri())
+    tab.wait_for_selector("header strong", timeout=5000)
+    assert "lacks DecompressionStream" in tab.inner_text("header strong")
+    assert "Firefox 113" in tab.inner_text("header strong")
+    assert not tab.query_selector("#figure-table .tabulator-row")
+    tab.close()

@@ -1,5 +1,6 @@
 """The results page (report/views/page.py) is published with the README: every record of summary.json
 and every run in it, its libraries inlined; bad input is one line and the old page stays."""
+import gzip
 import json
 import re
 import shutil
@@ -57,6 +58,19 @@ def test_the_page_opens_from_disk_with_its_libraries_inlined(published):
     assert "Tabulator v6.3.1" in text and "marked v15.0.12" in text and "/*@" not in text
     assert not re.search(r'<(script|link)[^>]+(src|href)=', text)  # nothing fetched
     assert len(text.encode()) < 5 * 2 ** 20
+
+
+def test_the_pages_data_is_packed_and_the_same_bytes_at_every_redraw(monkeypatch):
+    """The page's data is JSON in gzip in base64, a fraction of the bytes (each GPU call carries
+    the tree), and the same bytes at every redraw (no gzip time stamp); a file without it is not
+    a results page, in one line."""
+    data = {"records": [{"estimate": 1.5, "note": "</script> ü"}] * 50}
+    text = page.page_html(data)
+    monkeypatch.setattr(gzip.time, "time", lambda: 2e9)  # a redraw at another second
+    assert page.page_html(data) == text and page.unpacked(text) == data
+    assert len(page.packed(data)) < len(json.dumps(data)) / 4
+    with pytest.raises(ValueError, match="not a results page"):
+        page.unpacked("<html></html>")
 
 
 def test_a_missing_library_file_is_one_line_and_leaves_the_page(published, tmp_path, capsys,

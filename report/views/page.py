@@ -1,6 +1,8 @@
 """The results page: one HTML file holding every figure record and run, the answer and each
 machine's tables, with its script and the vendored libraries inlined, so that it opens from disk
 with no server. A view: it shows the records as they are and decides nothing."""
+import base64
+import gzip
 import json
 import re
 from pathlib import Path
@@ -16,6 +18,7 @@ INLINED = (("TABULATOR_CSS", "tabulator/tabulator.min.css"), ("PAGE_CSS", "page.
            ("TABULATOR_JS", "tabulator/tabulator.min.js"), ("MARKED_JS", "marked/marked.min.js"),
            ("PAGE_JS", "page.js"))
 LOCAL_LINK = re.compile(r"(\]\()(?!https?:|#|/|mailto:)([^)\s]+\))")
+DATA = re.compile(r'<script id="data" type="application/gzip">(.*?)</script>', re.S)
 # the views' links into the repository, written from its root (the README's folder)
 REPOSITORY_LINK = re.compile(r"(\]\()((?:README\.md|RESULTS\.md|docs/|findings/)[^)\s]*\))")
 
@@ -61,13 +64,26 @@ def page_data(sets, charts=(), answer="", tables="", links=(), prefix="", lead=N
 
 
 def page_html(data):
-    """The page: its template with the data and every asset inlined."""
+    """The page: its template with the data (packed) and every asset inlined."""
     text = asset("page.html")
     parts = {name: asset(path) for name, path in INLINED}
-    # "</" would end the inlined script early; "<\/" is the same string to JSON and to JS
-    parts["DATA"] = json.dumps(rounded(data), allow_nan=False, ensure_ascii=False,
-                               separators=(",", ":")).replace("</", "<\\/")
+    parts["DATA"] = packed(rounded(data))
     return re.sub(r"/\*@(\w+)@\*/", lambda m: parts[m[1]].replace("</script", "<\\/script"), text)
+
+
+def packed(data):
+    """The page's data as its script reads it: JSON, gzip, base64, a ninth of the JSON's bytes
+    (each GPU call carries the tree, 64 MiB at most); mtime 0: the same data, the same bytes."""
+    text = json.dumps(data, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    return base64.b64encode(gzip.compress(text.encode(), compresslevel=9, mtime=0)).decode()
+
+
+def unpacked(html):
+    """The data a results page's text embeds (`packed`'s inverse); ValueError where it has none."""
+    found = DATA.search(html)
+    if found is None:
+        raise ValueError('no <script id="data" type="application/gzip"> in it: not a results page')
+    return json.loads(gzip.decompress(base64.b64decode(found[1])))
 
 
 def page_pointer(page, machines):

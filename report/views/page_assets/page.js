@@ -1,11 +1,24 @@
 // The results page's behaviour: tabs, the figure table (Tabulator), a record's details and runs,
 // two machines or releases side by side, the run table, the report's Markdown and the charts.
 // It shows the records as the report wrote them: no figure is computed here.
-"use strict";
-const DATA = JSON.parse(document.getElementById("data").textContent);
+// A module (strict, and it may wait at the top level for the data to inflate).
+const DATA = await pageData();
 const RUNS = new Map(DATA.runs.map(r => [runKey(r.source, r.machine, r.run), r]));
 const EN = "en-US";
 
+// the records, as report/views/page.py packs them: JSON, gzip, base64
+async function pageData() {
+  if (typeof DecompressionStream === "undefined") {
+    document.querySelector("header").insertAdjacentHTML("beforeend", "<p><strong>This browser " +
+      "cannot unpack the page's figures (it lacks DecompressionStream): open the page in " +
+      "Chrome 80, Firefox 113, Safari 16.4 or later.</strong></p>");
+    throw new Error("no DecompressionStream: the page's data stays packed");
+  }
+  const bytes = Uint8Array.from(atob(document.getElementById("data").textContent.trim()),
+                                c => c.charCodeAt(0));
+  return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip")))
+    .json();
+}
 function runKey(source, machine, run) { return `${source}|${machine}|${run}`; }
 function esc(text) {
   const entity = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"};
