@@ -82,7 +82,7 @@ def unpacked(html):
     """The data a results page's text embeds (`packed`'s inverse); ValueError where it has none."""
     found = DATA.search(html)
     if found is None:
-        raise ValueError('no <script id="data" type="application/gzip"> in it: not a results page')
+        raise ValueError("no packed data in it (page.html's data script): not a results page")
     return json.loads(gzip.decompress(base64.b64decode(found[1])))
 
 
