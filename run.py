@@ -109,6 +109,7 @@ def tox():
 
 STOP_S = 30  # how long a stopped child may take to save its partial run before it is killed
 EXIT_CODES = {"SIGINT": 130, "SIGTERM": 143, "SIGHUP": 129}
+PYTEST_USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR, which tox passes on as its own exit
 
 
 class Stopped(KeyboardInterrupt):
@@ -456,10 +457,12 @@ def bench(envs, profile, pytest_args, job="answer"):
     """The job's suites in each framework env, saved under the profile's name (and the job's, but
     for the answer), then the report, which ends by printing the answer for the runs just made; a
     line that updates says where each env is (suites/progress.py)."""
-    failed, empty, new = [], [], set()
+    failed, empty, new, refused, accepted = [], [], set(), "", False
     name = profile if job in (None, "answer") else f"{profile}-{job}"
     selection = ("--job", job) if job else ()
     for n, env in enumerate(envs, 1):
+        if refused:
+            break
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         had = saved_runs()
         if set_up([env]):
@@ -476,6 +479,13 @@ def bench(envs, profile, pytest_args, job="answer"):
         new |= mine
         if code:
             (failed if mine else empty).append(env)
+        # on the CPU a usage error is the arguments' (pytest's, conftest's options), which reach
+        # every env alike: once no env took them, each later env's set-up would be spent on the
+        # same error; on a GPU it can be one framework's (its CUDA build), and the others go on
+        if code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu":
+            refused = (f"{', '.join(envs[n:])} not run: pytest refused the arguments in {env}, "
+                       "as it would in each") if envs[n:] else ""
+        accepted |= code != PYTEST_USAGE_ERROR
     os.environ.pop("GRAPHBENCH_PROGRESS")
     new, version_failed = sorted(new), False
     for env in VERSION_ENVS:  # its runs' own report; never the README
@@ -490,6 +500,7 @@ def bench(envs, profile, pytest_args, job="answer"):
         said = [f"benchmark runs failed in: {', '.join(failed)} (their partial runs are kept)"
                 ] if failed else []
         said += [f"nothing ran or was saved in: {', '.join(empty)} (the error above)"] if empty else []
+        said += [refused] if refused else []
         how = (f"`.tools/bin/tox -e report -- {' '.join(report)}` draws it" if new
                else "no new run to draw")
         print(f"run.py: {'; '.join(said)}; README not redrawn: {how}", file=sys.stderr)

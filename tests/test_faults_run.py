@@ -110,6 +110,38 @@ def test_a_bench_whose_env_saved_nothing_says_so(monkeypatch, capsys, saved, sai
     assert ("draws it" in err[0]) == saved
 
 
+def test_pytest_arguments_the_first_env_refuses_end_the_bench_before_the_next_envs_set_up(
+        monkeypatch, capsys):
+    """A mistyped argument after `--` is refused in every env alike: on a fresh machine each
+    later env's set-up (a source build, a torch download) would end in the same line."""
+    made, built = [], []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "set_up", lambda envs: built.append(envs) or 0)
+    monkeypatch.setattr(run, "call", lambda *args: made.append(args) or 4)
+    assert run.main(["bench", "--envs", "tf,chainer,torch", "--", "--bogus"]) == 1
+    assert built == [["tf"]] and [args[2] for args in made] == ["tf"]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nothing ran or was saved in: tf (the error above)" in err[0]
+    assert "chainer, torch not run: pytest refused the arguments in tf" in err[0]
+    assert "README not redrawn" in err[0]
+
+
+@pytest.mark.parametrize("device, codes, ran", [
+    ("cpu", {"tf": 0, "chainer": 4}, ["tf", "chainer", "torch"]),  # tf took them: chainer's own
+    ("cuda", {"tf": 4}, ["tf", "chainer", "torch"]),  # one framework's CUDA build, not the args
+    ("cpu", {"tf": 1}, ["tf", "chainer", "torch"])])  # a failure, not a usage error
+def test_a_usage_error_of_one_env_leaves_the_others_running(monkeypatch, capsys, device, codes,
+                                                            ran):
+    made = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "no_gpu", lambda: "")
+    monkeypatch.setattr(run, "call", lambda *args: made.append(args) or next(
+        (code for env, code in codes.items() if env in args), 0))
+    assert run.main(["bench", "--envs", "tf,chainer,torch", "--device", device]) == 1
+    assert [args[args.index("-e") + 1] for args in made] == ran
+    assert "refused" not in capsys.readouterr().err
+
+
 def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
     made = []
     monkeypatch.setattr(run, "tox", lambda: "tox")
