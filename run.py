@@ -2,9 +2,11 @@
 """Set up and run the suite: `python3 run.py bench` (the answer), `python3 run.py bench --job seeds`
 (the seeds' experiments) or `python3 run.py test` (tests).
 
-Needs only Python 3.10+ with pip: tox goes into .tools/, each framework into its own tox env.
+Needs Python 3.11 or 3.12 with pip (on another, it runs itself again under one it finds): tox
+goes into .tools/, each framework into its own tox env.
 """
 import argparse
+import ast
 import configparser
 import contextlib
 import glob
@@ -68,6 +70,12 @@ GPU_OVERRIDES = {
     "torch": (),
 }
 GPU_GB = {"tf": 3.6, "jax": 3.2, "chainer": 2.6, "torch": 5.5}  # the same envs with CUDA wheels
+# the Python 3 minors every framework env's pins install on, the answer's first: torch 2.15 has
+# no wheel below 3.11, Chainer's NumPy 1.26 none above 3.12 (nor tensorflow-cpu 2.21 above 3.13)
+SUITE_PYTHONS = (11, 12)
+PYTHON = sys.version_info[:2]  # this Python's (3, minor)
+# Chainer 7.8.1 imports numpy.distutils, which NumPy 1.26 lacks on Python 3.12: a stub (envs/)
+CHAINER_ON_312 = "testenv:chainer.set_env+=PYTHONPATH={tox_root}/envs/chainer_py312"
 # each env's minutes in the test command (a framework's own: catalog.BACKENDS; clean clone at
 # 0dbf780, 2-core AMD EPYC Zen 4, install included; the release envs: about as long as their
 # pins'): run-parallel starts envs in the order given, one per core, so the longest start first.
@@ -87,24 +95,44 @@ def env_dir(env):
     return f"{env}-gpu" if GPU_OVERRIDES.get(env) and DEVICE[0] == "cuda" else env
 
 
-def gpu_args(envs):
-    """tox's overrides that turn the framework envs into their GPU forms (none on the CPU)."""
+def env_args(envs):
+    """tox's overrides of the envs: their GPU forms under --device cuda, and Chainer's shim where
+    its env runs on Python 3.12 (tox's own Python, which has no base_python for it)."""
+    shim = ("-x", CHAINER_ON_312) if "chainer" in envs and PYTHON == (3, 12) else ()
     if DEVICE[0] != "cuda":
-        return ()
-    return tuple(arg for env in envs if GPU_OVERRIDES.get(env)
-                 for arg in ("-x", f"testenv:{env}.env_dir={{work_dir}}/{env_dir(env)}",
-                             *(a for o in GPU_OVERRIDES[env] for a in ("-x", o))))
+        return shim
+    return shim + tuple(arg for env in envs if GPU_OVERRIDES.get(env)
+                        for arg in ("-x", f"testenv:{env}.env_dir={{work_dir}}/{env_dir(env)}",
+                                    *(a for o in GPU_OVERRIDES[env] for a in ("-x", o))))
 
 
 def tox():
-    """Path to tox in .tools/, installing it on first use."""
+    """Path to tox in .tools/, installing it on first use, and again where .tools/ holds another
+    Python than this one: the envs without a base_python in tox.ini run on tox's own Python."""
     exe = TOOLS / ("Scripts" if os.name == "nt" else "bin") / "tox"
+    if exe.exists() and tools_python() not in (None, PYTHON):
+        print(f"run.py: {TOOLS} holds Python {'.'.join(map(str, tools_python()))}, not this "
+              f"{'.'.join(map(str, PYTHON))}: installing tox there again", flush=True)
+        shutil.rmtree(TOOLS)
     if not exe.exists():
         print(f"run.py: installing tox into {TOOLS}", flush=True)
         venv.create(TOOLS, with_pip=True)
         subprocess.run([str(exe.parent / "python"), "-m", "pip", "install", "-q", "tox>=4.20,<5"],
                        check=True)
     return str(exe)
+
+
+def tools_python():
+    """(3, minor) of the Python .tools/ was made with (its pyvenv.cfg), None where it cannot say."""
+    try:
+        lines = (TOOLS / "pyvenv.cfg").read_text().splitlines()
+    except OSError:
+        return None
+    said = {k.strip(): v.strip() for k, _, v in (line.partition("=") for line in lines)}
+    try:
+        return tuple(int(n) for n in said["version"].split(".")[:2])
+    except (KeyError, ValueError):
+        return None
 
 
 STOP_S = 30  # how long a stopped child may take to save its partial run before it is killed
@@ -163,8 +191,8 @@ def set_up(envs):
     which then waited STOP_S. pip's temporary files go to a folder of the step's own, removed
     when it ends: a stopped pip left its unpacked wheels in the system's (2.5 GB for torch's env)."""
     print("run.py: setting up", ", ".join(envs), flush=True)
-    steps = [(envs, [tox(), *gpu_args(envs), *parallel(envs), "--notest"])]
-    steps += [([env], [tox(), *gpu_args([env]), "exec", "-e", env, "--", *command])
+    steps = [(envs, [tox(), *env_args(envs), *parallel(envs), "--notest"])]
+    steps += [([env], [tox(), *env_args([env]), "exec", "-e", env, "--", *command])
               for env in envs for command in commands_pre(env)]
     with tempfile.TemporaryDirectory(prefix="graphbench-setup.",
                                      ignore_cleanup_errors=True) as scratch:
@@ -256,6 +284,8 @@ def main(argv=None):
             parser.error(f"--device cuda: env {bad[0]!r} has no GPU form; choose from "
                          f"{', '.join(GPU_OVERRIDES)}")
         pytest_args = ["--device", "cuda", *pytest_args]
+    if (status := suite_python(argv)) is not None:
+        return status
     if problem := (job_problem(args) or (args.device == "cuda" and no_gpu())
                    or (args.job == "bench" and results_problem())):
         print(f"run.py: {problem}", file=sys.stderr)
@@ -332,20 +362,28 @@ def no_gpu():
 def job_problem(args):
     """What is wrong with --job, in one line, or ''; sets args.bench_job (None for quick, whose
     saved run is one job of its own)."""
-    from suites.profiles import JOBS
     args.bench_job = None
     if args.job_name is None:
         args.bench_job = None if args.profile == "quick" or args.job != "bench" else "answer"
         return ""
     if args.job != "bench" or args.user:
         return f"--job goes with bench on the suites: python3 run.py bench --job {args.job_name}"
-    if args.job_name not in JOBS:
-        return f"unknown job {args.job_name!r}: choose one of {', '.join(JOBS)}"
+    if args.job_name not in (jobs := job_names()):
+        return f"unknown job {args.job_name!r}: choose one of {', '.join(jobs)}"
     if args.profile == "quick":
         return ("--profile quick is one job of its own (its headline suites in about 10 minutes): "
                 "give --job with --profile default or paper")
     args.bench_job = args.job_name
     return ""
+
+
+def job_names():
+    """suites/profiles.py's JOBS, its names, read without importing it: its models import NumPy,
+    which the Python that runs run.py (a fresh machine's, with pip only) need not have."""
+    tree = ast.parse((ROOT / "suites" / "profiles.py").read_text())
+    return next(tuple(ast.literal_eval(key) for key in node.value.keys) for node in tree.body
+                if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets]
+                == ["JOBS"])
 
 
 def kept(new):
@@ -391,18 +429,43 @@ def jax_python(envs):
 
 
 def python312():
-    """The path of a Python 3.12 that runs, or None: `python3.12` on the PATH, else one under
-    pyenv's versions (pyenv's shim fails for a version that is installed but not selected)."""
+    """The path of a Python 3.12 that runs, or None (python_of)."""
+    return python_of(12)
+
+
+def python_of(minor):
+    """The path of a Python 3.`minor` that runs, or None: `python3.<minor>` on the PATH, else one
+    under pyenv's versions (pyenv's shim fails for a version that is installed but not selected)."""
     root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
-    for exe in [shutil.which("python3.12"),
-                *sorted(glob.glob(f"{root}/versions/3.12*/bin/python3.12"), reverse=True)]:
+    name = f"python3.{minor}"
+    for exe in [shutil.which(name),
+                *sorted(glob.glob(f"{root}/versions/3.{minor}.*/bin/{name}"), reverse=True)]:
         try:
             if exe and subprocess.run([exe, "-c", "import sys; assert sys.version_info[:2] == "
-                                       "(3, 12)"], capture_output=True, timeout=60).returncode == 0:
+                                       f"(3, {minor})"], capture_output=True,
+                                      timeout=60).returncode == 0:
                 return exe
         except (OSError, subprocess.SubprocessError):
             continue
     return None
+
+
+def suite_python(argv):
+    """Where this Python is not one the pins install on, run.py again under one that is (the
+    answer's first), or an exit status after one line naming what to install; None on 3.11, 3.12."""
+    if PYTHON[0] == 3 and PYTHON[1] in SUITE_PYTHONS:
+        return None
+    here, wanted = ".".join(map(str, PYTHON)), " or ".join(f"3.{m}" for m in SUITE_PYTHONS)
+    for minor in SUITE_PYTHONS:
+        if exe := python_of(minor):
+            print(f"run.py: Python {here} here, and the pinned frameworks install on {wanted} "
+                  f"only: running under {exe}", flush=True)
+            os.execv(exe, [exe, str(Path(__file__).resolve()), *argv])
+    print(f"run.py: Python {here} here, and the pinned frameworks install on {wanted} only "
+          "(torch 2.15 needs 3.11 or newer, Chainer's NumPy 1.26 3.12 or older); none found on "
+          "the PATH or under pyenv: install one (`uv python install 3.11`, pyenv, or your "
+          "system's python3.11 package) and run run.py with it", file=sys.stderr)
+    return 2
 
 
 def free_gb():
@@ -435,8 +498,8 @@ def test(parser, envs, profile, pytest_args):
     if setup := set_up(envs):
         return setup
     if not (profile or pytest_args):
-        return call(tox(), *gpu_args(envs), *parallel(envs))
-    failed = call(tox(), *gpu_args(frameworks), *parallel(frameworks), "--", "tests",
+        return call(tox(), *env_args(envs), *parallel(envs))
+    failed = call(tox(), *env_args(frameworks), *parallel(frameworks), "--", "tests",
                   "suites", "--benchmark-disable", "--profile", profile or "quick", "-m",
                   "not framework_free", *pytest_args)  # those run in the report env
     return call(tox(), *parallel(own)) or failed if own else failed
@@ -470,7 +533,7 @@ def bench(envs, profile, pytest_args, job="answer"):
             continue
         storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
         before = host.reading()
-        code = call(tox(), *gpu_args([env]), "-e", env, "--", "suites", "-v", "-p",
+        code = call(tox(), *env_args([env]), "-e", env, "--", "suites", "-v", "-p",
                     "suites.progress", "--profile", profile, *selection,
                     f"--benchmark-save={name}", *storage, *pytest_args)
         mine = saved_by(saved_runs() - had, env)
@@ -567,7 +630,7 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
     os.environ["GRAPHBENCH_USER_CAUSES"] = written  # each failure's one line (user/test_user.py)
     try:
         failed = [fw for fw in chosen if call(
-            tox(), *gpu_args([fw]), "-e", fw, "--", "user", "-v", "--user",
+            tox(), *env_args([fw]), "-e", fw, "--", "user", "-v", "--user",
             str(Path(path).resolve()), "--profile", profile, *pytest_args)]
     finally:
         os.environ.pop("GRAPHBENCH_USER_CAUSES")

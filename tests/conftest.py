@@ -47,6 +47,7 @@ FRAMEWORK_FREE = frozenset({
     "test_report_summary.py",
     "test_report_target.py",
     "test_run_numbers.py",
+    "test_run_python.py",
     "test_shared_rules.py",
     "test_signals.py",
     "test_stats.py",
@@ -80,6 +81,23 @@ def plenty_of_disk(monkeypatch):
     """run.py checks this machine's free disk before tox installs; tests that drive run.main see
     plenty, so they pass on a full disk too (tests/test_faults_run.py checks the check)."""
     monkeypatch.setattr(run, "free_gb", lambda: 1e3)
+
+
+@pytest.fixture(autouse=True)
+def the_answers_python(monkeypatch):
+    """Tests that drive run.main see Python 3.11, whatever runs them: on 3.12 the chainer env's
+    commands carry a stub (run.CHAINER_ON_312), and on another run.py would run itself again
+    (tests/test_run_python.py checks both)."""
+    monkeypatch.setattr(run, "PYTHON", (3, 11))
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """The commands run.py would run, recorded instead of run."""
+    made = []
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "call", lambda *args: made.append(list(args)) or 0)
+    return made
 
 
 REAL_SET_UP = run.set_up

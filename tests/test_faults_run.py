@@ -10,15 +10,6 @@ import run
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-@pytest.fixture
-def calls(monkeypatch):
-    """The commands run.py would run, recorded instead of run."""
-    made = []
-    monkeypatch.setattr(run, "tox", lambda: "tox")
-    monkeypatch.setattr(run, "call", lambda *args: made.append(list(args)) or 0)
-    return made
-
-
 def test_test_honours_envs(calls):
     assert run.main(["test", "--envs", "tf"]) == 0
     assert calls == [["tox", "-e", "tf"]]

@@ -1,0 +1,112 @@
+"""run.py on the Python it is given: on one the pins do not install on it runs itself again under
+one they do, or says in one line what to install; on 3.12 the chainer env gets its NumPy stub; and
+it needs nothing but the standard library (a fresh machine's Python has pip only)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import run
+
+ROOT = Path(run.__file__).resolve().parent
+
+
+class Execed(Exception):
+    """os.execv, which never returns, in a test."""
+
+
+def test_another_python_runs_run_py_again_under_the_answers_one(calls, monkeypatch, capsys):
+    execed = []
+
+    def execv(exe, argv):
+        execed.append((exe, argv))
+        raise Execed
+    monkeypatch.setattr(run, "PYTHON", (3, 13))
+    monkeypatch.setattr(run, "python_of", lambda minor: f"/opt/py/bin/python3.{minor}")
+    monkeypatch.setattr(run.os, "execv", execv)
+    with pytest.raises(Execed):
+        run.main(["bench", "--envs", "tf", "--", "-k", "mnist"])
+    assert execed == [("/opt/py/bin/python3.11", ["/opt/py/bin/python3.11", str(ROOT / "run.py"),
+                                                  "bench", "--envs", "tf", "--", "-k", "mnist"])]
+    out = capsys.readouterr().out
+    assert "Python 3.13 here" in out and "running under /opt/py/bin/python3.11" in out
+    assert calls == []
+
+
+@pytest.mark.parametrize("version", [(3, 10), (3, 13), (3, 14)])
+def test_no_python_the_pins_install_on_is_one_line_before_anything_is_installed(
+        calls, monkeypatch, capsys, version):
+    monkeypatch.setattr(run, "PYTHON", version)
+    monkeypatch.setattr(run, "python_of", lambda minor: None)
+    monkeypatch.setattr(run.os, "execv", lambda *args: pytest.fail("ran itself again"))
+    assert run.main(["test"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"Python {version[0]}.{version[1]} here" in err[0]
+    assert "3.11 or 3.12" in err[0] and calls == []
+
+
+@pytest.mark.parametrize("version, stubbed", [((3, 12), True), ((3, 11), False)])
+def test_the_chainer_env_on_312_and_only_it_gets_the_numpy_distutils_stub(calls, monkeypatch,
+                                                                           version, stubbed):
+    monkeypatch.setattr(run, "PYTHON", version)
+    assert run.main(["bench", "--envs", "tf,chainer", "--profile", "quick"]) == 0
+    tf, chainer = calls[:2]
+    assert run.CHAINER_ON_312 not in tf and (run.CHAINER_ON_312 in chainer) == stubbed
+
+
+def test_the_stub_serves_numpy_distutils_only_when_imported_and_only_where_it_is_missing():
+    """Chainer 7.8.1 imports numpy.distutils.system_info, which NumPy 1.26 lacks on Python 3.12
+    (and NumPy 2 everywhere); NumPy must load where the suite imports it, after its threads."""
+    probe = ("import sys; assert 'numpy' not in sys.modules; "
+             "import numpy.distutils.system_info as s; stub = getattr(s, '__file__', None) is None; "
+             "assert not stub or s.get_info('blas_opt') == {}; print(stub)")  # a stub has no file
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "envs" / "chainer_py312")}
+    said = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True)
+    assert said.returncode == 0, said.stderr
+    real = subprocess.run([sys.executable, "-c", "import numpy.distutils.system_info"],
+                          capture_output=True)
+    assert said.stdout.strip() == ("False" if real.returncode == 0 else "True")
+
+
+def test_tools_made_with_another_python_are_made_again(monkeypatch, tmp_path, capsys):
+    tools = tmp_path / ".tools"
+    (tools / "bin").mkdir(parents=True)
+    (tools / "bin" / "tox").write_text("")
+    (tools / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.13.0\n")
+    made = []
+    monkeypatch.setattr(run, "TOOLS", tools)
+    monkeypatch.setattr(run.venv, "create", lambda path, **kw: made.append(path))
+    monkeypatch.setattr(run.subprocess, "run", lambda *args, **kw: None)
+    run.tox()
+    assert made == [tools] and "holds Python 3.13, not this 3.11" in capsys.readouterr().out
+    (tools / "bin").mkdir(parents=True)
+    (tools / "bin" / "tox").write_text("")
+    (tools / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
+    run.tox()
+    assert made == [tools]  # this Python's: kept
+
+
+def test_run_py_needs_no_numpy():
+    """A fresh machine's Python has pip only: run.py's checks must not import what the envs do
+    (suites/profiles.py's models import NumPy)."""
+    blocked = ("import sys\n"
+               "class Blocked:\n"
+               "    def find_spec(self, name, path=None, target=None):\n"
+               "        if name.partition('.')[0] in ('numpy', 'pytest', 'matplotlib'):\n"
+               "            raise ImportError(f'{name} blocked')\n"
+               "sys.meta_path.insert(0, Blocked())\n"
+               f"sys.path.insert(0, {str(ROOT)!r})\n"
+               "import run\n"
+               "run.PYTHON = (3, 11)\n"
+               "sys.exit(run.main(['bench', '--job', 'nope']))\n")
+    said = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert said.returncode == 2, said.stderr
+    assert said.stderr.strip() == "run.py: unknown job 'nope': choose one of answer, seeds"
+
+
+def test_the_job_names_run_py_reads_are_the_suites_jobs():
+    from suites.profiles import JOBS
+    assert run.job_names() == tuple(JOBS)
