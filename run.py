@@ -116,10 +116,28 @@ def tox():
         shutil.rmtree(TOOLS)
     if not exe.exists():
         print(f"run.py: installing tox into {TOOLS}", flush=True)
-        venv.create(TOOLS, with_pip=True)
-        subprocess.run([str(exe.parent / "python"), "-m", "pip", "install", "-q", "tox>=4.20,<5"],
-                       check=True)
+        make_tools(exe.parent / "python")
     return str(exe)
+
+
+def make_tools(python):
+    """.tools/ with tox in it: a venv with its own pip, or, where this Python has no ensurepip
+    (Debian's and Ubuntu's without python3-venv), one without pip that this Python's pip installs
+    into (pip's --python); SystemExit with one line where neither can."""
+    try:
+        venv.create(TOOLS, with_pip=True)
+        pip = [str(python), "-m", "pip"]
+    except subprocess.CalledProcessError:
+        shutil.rmtree(TOOLS, ignore_errors=True)
+        venv.create(TOOLS, with_pip=False)
+        pip = [sys.executable, "-m", "pip", "--python", str(python)]
+    done = subprocess.run([*pip, "install", "-q", "tox>=4.20,<5"])
+    if done.returncode != 0:
+        shutil.rmtree(TOOLS, ignore_errors=True)
+        raise SystemExit(f"run.py: could not install tox into {TOOLS} (pip exited "
+                         f"{done.returncode}, its lines above): this Python needs ensurepip "
+                         "(Debian, Ubuntu: the python3-venv package) or pip 22.3 or newer "
+                         "(python3-pip), and PyPI or a package index in reach")
 
 
 def tools_python():

@@ -78,7 +78,8 @@ def test_tools_made_with_another_python_are_made_again(monkeypatch, tmp_path, ca
     made = []
     monkeypatch.setattr(run, "TOOLS", tools)
     monkeypatch.setattr(run.venv, "create", lambda path, **kw: made.append(path))
-    monkeypatch.setattr(run.subprocess, "run", lambda *args, **kw: None)
+    monkeypatch.setattr(run.subprocess, "run", lambda argv, **kw:
+                        run.subprocess.CompletedProcess(argv, 0))
     run.tox()
     assert made == [tools] and "holds Python 3.13, not this 3.11" in capsys.readouterr().out
     (tools / "bin").mkdir(parents=True)
@@ -110,3 +111,38 @@ def test_run_py_needs_no_numpy():
 def test_the_job_names_run_py_reads_are_the_suites_jobs():
     from suites.profiles import JOBS
     assert run.job_names() == tuple(JOBS)
+
+
+@pytest.mark.parametrize("ensurepip", [True, False])
+def test_tox_goes_into_tools_with_or_without_ensurepip(monkeypatch, tmp_path, ensurepip):
+    """Debian's and Ubuntu's Python without python3-venv has no ensurepip: venv.create(with_pip)
+    fails there, and this Python's own pip installs tox into a venv made without one."""
+    tools, made, ran = tmp_path / ".tools", [], []
+
+    def create(path, with_pip=False):
+        made.append(with_pip)
+        Path(path).mkdir(exist_ok=True)
+        if with_pip and not ensurepip:
+            raise run.subprocess.CalledProcessError(1, ["python", "-m", "ensurepip"])
+    monkeypatch.setattr(run, "TOOLS", tools)
+    monkeypatch.setattr(run.venv, "create", create)
+    monkeypatch.setattr(run.subprocess, "run", lambda argv, **kw: ran.append(argv) or
+                        run.subprocess.CompletedProcess(argv, 0))
+    run.tox()
+    python = str(tools / "bin" / "python")
+    pip = [python, "-m", "pip"] if ensurepip else [sys.executable, "-m", "pip", "--python", python]
+    assert made == ([True] if ensurepip else [True, False])
+    assert ran == [[*pip, "install", "-q", "tox>=4.20,<5"]]
+
+
+def test_tox_that_cannot_be_installed_is_one_line_and_no_tools_left(monkeypatch, tmp_path, capsys):
+    tools = tmp_path / ".tools"
+    monkeypatch.setattr(run, "TOOLS", tools)
+    monkeypatch.setattr(run.venv, "create", lambda path, **kw: Path(path).mkdir())
+    monkeypatch.setattr(run.subprocess, "run", lambda argv, **kw:
+                        run.subprocess.CompletedProcess(argv, 1))
+    with pytest.raises(SystemExit) as stop:
+        run.tox()
+    said = str(stop.value.code)
+    assert said.startswith("run.py: could not install tox") and "python3-venv" in said
+    assert "\n" not in said and not tools.exists()
