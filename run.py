@@ -110,8 +110,8 @@ def tox():
     """Path to tox in .tools/, installing it on first use, and again where .tools/ holds another
     Python than this one: the envs without a base_python in tox.ini run on tox's own Python."""
     exe = TOOLS / ("Scripts" if os.name == "nt" else "bin") / "tox"
-    if exe.exists() and tools_python() not in (None, PYTHON):
-        print(f"run.py: {TOOLS} holds Python {'.'.join(map(str, tools_python()))}, not this "
+    if exe.exists() and (made_with := tools_python()) not in (None, PYTHON):
+        print(f"run.py: {TOOLS} holds Python {'.'.join(map(str, made_with))}, not this "
               f"{'.'.join(map(str, PYTHON))}: installing tox there again", flush=True)
         shutil.rmtree(TOOLS)
     if not exe.exists():
@@ -542,8 +542,6 @@ def bench(envs, profile, pytest_args, job="answer"):
     name = profile if job in (None, "answer") else f"{profile}-{job}"
     selection = ("--job", job) if job else ()
     for n, env in enumerate(envs, 1):
-        if refused:
-            break
         os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
         had = saved_runs()
         if set_up([env]):
@@ -563,9 +561,11 @@ def bench(envs, profile, pytest_args, job="answer"):
         # on the CPU a usage error is the arguments' (pytest's, conftest's options), which reach
         # every env alike: once no env took them, each later env's set-up would be spent on the
         # same error; on a GPU it can be one framework's (its CUDA build), and the others go on
-        if code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu":
+        if (code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu"
+                and envs[n:]):
             refused = (f"{', '.join(envs[n:])} not run: pytest refused the arguments in {env}, "
-                       "as it would in each") if envs[n:] else ""
+                       "as it would in each")
+            break
         accepted |= code != PYTEST_USAGE_ERROR
     os.environ.pop("GRAPHBENCH_PROGRESS")
     new, version_failed = sorted(new), False
