@@ -646,10 +646,18 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
     handle, written = tempfile.mkstemp(prefix="graphbench-user-causes-")
     os.close(handle)
     os.environ["GRAPHBENCH_USER_CAUSES"] = written  # each failure's one line (user/test_user.py)
+    failed, refused = [], ""
     try:
-        failed = [fw for fw in chosen if call(
-            tox(), *env_args([fw]), "-e", fw, "--", "user", "-v", "--user",
-            str(Path(path).resolve()), "--profile", profile, *pytest_args)]
+        for n, fw in enumerate(chosen, 1):
+            code = call(tox(), *env_args([fw]), "-e", fw, "--", "user", "-v", "--user",
+                        str(Path(path).resolve()), "--profile", profile, *pytest_args)
+            failed += [fw] if code else []
+            # as in bench(); a usage error with a cause written is the file's, for this framework
+            if (code == PYTEST_USAGE_ERROR and n == 1 and device == "cpu" and chosen[n:]
+                    and not Path(written).read_text().strip()):
+                refused = (f"{', '.join(chosen[n:])} not run: pytest refused the arguments in "
+                           f"{fw}, as it would in each")
+                break
     finally:
         os.environ.pop("GRAPHBENCH_USER_CAUSES")
         causes = dict.fromkeys(Path(written).read_text().splitlines())
@@ -661,7 +669,7 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
             print(f"run.py: the full report: {report.relative_to(ROOT)}", flush=True)
     if failed:
         print(f"run.py: the user run failed in: {', '.join(failed)} (reports saved so far are "
-              "kept)", file=sys.stderr)
+              f"kept){'; ' + refused if refused else ''}", file=sys.stderr)
     for cause in causes:  # last: what to fix, not tox's and pytest's banners above it
         print(f"run.py: {cause}", file=sys.stderr)
     return 1 if failed else 0

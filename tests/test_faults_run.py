@@ -133,6 +133,35 @@ def test_a_usage_error_of_one_env_leaves_the_others_running(monkeypatch, capsys,
     assert "refused" not in capsys.readouterr().err
 
 
+
+@pytest.mark.parametrize("device, cause, ran", [
+    ("cpu", "", ["torch"]),  # pytest refused the arguments: jax would refuse them too
+    ("cpu", "mine.py: torch_model(): not defined", ["torch", "jax"]),  # the file's, for torch
+    ("cuda", "", ["torch", "jax"])])  # one framework's CUDA build
+def test_a_user_run_ends_where_pytest_refuses_the_arguments(monkeypatch, capsys, tmp_path,
+                                                            device, cause, ran):
+    """`bench --user` as `bench`: a mistyped argument after `--` would be refused again after
+    each later framework's set-up; a refusal with a cause written (the file's, for one
+    framework: user/test_user.py) or on a GPU leaves the others running."""
+    import os
+    user = tmp_path / "mine.py"
+    user.write_text("def torch_model():\n    pass\n\ndef jax_model():\n    pass\n")
+    made = []
+
+    def call(*args):
+        made.append(args[args.index("-e") + 1])
+        Path(os.environ["GRAPHBENCH_USER_CAUSES"]).write_text(cause)
+        return 4
+
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    monkeypatch.setattr(run, "no_gpu", lambda: "")
+    monkeypatch.setattr(run, "call", call)
+    assert run.main(["bench", "--device", device, "--user", str(user), "--", "--bogus"]) == 1
+    assert made == ran
+    err = capsys.readouterr().err
+    assert ("jax not run: pytest refused the arguments in torch" in err) == (ran == ["torch"])
+
+
 def test_failed_bench_leaves_the_readme(monkeypatch, capsys):
     made = []
     monkeypatch.setattr(run, "tox", lambda: "tox")
