@@ -2,8 +2,8 @@
 """Set up and run the suite: `python3 run.py bench` (the answer), `python3 run.py bench --job seeds`
 (the seeds' experiments) or `python3 run.py test` (tests).
 
-Needs Python 3.11 or 3.12 with pip (on another, it runs itself again under one it finds): tox
-goes into .tools/, each framework into its own tox env.
+Needs Python 3.11 or 3.12 with pip (on another, it runs itself again under one it finds, or
+one uv fetches into .pythons/): tox goes into .tools/, each framework into its own tox env.
 """
 import argparse
 import ast
@@ -28,6 +28,10 @@ from report.build.compact import compact
 
 ROOT = Path(__file__).resolve().parent
 TOOLS = ROOT / ".tools"
+# CPython builds uv fetches (python-build-standalone's, from GitHub) where this machine has no
+# Python the pins install on, and uv itself (PyPI): pyenv would compile one, with build deps
+PYTHONS = ROOT / ".pythons"
+UV = "uv==0.13.9"
 VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
 
 
@@ -439,11 +443,11 @@ def jax_python(envs):
     there is none and the env falls back to Python 3.11 with JAX 0.10.2."""
     if "jax" not in envs or os.environ.get("GRAPHBENCH_JAX_PYTHON"):
         return
-    if found := python312():
+    if found := python312() or fetch_python(12):
         os.environ["GRAPHBENCH_JAX_PYTHON"] = found
     else:
-        print("run.py: no Python 3.12 found: the jax env runs JAX 0.10.2 on Python 3.11 "
-              "(JAX 0.12 needs 3.12)", flush=True)
+        print("run.py: no Python 3.12 found or fetched: the jax env runs JAX 0.10.2 on Python "
+              "3.11 (JAX 0.12 needs 3.12)", flush=True)
 
 
 def python312():
@@ -453,11 +457,13 @@ def python312():
 
 def python_of(minor):
     """The path of a Python 3.`minor` that runs, or None: `python3.<minor>` on the PATH, else one
-    under pyenv's versions (pyenv's shim fails for a version that is installed but not selected)."""
+    under pyenv's versions (pyenv's shim fails for a version that is installed but not selected),
+    else one fetched into PYTHONS."""
     root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
     name = f"python3.{minor}"
     for exe in [shutil.which(name),
-                *sorted(glob.glob(f"{root}/versions/3.{minor}.*/bin/{name}"), reverse=True)]:
+                *sorted(glob.glob(f"{root}/versions/3.{minor}.*/bin/{name}"), reverse=True),
+                *sorted(glob.glob(f"{PYTHONS}/cpython-3.{minor}.*/bin/{name}"), reverse=True)]:
         try:
             if exe and subprocess.run([exe, "-c", "import sys; assert sys.version_info[:2] == "
                                        f"(3, {minor})"], capture_output=True,
@@ -474,16 +480,36 @@ def suite_python(argv):
     if PYTHON[0] == 3 and PYTHON[1] in SUITE_PYTHONS:
         return None
     here, wanted = ".".join(map(str, PYTHON)), " or ".join(f"3.{m}" for m in SUITE_PYTHONS)
+    said = f"run.py: Python {here} here, and the pinned frameworks install on {wanted} only"
     for minor in SUITE_PYTHONS:
         if exe := python_of(minor):
-            print(f"run.py: Python {here} here, and the pinned frameworks install on {wanted} "
-                  f"only: running under {exe}", flush=True)
+            print(f"{said}: running under {exe}", flush=True)
             os.execv(exe, [exe, str(Path(__file__).resolve()), *argv])
-    print(f"run.py: Python {here} here, and the pinned frameworks install on {wanted} only "
-          "(torch 2.15 needs 3.11 or newer, Chainer's NumPy 1.26 3.12 or older); none found on "
-          "the PATH or under pyenv: install one (`uv python install 3.11`, pyenv, or your "
+    print(f"{said}; none on the PATH or under pyenv", flush=True)
+    if exe := fetch_python(SUITE_PYTHONS[0]):
+        print(f"run.py: running under {exe}", flush=True)
+        os.execv(exe, [exe, str(Path(__file__).resolve()), *argv])
+    print(f"{said} (torch 2.15 needs 3.11 or newer, Chainer's NumPy 1.26 3.12 or older), and "
+          f"none was found or could be fetched (uv's lines above): install one (pyenv, or your "
           "system's python3.11 package) and run run.py with it", file=sys.stderr)
     return 2
+
+
+def fetch_python(minor):
+    """The path of a CPython 3.`minor` that uv fetched into PYTHONS (uv installed there first by
+    this Python's pip), or None after uv's or pip's lines: offline, or no pip."""
+    uv = PYTHONS / "uv" / ("Scripts" if os.name == "nt" else "bin") / "uv"
+    if not uv.exists():
+        print(f"run.py: installing {UV} into {uv.parent.parent}", flush=True)
+        if subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target",
+                           str(uv.parent.parent), UV]).returncode != 0:
+            shutil.rmtree(uv.parent.parent, ignore_errors=True)
+            return None
+    print(f"run.py: fetching CPython 3.{minor} into {PYTHONS} with uv (python-build-standalone's "
+          "build)", flush=True)
+    done = subprocess.run([str(uv), "python", "install", f"3.{minor}", "--install-dir",
+                           str(PYTHONS), "--no-bin"])  # --no-bin: nothing linked into ~/.local/bin
+    return python_of(minor) if done.returncode == 0 else None
 
 
 def free_gb():

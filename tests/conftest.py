@@ -100,6 +100,17 @@ def calls(monkeypatch):
     return made
 
 
+REAL_FETCH_PYTHON = run.fetch_python
+
+
+@pytest.fixture(autouse=True)
+def nothing_fetched(monkeypatch):
+    """Tests that drive run.main never install uv nor fetch a Python (run.fetch_python: network,
+    disk); where the PATH and pyenv have none, run.py goes on as offline (REAL_FETCH_PYTHON's own
+    tests: tests/test_run_python.py)."""
+    monkeypatch.setattr(run, "fetch_python", lambda minor: None)
+
+
 REAL_SET_UP = run.set_up
 
 

@@ -1,5 +1,6 @@
 """The jax env runs the newest JAX where a Python 3.12 is present, and says in one line when it is
-not (tox.ini [testenv:jax] then falls back to Python 3.11 with JAX 0.10.2)."""
+not and none can be fetched (tox.ini [testenv:jax] then falls back to Python 3.11 with JAX
+0.10.2)."""
 import pytest
 
 import run
@@ -29,6 +30,14 @@ def test_no_python_312_is_said_in_one_line(calls, monkeypatch, capsys):
     assert "GRAPHBENCH_JAX_PYTHON" not in run.os.environ
 
 
+def test_a_python_312_fetched_where_none_is_found_is_handed_to_tox(calls, monkeypatch, capsys):
+    monkeypatch.setattr(run, "python312", lambda: None)
+    monkeypatch.setattr(run, "fetch_python", {12: "/x/.pythons/cpython-3.12.9/bin/python3.12"}.get)
+    assert run.main(["test", "--envs", "jax"]) == 0
+    assert run.os.environ["GRAPHBENCH_JAX_PYTHON"] == "/x/.pythons/cpython-3.12.9/bin/python3.12"
+    assert "JAX 0.10.2" not in capsys.readouterr().out
+
+
 def test_envs_without_jax_look_for_no_python(calls, monkeypatch):
     monkeypatch.setattr(run, "python312", lambda: pytest.fail("looked for Python 3.12"))
     assert run.main(["test", "--envs", "tf"]) == 0
@@ -41,6 +50,7 @@ def test_python312_finds_only_a_312_that_runs(monkeypatch, tmp_path):
     fake.chmod(0o755)
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path))
     monkeypatch.setenv("PATH", str(fake.parent))
+    monkeypatch.setattr(run, "PYTHONS", tmp_path / ".pythons")  # none fetched
     assert run.python312() is None
     fake.write_text("#!/bin/sh\nexit 0\n")  # a Python whose version check passes
     assert run.python312() == str(fake)

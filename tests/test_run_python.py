@@ -1,7 +1,9 @@
 """run.py on the Python it is given: on one the pins do not install on it runs itself again under
-one they do, or says in one line what to install; on 3.12 the chainer env gets its NumPy stub; and
-it needs nothing but the standard library (a fresh machine's Python has pip only)."""
+one they do (found, else fetched with uv), or says in one line what to install; on 3.12 the
+chainer env gets its NumPy stub; and it needs nothing but the standard library (a fresh
+machine's Python has pip only)."""
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import run
+from tests.conftest import REAL_FETCH_PYTHON
 
 ROOT = Path(run.__file__).resolve().parent
 
@@ -45,6 +48,67 @@ def test_no_python_the_pins_install_on_is_one_line_before_anything_is_installed(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"Python {version[0]}.{version[1]} here" in err[0]
     assert "3.11 or 3.12" in err[0] and calls == []
+
+
+def test_where_none_is_found_run_py_runs_again_under_the_python_it_fetched(calls, monkeypatch,
+                                                                          capsys):
+    execed = []
+
+    def execv(exe, argv):
+        execed.append(exe)
+        raise Execed
+    monkeypatch.setattr(run, "PYTHON", (3, 13))
+    monkeypatch.setattr(run, "python_of", lambda minor: None)
+    monkeypatch.setattr(run, "fetch_python", {11: "/x/.pythons/cpython-3.11.9/bin/python3.11"}.get)
+    monkeypatch.setattr(run.os, "execv", execv)
+    with pytest.raises(Execed):
+        run.main(["test"])
+    assert execed == ["/x/.pythons/cpython-3.11.9/bin/python3.11"] and calls == []
+    out = capsys.readouterr().out
+    assert "none on the PATH or under pyenv" in out and "running under /x/.pythons/" in out
+
+
+def test_a_python_is_fetched_with_uv_installed_by_pip_into_pythons_and_found_there(
+        monkeypatch, tmp_path):
+    """uv from PyPI by this Python's pip (--target: no venv, none of PEP 668's refusal), then
+    `uv python install` into .pythons/, linking nothing into ~/.local/bin; pip or uv failing
+    (offline) is None, and a uv half-installed is removed."""
+    ran, codes = [], {"pip": 0, "uv": 0}
+
+    def fake_run(argv, **kwargs):
+        ran.append(argv)
+        tool = "pip" if argv[1:3] == ["-m", "pip"] else "uv"
+        if tool == "pip":
+            (tmp_path / ".pythons" / "uv" / "bin").mkdir(parents=True)
+            (tmp_path / ".pythons" / "uv" / "bin" / "uv").write_text("")
+        return subprocess.CompletedProcess(argv, codes[tool])
+    monkeypatch.setattr(run, "PYTHONS", tmp_path / ".pythons")
+    monkeypatch.setattr(run.subprocess, "run", fake_run)
+    monkeypatch.setattr(run, "python_of", lambda minor: f"found 3.{minor}")
+    assert REAL_FETCH_PYTHON(11) == "found 3.11"
+    pip, uv = ran
+    assert pip[1:] == ["-m", "pip", "install", "-q", "--target", str(tmp_path / ".pythons" / "uv"),
+                       run.UV]
+    assert uv == [str(tmp_path / ".pythons" / "uv" / "bin" / "uv"), "python", "install", "3.11",
+                  "--install-dir", str(tmp_path / ".pythons"), "--no-bin"]
+    ran.clear()
+    assert REAL_FETCH_PYTHON(12) == "found 3.12" and len(ran) == 1  # uv is there: no pip
+    codes["uv"] = 1
+    assert REAL_FETCH_PYTHON(12) is None
+    codes["pip"] = 1
+    shutil.rmtree(tmp_path / ".pythons" / "uv")
+    assert REAL_FETCH_PYTHON(11) is None and not (tmp_path / ".pythons" / "uv").exists()
+
+
+def test_a_fetched_python_is_found_under_pythons(monkeypatch, tmp_path):
+    fetched = tmp_path / ".pythons" / "cpython-3.11.14-linux-x86_64-gnu" / "bin" / "python3.11"
+    fetched.parent.mkdir(parents=True)
+    fetched.write_text("#!/bin/sh\nexit 0\n")  # its version check passes
+    fetched.chmod(0o755)
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(run, "PYTHONS", tmp_path / ".pythons")
+    assert run.python_of(11) == str(fetched) and run.python_of(12) is None
 
 
 @pytest.mark.parametrize("version, stubbed", [((3, 12), True), ((3, 11), False)])
