@@ -328,21 +328,47 @@ def main(argv=None):
         return bench(envs, args.profile or "default", pytest_args, args.bench_job)
     except SetupStopped as stop:
         how, envs = stop.args
+        ran = sorted(p for p in saved_runs() if p.stat().st_mtime >= started)  # earlier envs'
         with contextlib.suppress(OSError):
-            print(f"run.py: {stopped(how)} while setting up {envs}: nothing ran; the next run "
-                  f"finishes or repairs the env (`.tools/bin/tox -r -e {envs}` rebuilds it)",
+            print(f"run.py: {stopped(how)} while setting up {envs}: nothing ran"
+                  f"{' in it; ' + kept(ran) if ran else ''}; the next run finishes or repairs "
+                  f"the env (`.tools/bin/tox -r -e {envs}` rebuilds it){go_on(stop, argv)}",
                   file=sys.stderr)
         return EXIT_CODES[how]
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
             print(f"run.py: {stopped(how)}; "
-                  f"{kept(sorted(p for p in saved_runs() if p.stat().st_mtime >= started))}",
-                  file=sys.stderr)
+                  f"{kept(sorted(p for p in saved_runs() if p.stat().st_mtime >= started))}"
+                  f"{go_on(stop, argv)}", file=sys.stderr)
         return EXIT_CODES[how]
     finally:
         for name, handler in previous.items():
             signal.signal(getattr(signal, name), handler)
+
+
+def go_on(stop, argv):
+    """What runs the rest of a stopped bench job, as '; ...', or '': the command of the envs it
+    left (`argv` with their --envs: each env's runs are its own, so the report draws on these
+    and the runs kept alike), else the report it stopped."""
+    if left := getattr(stop, "left", None):
+        return f"; to go on, `{again(argv, left)}` runs the envs not finished, then the report"
+    if draw := getattr(stop, "draw", None):
+        return f"; `.tools/bin/tox -e report -- {shlex.join(draw)}` draws it"
+    return ""
+
+
+def again(argv, envs):
+    """`python3 run.py` with `argv`, its --envs (or an abbreviation argparse took) now `envs`."""
+    split = argv.index("--") if "--" in argv else len(argv)
+    head, skip = [], False
+    for arg in argv[:split]:
+        name = arg.split("=", 1)[0]
+        if skip or (len(name) > 2 and "--envs".startswith(name)):
+            skip = not skip and "=" not in arg
+            continue
+        head.append(arg)
+    return shlex.join(["python3", "run.py", *head, "--envs", ",".join(envs), *argv[split:]])
 
 
 def results_problem():
@@ -566,34 +592,42 @@ def bench(envs, profile, pytest_args, job="answer"):
     line that updates says where each env is (suites/progress.py)."""
     failed, empty, new, refused, accepted = [], [], set(), "", False
     name = profile if job in (None, "answer") else f"{profile}-{job}"
-    selection = ("--job", job) if job else ()
-    for n, env in enumerate(envs, 1):
-        os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
-        had = saved_runs()
-        if set_up([env]):
-            empty.append(env)
-            continue
-        storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
-        before = host.reading()
-        code = call(tox(), *env_args([env]), "-e", env, "--", "suites", "-v", "-p",
-                    "suites.progress", "--profile", profile, *selection,
-                    f"--benchmark-save={name}", *storage, *pytest_args)
-        mine = saved_by(saved_runs() - had, env)
-        # half the bytes (results/ travels with every GPU call, 64 MiB at most), and the host's speed
-        compact(mine, {"graphbench_host": host.between(before, host.reading())})
-        new |= mine
-        if code:
-            (failed if mine else empty).append(env)
-        # on the CPU a usage error is the arguments' (pytest's, conftest's options), which reach
-        # every env alike: once no env took them, each later env's set-up would be spent on the
-        # same error; on a GPU it can be one framework's (its CUDA build), and the others go on
-        if (code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu"
-                and envs[n:]):
-            refused = (f"{', '.join(envs[n:])} not run: pytest refused the arguments in {env}, "
-                       "as it would in each")
-            break
-        accepted |= code != PYTEST_USAGE_ERROR
-    os.environ.pop("GRAPHBENCH_PROGRESS")
+    selection, done = ("--job", job) if job else (), []
+    try:
+        for n, env in enumerate(envs, 1):
+            os.environ["GRAPHBENCH_PROGRESS"] = f"{env}, env {n} of {len(envs)}"
+            had = saved_runs()
+            if set_up([env]):
+                empty.append(env)
+                continue
+            storage = [f"--benchmark-storage={VERSIONS / env}"] if env in VERSION_ENVS else []
+            before = host.reading()
+            code = call(tox(), *env_args([env]), "-e", env, "--", "suites", "-v", "-p",
+                        "suites.progress", "--profile", profile, *selection,
+                        f"--benchmark-save={name}", *storage, *pytest_args)
+            mine = saved_by(saved_runs() - had, env)
+            # half the bytes (results/ travels with every GPU call, 64 MiB at most), and the
+            # host's speed
+            compact(mine, {"graphbench_host": host.between(before, host.reading())})
+            new |= mine
+            if code:
+                (failed if mine else empty).append(env)
+            # on the CPU a usage error is the arguments' (pytest's, conftest's options), which
+            # reach every env alike: once no env took them, each later env's set-up would be
+            # spent on the same error; on a GPU it can be one framework's (its CUDA build), and
+            # the others go on
+            if (code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu"
+                    and envs[n:]):
+                refused = (f"{', '.join(envs[n:])} not run: pytest refused the arguments in "
+                           f"{env}, as it would in each")
+                break
+            accepted |= code != PYTEST_USAGE_ERROR
+            done += [env] if code == 0 else []
+    except KeyboardInterrupt as stop:  # what is left to run, for main's line (go_on)
+        stop.left = [env for env in envs if env not in done]
+        raise
+    finally:
+        os.environ.pop("GRAPHBENCH_PROGRESS", None)
     new, version_failed = sorted(new), False
     for env in VERSION_ENVS:  # its runs' own report; never the README
         if mine := [p for p in new if p.is_relative_to(VERSIONS / env)]:
@@ -612,7 +646,11 @@ def bench(envs, profile, pytest_args, job="answer"):
                else "no new run to draw")
         print(f"run.py: {'; '.join(said)}; README not redrawn: {how}", file=sys.stderr)
         return 1
-    drawn = call(tox(), "-e", "report", "--", *report)
+    try:
+        drawn = call(tox(), "-e", "report", "--", *report)
+    except KeyboardInterrupt as stop:
+        stop.draw = report
+        raise
     shared(new)  # last, below the report's answer
     return 1 if drawn or version_failed else 0
 

@@ -261,3 +261,64 @@ def test_ctrl_c_during_the_report_says_the_runs_are_complete(monkeypatch, tmp_pa
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "unfinished" not in err[0], err
     assert "results/machine/0007_default.json (complete)" in err[0] and "README" in err[0]
+    assert "`.tools/bin/tox -e report -- python -m report --readme README.md" in err[0]
+
+
+def _bench_stopped_in(monkeypatch, tmp_path, stop_in, codes=None):
+    """run.py bench with tox stubbed: each env saves a complete run and exits with its code in
+    `codes` (0), until `stop_in` ('<env>' in its run, 'set-up <env>' in its set-up) stops it."""
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "VERSIONS", tmp_path / "results" / "versions")
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+
+    def set_up(envs):
+        if stop_in == f"set-up {envs[0]}":
+            raise run.SetupStopped("SIGINT", envs[0])
+        return 0
+
+    def call(*args):
+        env = args[args.index("-e") + 1]
+        if stop_in == env:
+            raise KeyboardInterrupt
+        number = len(list(tmp_path.rglob("0*_default.json")))
+        path = tmp_path / "results" / "machine" / f"{number:04d}_default.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"graphbench_run": {"complete": True}}))
+        return (codes or {}).get(env, 0)
+    monkeypatch.setattr(run, "set_up", set_up)
+    monkeypatch.setattr(run, "call", call)
+
+
+def test_a_stopped_bench_names_the_command_that_runs_the_envs_it_left(monkeypatch, tmp_path,
+                                                                      capsys):
+    """An answer job runs for an hour: stopped in its third env, the two envs done are kept and
+    the line says how to run the rest, as it was asked (profile, pytest arguments) but its envs."""
+    _bench_stopped_in(monkeypatch, tmp_path, "torch")
+    argv = ["bench", "--envs", "tf,chainer,torch,jax", "--profile", "quick", "--", "-k", "a b"]
+    assert run.main(argv) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "0000_default.json (complete), results/machine/0001" in err[0], err
+    assert ("to go on, `python3 run.py bench --profile quick --envs torch,jax -- -k 'a b'` runs "
+            "the envs not finished") in err[0]
+    assert "GRAPHBENCH_PROGRESS" not in os.environ
+
+
+def test_a_stop_in_a_later_envs_set_up_keeps_what_ran_before_it(monkeypatch, tmp_path, capsys):
+    """Was 'nothing ran' of a job whose first env had run and saved; an env that failed is left
+    to run again too."""
+    _bench_stopped_in(monkeypatch, tmp_path, "set-up torch", codes={"tf": 1})
+    assert run.main(["bench", "--envs", "tf,chainer,torch"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "while setting up torch: nothing ran in it; kept" in err[0], err
+    assert "0000_default.json (complete)" in err[0]
+    assert "`python3 run.py bench --envs tf,torch` runs the envs not finished" in err[0]
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["bench", "--envs", "tf"], "python3 run.py bench --envs jax"),
+    (["bench", "--env=tf,jax", "--job", "seeds"], "python3 run.py bench --job seeds --envs jax"),
+    (["--profile", "quick", "bench", "--e", "tf", "--", "--envs", "x"],
+     "python3 run.py --profile quick bench --envs jax -- --envs x"),  # pytest's own, after --
+    (["bench", "--profile", "quick"], "python3 run.py bench --profile quick --envs jax")])
+def test_the_command_that_goes_on_changes_only_the_envs(argv, expected):
+    assert run.again(argv, ["jax"]) == expected
