@@ -338,9 +338,9 @@ def main(argv=None):
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            print(f"run.py: {stopped(how)}; "
-                  f"{kept(sorted(p for p in saved_runs() if p.stat().st_mtime >= started))}"
-                  f"{go_on(stop, argv)}", file=sys.stderr)
+            said = getattr(stop, "said", None) or kept(
+                sorted(p for p in saved_runs() if p.stat().st_mtime >= started))
+            print(f"run.py: {stopped(how)}; {said}{go_on(stop, argv)}", file=sys.stderr)
         return EXIT_CODES[how]
     finally:
         for name, handler in previous.items():
@@ -710,33 +710,44 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
     handle, written = tempfile.mkstemp(prefix="graphbench-user-causes-")
     os.close(handle)
     os.environ["GRAPHBENCH_USER_CAUSES"] = written  # each failure's one line (user/test_user.py)
-    failed, refused = [], ""
+    failed, refused, name, done = [], "", Path(path).stem, []
     try:
         for n, fw in enumerate(chosen, 1):
             code = call(tox(), *env_args([fw]), "-e", fw, "--", "user", "-v", "--user",
                         str(Path(path).resolve()), "--profile", profile, *pytest_args)
             failed += [fw] if code else []
+            done += [] if code else [fw]
             # as in bench(); a usage error with a cause written is the file's, for this framework
             if (code == PYTEST_USAGE_ERROR and n == 1 and device == "cpu" and chosen[n:]
                     and not Path(written).read_text().strip()):
                 refused = (f"{', '.join(chosen[n:])} not run: pytest refused the arguments in "
                            f"{fw}, as it would in each")
                 break
+    except KeyboardInterrupt as stop:  # main's line: the report kept, the frameworks left
+        stop.left = [fw for fw in chosen if fw not in done]
+        reports = [str(r.relative_to(ROOT)) for r in user_reports(name, started)]
+        stop.said = (f"kept {', '.join(reports)} (measured: {', '.join(done) or 'none'})"
+                     if reports else "no user report was saved")
+        raise
     finally:
         os.environ.pop("GRAPHBENCH_USER_CAUSES")
         causes = dict.fromkeys(Path(written).read_text().splitlines())
         os.unlink(written)
-    name = Path(path).stem
-    for report in sorted((ROOT / "results").glob(f"*/user-{name}.md")):
-        if report.stat().st_mtime >= started:  # this run's, not an earlier one's
-            print(user_answer(report.read_text()), flush=True)
-            print(f"run.py: the full report: {report.relative_to(ROOT)}", flush=True)
+    for report in user_reports(name, started):
+        print(user_answer(report.read_text()), flush=True)
+        print(f"run.py: the full report: {report.relative_to(ROOT)}", flush=True)
     if failed:
         print(f"run.py: the user run failed in: {', '.join(failed)} (reports saved so far are "
               f"kept){'; ' + refused if refused else ''}", file=sys.stderr)
     for cause in causes:  # last: what to fix, not tox's and pytest's banners above it
         print(f"run.py: {cause}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def user_reports(name, started):
+    """The user reports of model `name` saved since `started` (this run's, not an earlier one's)."""
+    return [report for report in sorted((ROOT / "results").glob(f"*/user-{name}.md"))
+            if report.stat().st_mtime >= started]
 
 
 def user_answer(report):

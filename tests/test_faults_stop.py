@@ -314,6 +314,31 @@ def test_a_stop_in_a_later_envs_set_up_keeps_what_ran_before_it(monkeypatch, tmp
     assert "`python3 run.py bench --envs tf,torch` runs the envs not finished" in err[0]
 
 
+@pytest.mark.parametrize("stop_in, said, left", [
+    ("jax", "kept results/m/user-mine.md (measured: torch)", "jax"),
+    ("torch", "no user report was saved", "torch,jax")])
+def test_a_stopped_user_run_says_the_report_it_kept_and_how_to_go_on(
+        monkeypatch, tmp_path, capsys, stop_in, said, left):
+    """Was 'no run was saved; the README was not redrawn' of a user run whose first framework's
+    report was saved: a user run saves a report, never a numbered run, nor the README."""
+    monkeypatch.setattr(run, "ROOT", tmp_path)
+    monkeypatch.setattr(run, "tox", lambda: "tox")
+    user = tmp_path / "mine.py"
+    user.write_text("def torch_model():\n    pass\n\ndef jax_model():\n    pass\n")
+
+    def call(*args):
+        if args[args.index("-e") + 1] == stop_in:
+            raise KeyboardInterrupt
+        (tmp_path / "results" / "m").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "results" / "m" / "user-mine.md").write_text("# Should I compile `mine`?\n")
+        return 0
+    monkeypatch.setattr(run, "call", call)
+    assert run.main(["bench", "--user", str(user)]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"interrupted (Ctrl-C); {said}; to go on" in err[0], err
+    assert f"`python3 run.py bench --user {user} --envs {left}` runs the envs" in err[0]
+
+
 @pytest.mark.parametrize("argv, expected", [
     (["bench", "--envs", "tf"], "python3 run.py bench --envs jax"),
     (["bench", "--env=tf,jax", "--job", "seeds"], "python3 run.py bench --job seeds --envs jax"),
