@@ -328,7 +328,7 @@ def main(argv=None):
         return bench(envs, args.profile or "default", pytest_args, args.bench_job)
     except SetupStopped as stop:
         how, envs = stop.args
-        ran = sorted(p for p in saved_runs() if p.stat().st_mtime >= started)  # earlier envs'
+        ran = saved_since(started)  # the envs' before it
         with contextlib.suppress(OSError):
             print(f"run.py: {stopped(how)} while setting up {envs}: nothing ran"
                   f"{' in it; ' + kept(ran) if ran else ''}; the next run finishes or repairs "
@@ -338,8 +338,7 @@ def main(argv=None):
     except KeyboardInterrupt as stop:
         how = stop.args[0] if isinstance(stop, Stopped) else "SIGINT"
         with contextlib.suppress(OSError):  # SIGHUP: the terminal may be gone
-            said = getattr(stop, "said", None) or kept(
-                sorted(p for p in saved_runs() if p.stat().st_mtime >= started))
+            said = getattr(stop, "said", None) or kept(saved_since(started))
             print(f"run.py: {stopped(how)}; {said}{go_on(stop, argv)}", file=sys.stderr)
         return EXIT_CODES[how]
     finally:
@@ -507,13 +506,13 @@ def suite_python(argv):
         return None
     here, wanted = ".".join(map(str, PYTHON)), " or ".join(f"3.{m}" for m in SUITE_PYTHONS)
     said = f"run.py: Python {here} here, and the pinned frameworks install on {wanted} only"
-    for minor in SUITE_PYTHONS:
-        if exe := python_of(minor):
-            print(f"{said}: running under {exe}", flush=True)
-            os.execv(exe, [exe, str(Path(__file__).resolve()), *argv])
-    print(f"{said}; none on the PATH or under pyenv", flush=True)
-    if exe := fetch_python(SUITE_PYTHONS[0]):
-        print(f"run.py: running under {exe}", flush=True)
+    if exe := next(filter(None, map(python_of, SUITE_PYTHONS)), None):
+        print(f"{said}: running under {exe}", flush=True)
+    else:
+        print(f"{said}; none on the PATH or under pyenv", flush=True)
+        if exe := fetch_python(SUITE_PYTHONS[0]):
+            print(f"run.py: running under {exe}", flush=True)
+    if exe:
         os.execv(exe, [exe, str(Path(__file__).resolve()), *argv])
     print(f"{said} (torch 2.15 needs 3.11 or newer, Chainer's NumPy 1.26 3.12 or older), and "
           f"none was found or could be fetched (uv's lines above): install one (pyenv, or your "
@@ -612,14 +611,7 @@ def bench(envs, profile, pytest_args, job="answer"):
             new |= mine
             if code:
                 (failed if mine else empty).append(env)
-            # on the CPU a usage error is the arguments' (pytest's, conftest's options), which
-            # reach every env alike: once no env took them, each later env's set-up would be
-            # spent on the same error; on a GPU it can be one framework's (its CUDA build), and
-            # the others go on
-            if (code == PYTEST_USAGE_ERROR and not mine and not accepted and DEVICE[0] == "cpu"
-                    and envs[n:]):
-                refused = (f"{', '.join(envs[n:])} not run: pytest refused the arguments in "
-                           f"{env}, as it would in each")
+            if not (mine or accepted) and (refused := refused_by_each(code, env, envs[n:])):
                 break
             accepted |= code != PYTEST_USAGE_ERROR
             done += [env] if code == 0 else []
@@ -655,6 +647,16 @@ def bench(envs, profile, pytest_args, job="answer"):
     return 1 if drawn or version_failed else 0
 
 
+def refused_by_each(code, env, rest):
+    """The line for the envs `rest`, not run, where pytest in `env` refused the arguments (exit
+    `code`), else '': on the CPU a usage error is the arguments' (pytest's, conftest's options),
+    which reach every env alike, and each later env's set-up would be spent on the same error; on
+    a GPU it can be one framework's (its CUDA build), and the others go on."""
+    if code != PYTEST_USAGE_ERROR or DEVICE[0] != "cpu" or not rest:
+        return ""
+    return f"{', '.join(rest)} not run: pytest refused the arguments in {env}, as it would in each"
+
+
 def saved_by(paths, env):
     """The runs among `paths` that `env` saved: a job beside this one saves into the same
     folders, and its runs are not this job's answer (a run that names no tox env counts)."""
@@ -664,6 +666,11 @@ def saved_by(paths, env):
         except (OSError, ValueError, KeyError, TypeError):
             return None
     return {path for path in paths if tox_env(path) in (env, None)}
+
+
+def saved_since(started):
+    """The saved runs written since `started` (time.time()), sorted."""
+    return sorted(p for p in saved_runs() if p.stat().st_mtime >= started)
 
 
 def saved_runs():
@@ -717,11 +724,9 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
                         str(Path(path).resolve()), "--profile", profile, *pytest_args)
             failed += [fw] if code else []
             done += [] if code else [fw]
-            # as in bench(); a usage error with a cause written is the file's, for this framework
-            if (code == PYTEST_USAGE_ERROR and n == 1 and device == "cpu" and chosen[n:]
-                    and not Path(written).read_text().strip()):
-                refused = (f"{', '.join(chosen[n:])} not run: pytest refused the arguments in "
-                           f"{fw}, as it would in each")
+            # a usage error with a cause written is the file's, for this framework
+            if (n == 1 and not Path(written).read_text().strip()
+                    and (refused := refused_by_each(code, fw, chosen[n:]))):
                 break
     except KeyboardInterrupt as stop:  # main's line: the report kept, the frameworks left
         stop.left = [fw for fw in chosen if fw not in done]
