@@ -751,7 +751,7 @@ def bench_user(parser, path, envs, profile, pytest_args, device="cpu"):
 
 def user_reports(name, started):
     """The user reports of model `name` saved since `started` (this run's, not an earlier one's)."""
-    return [report for report in sorted((ROOT / "results").glob(f"*/user-{name}.md"))
+    return [report for report in sorted((ROOT / "results" / "user").glob(f"*/user-{name}.md"))
             if report.stat().st_mtime >= started]
 
 

@@ -315,7 +315,7 @@ def test_a_stop_in_a_later_envs_set_up_keeps_what_ran_before_it(monkeypatch, tmp
 
 
 @pytest.mark.parametrize("stop_in, said, left", [
-    ("jax", "kept results/m/user-mine.md (measured: torch)", "jax"),
+    ("jax", "kept results/user/m/user-mine.md (measured: torch)", "jax"),
     ("torch", "no user report was saved", "torch,jax")])
 def test_a_stopped_user_run_says_the_report_it_kept_and_how_to_go_on(
         monkeypatch, tmp_path, capsys, stop_in, said, left):
@@ -329,8 +329,8 @@ def test_a_stopped_user_run_says_the_report_it_kept_and_how_to_go_on(
     def call(*args):
         if args[args.index("-e") + 1] == stop_in:
             raise KeyboardInterrupt
-        (tmp_path / "results" / "m").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "results" / "m" / "user-mine.md").write_text("# Should I compile `mine`?\n")
+        (tmp_path / "results" / "user" / "m").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "results" / "user" / "m" / "user-mine.md").write_text("# Should I compile `mine`?\n")
         return 0
     monkeypatch.setattr(run, "call", call)
     assert run.main(["bench", "--user", str(user)]) == 130

@@ -95,7 +95,7 @@ def test_the_main_job_turns_the_line_on_for_each_env(monkeypatch):
 
 def test_a_user_run_ends_with_its_answer_in_the_terminal(monkeypatch, capsys, tmp_path):
     import run
-    folder = tmp_path / "results" / "m"
+    folder = tmp_path / "results" / "user" / "m"
     folder.mkdir(parents=True)
     (folder / "user-old.md").write_text("# Should I compile `old`?\\n\\nstale\\n")
     user = tmp_path / "mine.py"
@@ -108,7 +108,7 @@ def test_a_user_run_ends_with_its_answer_in_the_terminal(monkeypatch, capsys, tm
     assert run.main(["bench", "--user", str(user)]) == 0
     out = capsys.readouterr().out
     assert "**torch: stay eager.** No gain." in out and "| table |" not in out
-    assert "the full report: results/m/user-mine.md" in out and "stale" not in out
+    assert "the full report: results/user/m/user-mine.md" in out and "stale" not in out
 
 
 def test_a_user_run_says_each_part_as_it_starts_and_then_the_time_left():

@@ -135,9 +135,9 @@ def test_refused_variant_is_a_visible_skip_while_eager_runs(tmp_path):
     assert done.returncode == 0, out[-2000:]
     assert "1 passed, 1 skipped" in out
     assert "chainer/graph could not run:" in out and "TypeError" in out
-    report = next(tmp_path.glob("*/user-chainer_refused.md")).read_text()
+    report = next(tmp_path.glob("user/*/user-chainer_refused.md")).read_text()
     assert "**chainer: stay eager.**" in report and "- `graph`: " in report
-    saved = next(tmp_path.glob("*/user-chainer_refused-chainer.measurement.jsonl"))
+    saved = next(tmp_path.glob("user/*/user-chainer_refused-chainer.measurement.jsonl"))
     m = json.loads(saved.read_text())
     assert m["machine_info"]["graphbench"]["threads"] == 1  # as a suite run records it
     assert f"Machine `{machine_name(m['machine_info'])}`;" in report
@@ -179,7 +179,7 @@ def test_a_mismatch_fails_its_variant_and_keeps_the_report(tmp_path):
         capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 1 and "1 failed, 1 passed" in done.stdout
     assert "chainer/graph does not compute what eager computes: loss differs by" in done.stdout
-    assert "MISMATCH" in next(tmp_path.glob("*/user-chainer_batchnorm.md")).read_text()
+    assert "MISMATCH" in next(tmp_path.glob("user/*/user-chainer_batchnorm.md")).read_text()
 
 
 def test_several_inputs_and_outputs():

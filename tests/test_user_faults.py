@@ -183,10 +183,10 @@ def test_a_diverging_model_fails_and_gets_no_answer(tmp_path):
     assert done.returncode == 1 and "2 failed" in done.stdout, done.stdout[-3000:]
     assert len(causes) == 2 and all("the loss is not finite" in c for c in causes)
     assert causes[0].startswith("chainer/eager: the loss is not finite: loss inf by train step 4 (")
-    report = next(tmp_path.glob("*/user-chainer_diverging.md")).read_text()
+    report = next(tmp_path.glob("user/*/user-chainer_diverging.md")).read_text()
     assert "**chainer: no answer: the loss is not finite.**" in report
     assert "×" not in report.split("### chainer")[1]  # no speedup, no A/A ratio
-    m = json.loads(next(tmp_path.glob("*/user-chainer_diverging-chainer.measurement.jsonl"))
+    m = json.loads(next(tmp_path.glob("user/*/user-chainer_diverging-chainer.measurement.jsonl"))
                    .read_text())
     assert U.non_finite(m, "eager").startswith("loss inf by train step 4")
 

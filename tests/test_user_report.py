@@ -246,21 +246,44 @@ def test_the_build_decides_what_the_report_warns_of():
     assert "5.00 ⚠ hit the cache: not cold" in "\n".join(user_md.tables(*U.measured(m)))
 
 
-def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_path,
-                                                                           monkeypatch):
+def _on(m, node="box", family=25, model=17, python="3.11.7", gpu=None):
+    """`m` as measured on a 2-core AMD EPYC host (its GPU named where given), under `python`."""
+    m["machine_info"] = {"node": node, "python_version": python, "cpu": {
+        "brand_raw": "AMD EPYC", "family": family, "model": model, "count": 2,
+        "flags": ["avx2", "fma"]}, **({"graphbench": {"gpu": gpu}} if gpu else {})}
+    return m
+
+
+def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_path):
     """Your model on a GPU (`run.py bench --user F --device cuda`): the report says where its
-    steps ran and how they were waited on, in a folder of its own beside the CPU's."""
-    import user.save
-    monkeypatch.setattr(user.save, "machine_id", lambda: "Linux-CPython-3.12-64bit")
-    on_cpu = save(synthetic(), tmp_path)
-    m = synthetic()
-    m.update(device="cuda", wait="block")
-    on_gpu = save(m, tmp_path)
-    assert (on_cpu.parent.name, on_gpu.parent.name) == ("Linux-CPython-3.12-64bit",
-                                                        "Linux-CPython-3.12-64bit-gpu")
+    steps ran and how they were waited on, in a folder of its own beside the CPU's (its GPU's
+    name, or -gpu where the GPU went unnamed)."""
+    on_cpu = save(_on(synthetic()), tmp_path)
+    named, unnamed = (_on(synthetic(), gpu=gpu) for gpu in ("NVIDIA H200, 580.1, 143771 MiB", None))
+    for m in (named, unnamed):
+        m.update(device="cuda", wait="block")
+    on_gpu, unnamed_gpu = save(named, tmp_path), save(unnamed, tmp_path)
+    cpu = "box-amd-epyc-family-25-model-17-avx2-2-cores"
+    assert [p.parent.relative_to(tmp_path).as_posix() for p in (on_cpu, on_gpu, unnamed_gpu)] == [
+        f"user/{cpu}", f"user/{cpu}-nvidia-h200", f"user/{cpu}-gpu"]
     said = ("on its GPU, each timed block of steps waited on once, as a training loop waits "
             "(peak MiB: the host process's);")
     assert said in on_gpu.read_text() and "GPU" not in on_cpu.read_text()
+
+
+def test_one_report_per_machine_whatever_python_each_framework_runs(tmp_path):
+    """The jax env runs Python 3.12 and the others 3.11: one report holds both frameworks (it was
+    one per pytest-benchmark folder, which names the Python); another CPU gets its own report, so
+    no report names a machine that did not measure all of it."""
+    jax = synthetic()
+    jax["framework"] = "jax"
+    first = save(_on(synthetic(), python="3.11.7"), tmp_path)
+    both = save(_on(jax, python="3.12.1"), tmp_path)
+    other = save(_on(synthetic(), family=26, model=2), tmp_path)
+    assert both == first and other.parent != first.parent
+    heads = lambda p: [line for line in p.read_text().splitlines() if line.startswith("**")]
+    assert [h.split(":")[0] for h in heads(both)] == ["**torch", "**jax"]
+    assert [h.split(":")[0] for h in heads(other)] == ["**torch"]
 
 
 @pytest.mark.parametrize("plan, said", [

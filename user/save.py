@@ -1,10 +1,12 @@
-"""Save a user run: its measurement and records as JSON Lines beside the suite's runs, and the
-Markdown report redrawn from every framework's measurement of that file. Each file is written to
-a temporary name first and moved into place, so a failed run leaves the saved ones as they were.
+"""Save a user run: its measurement and records as JSON Lines in results/user/<machine>/, and the
+Markdown report redrawn from every framework's measurement of that file on that machine. Each file
+is written to a temporary name first and moved into place, so a failed run leaves the saved ones
+as they were.
 
 JSON Lines, not .json: the suite's report reads every *.json under results/ as a suite run."""
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -12,12 +14,6 @@ from backends.user import BUILDERS
 from report.build import user as figures
 from report.views import user_md
 from report.build.load import JOB_OUTPUTS, machine_name
-
-
-def machine_id():
-    """pytest-benchmark's machine folder name (results/<machine>/)."""
-    from pytest_benchmark.utils import get_machine_id
-    return get_machine_id()
 
 
 def machine_info():
@@ -45,13 +41,18 @@ def _write(path, text):
     os.replace(staged, path)
 
 
+def folder_name(machine, device="cpu"):
+    """The user folder of a machine as every report names it (host, CPU, ISA, cores, GPU), in
+    lower-case words joined by '-': one folder whatever Python each framework's env runs."""
+    words = re.sub(r"[^a-z0-9]+", "-", machine.lower()).strip("-")
+    # a GPU run whose GPU went unnamed still keeps apart from its CPU's report
+    return words + ("-gpu" if device == "cuda" and "nvidia" not in words else "")
+
+
 def save(m, results="results", folder=None):
     """Write user-<name>-<fw>.measurement.jsonl and .records.jsonl, then user-<name>.md, in
-    results/<folder> (pytest-benchmark's, with -gpu for a GPU's); the machine is named as in
-    every report, by its CPU (and its GPU)."""
-    gpu = "-gpu" if m.get("device") == "cuda" else ""  # its CPU's runs keep their own report
-    folder = Path(results) / (folder or machine_id() + gpu)
-    folder.mkdir(parents=True, exist_ok=True)
+    results/user/<machine>/ (folder_name; `folder`: results/<folder>): the report holds every
+    framework measured there."""
     name, fw = Path(m["file"]).stem, m["framework"]
     if "commit" not in m:  # the measurement's commit, kept when a report is redrawn from it
         status = _git("status", "--porcelain", "--untracked-files=no")
@@ -62,6 +63,8 @@ def save(m, results="results", folder=None):
             if not (path := line.split(maxsplit=1)[1]).startswith(JOB_OUTPUTS)]
         m.update(commit=_git("rev-parse", "HEAD"), dirty=None if changed is None else bool(changed))
     machine = machine_name(m.setdefault("machine_info", machine_info()))
+    folder = Path(results) / (folder or Path("user", folder_name(machine, m.get("device"))))
+    folder.mkdir(parents=True, exist_ok=True)
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
     measurements = {other: m if other == fw else json.loads(path(other).read_text())
                     for other in BUILDERS if other == fw or path(other).exists()}
