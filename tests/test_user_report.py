@@ -284,6 +284,7 @@ def test_one_report_per_machine_whatever_python_each_framework_runs(tmp_path):
     heads = lambda p: [line for line in p.read_text().splitlines() if line.startswith("**")]
     assert [h.split(":")[0] for h in heads(both)] == ["**torch", "**jax"]
     assert [h.split(":")[0] for h in heads(other)] == ["**torch"]
+    assert "torch 2.13.0 (Python 3.11.7), jax 2.13.0 (Python 3.12.1);" in both.read_text()
 
 
 @pytest.mark.parametrize("plan, said", [

@@ -176,11 +176,13 @@ def shapes_cost(m, arm):
 
 
 def facts(m):
-    """What the user report names beside the records of measurement `m`: framework, plan, the
-    variants that ran or could not, why a loss was not finite, how many steps' losses were
-    checked, the accuracy check's tolerance, the user's shapes, torch's graph breaks."""
+    """What the user report names beside the records of measurement `m`: framework, its Python
+    (the jax env's differs from the others'), plan, the variants that ran or could not, why a
+    loss was not finite, how many steps' losses were checked, the accuracy check's tolerance, the
+    user's shapes, torch's graph breaks."""
     first, arms = m["steady"][0], ["eager", AA, *ran(m)]
     return {"framework": m["framework"], "framework_version": first["framework_version"],
+            "python": (m.get("machine_info") or {}).get("python_version"),
             "threads": m["threads"], "device": m.get("device", "cpu"), "plan": m["plan"],
             "ran": ran(m), "failed": m["failed"],
             "invalid": {a: why for a in arms if (why := invalid(m, a))},

@@ -237,7 +237,9 @@ def render(name, found, machine):
             *(recommend(facts, recs) + "\n" for facts, recs in found)]
     first = found[0][0]
     plan = first["plan"]
-    versions = ", ".join(f"{facts['framework']} {facts['framework_version']}" for facts, _ in found)
+    versions = ", ".join(f"{facts['framework']} {facts['framework_version']}"
+                         + (f" (Python {facts['python']})" if facts.get("python") else "")
+                         for facts, _ in found)
     on = (" on its GPU, each timed block of steps waited on once, as a training loop waits (peak "
           "MiB: the host process's)" if first.get("device") == "cuda" else "")
     head += [f"Machine `{machine}`{on}; {versions}; {first['threads']} thread(s); "
