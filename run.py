@@ -266,8 +266,12 @@ def stop_child(child, how):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(
-        description=__doc__.splitlines()[0], usage="%(prog)s {bench,test} [options] [-- PYTEST_ARGS]")
-    parser.add_argument("job", choices=("bench", "test"))
+        description=" ".join(__doc__.split("\n\n")[0].split()),
+        usage="%(prog)s {bench,test} [options] [-- PYTEST_ARGS]")
+    parser.add_argument("job", choices=("bench", "test"),
+                        help="bench: time the suites in each env, save the runs under results/ "
+                             "and draw the report (the default profile's: README.md, RESULTS.md; "
+                             "with --user: your model's own); test: each env's tests")
     parser.add_argument("--profile", choices=PROFILES,
                         help="the suites' profile (bench: default; test: quick)")
     parser.add_argument("--envs", help="comma list of envs: framework envs for bench (default "

@@ -10,6 +10,16 @@ import run
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
+def test_help_says_both_commands_and_what_each_does(capsys):
+    """The help printed the docstring's first line only, cut after `bench --job seeds`, and the
+    two jobs bare: `test` and what `bench` writes were not said."""
+    with pytest.raises(SystemExit) as done:
+        run.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert done.value.code == 0 and "or `python3 run.py test` (tests)." in out
+    assert "bench: time the suites in each env" in out and "test: each env's tests" in out
+
+
 def test_test_honours_envs(calls):
     assert run.main(["test", "--envs", "tf"]) == 0
     assert calls == [["tox", "-e", "tf"]]

@@ -87,6 +87,22 @@ def test_a_report_file_goes_with_its_machines_runs_and_summary_is_left(tmp_path)
     assert not (dest / "summary.json").exists()
 
 
+def test_user_reports_of_two_cpus_keep_their_machine_folders(tmp_path):
+    """results/user/<machine>/ (user/save.py) names the machine: two runners' reports of one
+    file merge side by side, as they were, none renamed or refused."""
+    from user.save import folder_name
+    a, b = two_cpus(tmp_path)
+    for source, cpu in ((a, "AMD EPYC 7763"), (b, XEON)):
+        folder = source / "user" / folder_name(machine_name(machine("runner", cpu)["machine_info"]))
+        folder.mkdir(parents=True)
+        (folder / "user-net.md").write_text(f"{cpu}'s user report\n")
+    dest = tmp_path / "merged"
+    assert main([str(dest), str(a), str(b)]) == 0
+    found = {p.relative_to(dest).as_posix(): p.read_text() for p in dest.rglob("user-net.md")}
+    assert found == {p.relative_to(s).as_posix(): p.read_text()
+                     for s in (a, b) for p in s.rglob("user-net.md")} and len(found) == 2
+
+
 def test_identical_files_are_copied_once_and_merging_again_changes_nothing(tmp_path, capsys):
     a, b = two_cpus(tmp_path)
     dest = tmp_path / "merged"
