@@ -41,12 +41,12 @@ def _write(path, text):
     os.replace(staged, path)
 
 
-def folder_name(machine, device="cpu"):
-    """The user folder of a machine as every report names it (host, CPU, ISA, cores, GPU), in
-    lower-case words joined by '-': one folder whatever Python each framework's env runs."""
+def folder_name(machine, device="cpu", gpu=None):
+    """The user folder of a machine as every report names it (host, CPU, ISA, cores, its GPU
+    `gpu`), in lower-case words joined by '-': one folder whatever Python each framework's env
+    runs; a GPU run whose GPU went unnamed still keeps apart from its CPU's report."""
     words = re.sub(r"[^a-z0-9]+", "-", machine.lower()).strip("-")
-    # a GPU run whose GPU went unnamed still keeps apart from its CPU's report
-    return words + ("-gpu" if device == "cuda" and "nvidia" not in words else "")
+    return words + ("-gpu" if device == "cuda" and not gpu else "")
 
 
 def save(m, results="results", folder=None):
@@ -63,7 +63,8 @@ def save(m, results="results", folder=None):
             if not (path := line.split(maxsplit=1)[1]).startswith(JOB_OUTPUTS)]
         m.update(commit=_git("rev-parse", "HEAD"), dirty=None if changed is None else bool(changed))
     machine = machine_name(m.setdefault("machine_info", machine_info()))
-    folder = Path(results) / (folder or Path("user", folder_name(machine, m.get("device"))))
+    gpu = (m["machine_info"].get("graphbench") or {}).get("gpu")
+    folder = Path(results) / (folder or Path("user", folder_name(machine, m.get("device"), gpu)))
     folder.mkdir(parents=True, exist_ok=True)
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
     measurements = {other: m if other == fw else json.loads(path(other).read_text())
