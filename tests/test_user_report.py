@@ -258,15 +258,17 @@ def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_p
     """Your model on a GPU (`run.py bench --user F --device cuda`): the report says where its
     steps ran and how they were waited on, in a folder of its own beside the CPU's (its GPU's
     name, or -gpu where the GPU went unnamed)."""
+    from user.save import folder_name
     on_cpu = save(_on(synthetic()), tmp_path)
-    gpus = [_on(synthetic(), gpu=gpu) for gpu in ("NVIDIA H200, 580.1, 143771 MiB",
-                                                  "Tesla T4, 535.1, 15360 MiB", None)]
+    gpus = [_on(synthetic(), gpu=gpu) for gpu in ("NVIDIA H200, 580.1, 143771 MiB", None)]
     for m in gpus:
         m.update(device="cuda", wait="block")
-    on_gpu, *others = [save(m, tmp_path) for m in gpus]
+    on_gpu, unnamed = [save(m, tmp_path) for m in gpus]
     cpu = "box-amd-epyc-family-25-model-17-avx2-2-cores"
-    assert [p.parent.relative_to(tmp_path).as_posix() for p in (on_cpu, on_gpu, *others)] == [
-        f"user/{cpu}", f"user/{cpu}-nvidia-h200", f"user/{cpu}-tesla-t4", f"user/{cpu}-gpu"]
+    assert [p.parent.relative_to(tmp_path).as_posix() for p in (on_cpu, on_gpu, unnamed)] == [
+        f"user/{cpu}", f"user/{cpu}-nvidia-h200", f"user/{cpu}-gpu"]
+    t4 = "box (AMD EPYC, family 25 model 17, AVX2, 2 cores, Tesla T4)"
+    assert folder_name(t4, "cuda", "Tesla T4, 535.1, 15360 MiB") == f"{cpu}-tesla-t4"
     said = ("on its GPU, each timed block of steps waited on once, as a training loop waits "
             "(peak MiB: the host process's);")
     assert said in on_gpu.read_text() and "GPU" not in on_cpu.read_text()
