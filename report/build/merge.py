@@ -4,7 +4,8 @@ Every file under each SRC goes to the same path under DEST (SRC's own summary.js
 report redraws it). pytest-benchmark names a machine folder after the platform only
 (`Linux-CPython-3.11-64bit`), so two machines' folders often share a name. A saved run belongs to
 the machine its machine_info describes (report.build.load.machine_name: host, CPU, ISA, cores);
-another file in a folder (a user report) to the machine of that folder's runs, if they are one.
+another file in a folder (a user report saved before results/user/<machine>/, whose folder
+names its machine and merges as it is) to the machine of that folder's runs, if they are one.
 A file goes to DEST/<folder> unless that folder already holds (or this merge puts there) runs of
 another machine; then to DEST/<folder>-<key>, the key being the first 8 hex digits of the SHA-1 of
 its machine's name: the same machine always lands in the same folder, never beside another's runs.
