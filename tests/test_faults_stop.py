@@ -329,8 +329,9 @@ def test_a_stopped_user_run_says_the_report_it_kept_and_how_to_go_on(
     def call(*args):
         if args[args.index("-e") + 1] == stop_in:
             raise KeyboardInterrupt
-        (tmp_path / "results" / "user" / "m").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "results" / "user" / "m" / "user-mine.md").write_text("# Should I compile `mine`?\n")
+        folder = tmp_path / "results" / "user" / "m"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "user-mine.md").write_text("# Should I compile `mine`?\n")
         return 0
     monkeypatch.setattr(run, "call", call)
     assert run.main(["bench", "--user", str(user)]) == 130

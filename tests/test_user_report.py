@@ -43,6 +43,14 @@ def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
             "warm": {}, "steady": steady}
 
 
+def _on(m, node="box", family=25, model=17, python="3.11.7", gpu=None):
+    """`m` as measured on a 2-core AMD EPYC host (its GPU named where given), under `python`."""
+    m["machine_info"] = {"node": node, "python_version": python, "cpu": {
+        "brand_raw": "AMD EPYC", "family": family, "model": model, "count": 2,
+        "flags": ["avx2", "fma"]}, **({"graphbench": {"gpu": gpu}} if gpu else {})}
+    return m
+
+
 def test_compile_recommended_with_break_even_range():
     m = synthetic(failed={"graph_static": "paired child exited 1: BackendCompilerFailed: x"})
     text = user_md.recommend(*U.measured(m))
@@ -169,9 +177,7 @@ def test_a_report_saved_before_does_not_make_the_next_measurement_dirty(tmp_path
 
 def test_the_machine_is_named_by_its_cpu(tmp_path):
     """Report and records name the machine as every report does; the folder is the one given."""
-    m = synthetic()
-    m["machine_info"] = {"node": "box", "python_version": "3.11.7", "cpu": {
-        "brand_raw": "AMD EPYC", "family": 25, "model": 1, "count": 2, "flags": ["avx2", "fma"]}}
+    m = _on(synthetic(), model=1)
     name = "box (AMD EPYC, family 25 model 1, AVX2, 2 cores)"
     assert f"Machine `{name}`;" in save(m, tmp_path, "vm").read_text()
     rows = (tmp_path / "vm" / "user-mymodel-torch.records.jsonl").read_text().splitlines()
@@ -244,14 +250,6 @@ def test_the_build_decides_what_the_report_warns_of():
     m["cold"]["graph"][0]["cache_hits"] = 3
     assert graph(m, "first_call")["cache_check"] == "hit"
     assert "5.00 ⚠ hit the cache: not cold" in "\n".join(user_md.tables(*U.measured(m)))
-
-
-def _on(m, node="box", family=25, model=17, python="3.11.7", gpu=None):
-    """`m` as measured on a 2-core AMD EPYC host (its GPU named where given), under `python`."""
-    m["machine_info"] = {"node": node, "python_version": python, "cpu": {
-        "brand_raw": "AMD EPYC", "family": family, "model": model, "count": 2,
-        "flags": ["avx2", "fma"]}, **({"graphbench": {"gpu": gpu}} if gpu else {})}
-    return m
 
 
 def test_a_gpu_run_says_so_and_keeps_a_report_apart_from_its_hosts_cpu_run(tmp_path):

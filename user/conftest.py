@@ -8,7 +8,8 @@ def pytest_addoption(parser):
     group = parser.getgroup("graphbench")
     group.addoption("--user", help="your model file (README: Your own model)")
     group.addoption("--user-results", default="results",
-                    help="results folder of the user report (results/user/<machine>/user-<name>.md)")
+                    help="results folder of the user report "
+                         "(results/user/<machine>/user-<name>.md)")
 
 
 def pytest_configure(config):
