@@ -32,6 +32,7 @@ TOOLS = ROOT / ".tools"
 # Python the pins install on, and uv itself (PyPI): pyenv would compile one, with build deps
 PYTHONS = ROOT / ".pythons"
 UV = "uv==0.13.9"
+FETCH_RETRY_H = 24  # a failed fetch_python is not tried again for this long
 VERSIONS = ROOT / "results" / "versions"  # runs on another framework release (VERSION_ENVS)
 
 
@@ -526,7 +527,24 @@ def suite_python(argv):
 
 def fetch_python(minor):
     """The path of a CPython 3.`minor` that uv fetched into PYTHONS (uv installed there first by
-    this Python's pip), or None after uv's or pip's lines: offline, or no pip."""
+    this Python's pip), or None after uv's or pip's lines: offline, or no pip. A failed fetch is
+    not tried again for FETCH_RETRY_H hours (offline, pip's retries took 8 s to minutes a call)."""
+    failed = PYTHONS / f"fetch-failed-3.{minor}"
+    if failed.exists() and (age_s := time.time() - failed.stat().st_mtime) < FETCH_RETRY_H * 3600:
+        print(f"run.py: not fetching CPython 3.{minor}: the last try failed {age_s / 3600:.1f} h "
+              f"ago (offline?); delete {failed} to try again", flush=True)
+        return None
+    found = _fetch_with_uv(minor)
+    if found:
+        failed.unlink(missing_ok=True)
+    else:
+        PYTHONS.mkdir(exist_ok=True)
+        failed.touch()
+    return found
+
+
+def _fetch_with_uv(minor):
+    """fetch_python's one try: uv by pip into PYTHONS, then the Python by uv; None if either fails."""
     uv = PYTHONS / "uv" / ("Scripts" if os.name == "nt" else "bin") / "uv"
     if not uv.exists():
         print(f"run.py: installing {UV} into {uv.parent.parent}", flush=True)

@@ -100,6 +100,27 @@ def test_a_python_is_fetched_with_uv_installed_by_pip_into_pythons_and_found_the
     assert REAL_FETCH_PYTHON(11) is None and not (tmp_path / ".pythons" / "uv").exists()
 
 
+def test_a_failed_fetch_is_not_tried_again_for_a_day(monkeypatch, tmp_path, capsys):
+    """Offline, each run.py call waited for pip's retries (8 s to minutes): after a failed fetch
+    the next calls within FETCH_RETRY_H say so in one line and run nothing; later ones try again,
+    and a fetch that works clears the mark."""
+    ran, code = [], [1]
+    monkeypatch.setattr(run, "PYTHONS", tmp_path / ".pythons")
+    monkeypatch.setattr(run.subprocess, "run",
+                        lambda argv, **kw: ran.append(argv) or subprocess.CompletedProcess(argv, code[0]))
+    monkeypatch.setattr(run, "python_of", lambda minor: f"found 3.{minor}")
+    assert REAL_FETCH_PYTHON(12) is None and len(ran) == 1  # pip failed
+    assert REAL_FETCH_PYTHON(12) is None and len(ran) == 1  # not tried again
+    assert "not fetching CPython 3.12: the last try failed 0.0 h ago" in capsys.readouterr().out
+    mark = tmp_path / ".pythons" / "fetch-failed-3.12"
+    day_ago = mark.stat().st_mtime - run.FETCH_RETRY_H * 3600 - 1
+    os.utime(mark, (day_ago, day_ago))
+    code[0] = 0
+    (tmp_path / ".pythons" / "uv" / "bin").mkdir(parents=True)
+    (tmp_path / ".pythons" / "uv" / "bin" / "uv").write_text("")
+    assert REAL_FETCH_PYTHON(12) == "found 3.12" and len(ran) == 2 and not mark.exists()
+
+
 def test_a_fetched_python_is_found_under_pythons(monkeypatch, tmp_path):
     fetched = tmp_path / ".pythons" / "cpython-3.11.14-linux-x86_64-gnu" / "bin" / "python3.11"
     fetched.parent.mkdir(parents=True)
