@@ -288,6 +288,30 @@ def test_one_report_per_machine_whatever_python_each_framework_runs(tmp_path):
     assert "torch 2.13.0 (Python 3.11.7), jax 2.13.0 (Python 3.12.1);" in both.read_text()
 
 
+def test_a_measurement_saved_in_the_earlier_layout_joins_this_machines_report(tmp_path):
+    """Reports were saved in pytest-benchmark's folder (results/<Python folder>/) before
+    results/user/<machine>/: a framework measured there on this machine joins the next report and
+    is copied beside it (its old files kept); another machine's, a GPU run's or a broken one do not."""
+    old = tmp_path / "Linux-CPython-3.11-64bit"
+    old.mkdir()
+    saved = lambda m, fw: (old / f"user-mymodel-{fw}.measurement.jsonl").write_text(
+        json.dumps({**m, "framework": fw}) + "\n")
+    saved(_on(synthetic()), "torch")
+    saved(_on(synthetic(), family=26, model=2), "chainer")  # another CPU
+    saved({**_on(synthetic()), "device": "cuda"}, "tf")  # a GPU run whose GPU went unnamed
+    (old / "user-mymodel-jax.measurement.jsonl").write_text("{broken")
+    jax = synthetic()
+    jax["framework"] = "jax"
+    report = save(_on(jax), tmp_path)
+    heads = [line.split(":")[0] for line in report.read_text().splitlines() if line.startswith("**")]
+    assert heads == ["**torch", "**jax"]
+    assert sorted(p.name for p in report.parent.iterdir()) == [
+        "user-mymodel-jax.measurement.jsonl", "user-mymodel-jax.records.jsonl",
+        "user-mymodel-torch.measurement.jsonl", "user-mymodel-torch.records.jsonl",
+        "user-mymodel.md"]
+    assert len(list(old.iterdir())) == 4
+
+
 @pytest.mark.parametrize("plan, said", [
     ({"block": 64, "block_s": 0.05, "equal_blocks": True}, "a round times each arm's block of "
      "steps lasting 50 ms or the slowest arm's step, whichever is longer (at most 64 steps);"),

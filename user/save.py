@@ -67,14 +67,37 @@ def save(m, results="results", folder=None):
     folder = Path(results) / (folder or Path("user", folder_name(machine, m.get("device"), gpu)))
     folder.mkdir(parents=True, exist_ok=True)
     path = lambda other: folder / f"user-{name}-{other}.measurement.jsonl"
-    measurements = {other: m if other == fw else json.loads(path(other).read_text())
-                    for other in BUILDERS if other == fw or path(other).exists()}
+    measurements, earlier = {}, {}  # every framework's measured here; those in the old layout
+    for other in BUILDERS:
+        if other == fw:
+            measurements[other] = m
+        elif path(other).exists():
+            measurements[other] = json.loads(path(other).read_text())
+        elif x := _saved_before(results, name, other, machine, m.get("device")):
+            measurements[other] = earlier[other] = x
     found = {other: figures.measured(x, machine, f"user-{name}", x.get("commit"), x.get("dirty"))
              for other, x in measurements.items()}
-    rows = found[fw][1]  # each measurement's records, each bootstrap once
     report = folder / f"user-{name}.md"
     text = user_md.render(name, list(found.values()), machine) + "\n"  # made before any write
-    _write(path(fw), json.dumps(m) + "\n")
-    _write(folder / f"user-{name}-{fw}.records.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    for other in (*earlier, fw):  # an earlier layout's measurement is copied, its files kept
+        rows = found[other][1]  # each measurement's records, each bootstrap once
+        _write(path(other), json.dumps(measurements[other]) + "\n")
+        _write(folder / f"user-{name}-{other}.records.jsonl",
+               "".join(json.dumps(r) + "\n" for r in rows))
     _write(report, text)
     return report
+
+
+def _saved_before(results, name, fw, machine, device):
+    """`fw`'s measurement of user-<name> on `machine` as saved before results/user/<machine>/
+    (in pytest-benchmark's folder, results/<Python folder>/), the newest; None where there is none."""
+    for path in sorted(Path(results).glob(f"*/user-{name}-{fw}.measurement.jsonl"),
+                       key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            x = json.loads(path.read_text())
+        except (OSError, ValueError):  # unreadable: that layout's report stays as it was
+            continue
+        if ((x.get("device") or "cpu") == (device or "cpu")
+                and machine_name(x.get("machine_info") or {}) == machine):
+            return x
+    return None
