@@ -544,7 +544,8 @@ def fetch_python(minor):
 
 
 def _fetch_with_uv(minor):
-    """fetch_python's one try: uv by pip into PYTHONS, then the Python by uv; None if either fails."""
+    """fetch_python's one try: uv by pip into PYTHONS, then the Python by uv; None if either
+    fails."""
     uv = PYTHONS / "uv" / ("Scripts" if os.name == "nt" else "bin") / "uv"
     if not uv.exists():
         print(f"run.py: installing {UV} into {uv.parent.parent}", flush=True)
@@ -676,7 +677,8 @@ def refused_by_each(code, env, rest):
     a GPU it can be one framework's (its CUDA build), and the others go on."""
     if code != PYTEST_USAGE_ERROR or DEVICE[0] != "cpu" or not rest:
         return ""
-    return f"{', '.join(rest)} not run: pytest refused the arguments in {env}, as it would in each"
+    return (f"{', '.join(rest)} not run: pytest refused the arguments in {env}, as it would "
+            "in each")
 
 
 def saved_by(paths, env):

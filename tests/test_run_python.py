@@ -106,8 +106,8 @@ def test_a_failed_fetch_is_not_tried_again_for_a_day(monkeypatch, tmp_path, caps
     and a fetch that works clears the mark."""
     ran, code = [], [1]
     monkeypatch.setattr(run, "PYTHONS", tmp_path / ".pythons")
-    monkeypatch.setattr(run.subprocess, "run",
-                        lambda argv, **kw: ran.append(argv) or subprocess.CompletedProcess(argv, code[0]))
+    monkeypatch.setattr(run.subprocess, "run", lambda argv, **kw:
+                        ran.append(argv) or subprocess.CompletedProcess(argv, code[0]))
     monkeypatch.setattr(run, "python_of", lambda minor: f"found 3.{minor}")
     assert REAL_FETCH_PYTHON(12) is None and len(ran) == 1  # pip failed
     assert REAL_FETCH_PYTHON(12) is None and len(ran) == 1  # not tried again

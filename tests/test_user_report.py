@@ -19,8 +19,9 @@ def _child(step, first, traces, retrace_s):
             "retrace": steps, "retrace_planned": len(SHAPES), "log_signals": {}}
 
 
-def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
-    """One torch measurement: eager 10 ms/step, `graph` `graph_speedup` times faster."""
+def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01, framework="torch"):
+    """One measurement (torch's unless said): eager 10 ms/step, `graph` `graph_speedup` times
+    faster."""
     rng = np.random.default_rng(0)
     noise = lambda: (1 + 0.01 * rng.standard_normal(5)).tolist()
     times = lambda ms: [ms * 1e-3 * v for v in noise()]
@@ -36,7 +37,7 @@ def synthetic(graph_speedup=2.0, match=True, failed=None, retrace_s=0.01):
                        "tolerance": {"rtol": 1e-3, "atol": 1e-4}, "accuracy_steps": 3,
                        "failed": {}, "framework_version": "2.13.0"})
     cold = {"eager": [_child(0.01, 0.05, 0, 0.01)], "graph": [_child(0.005, 5.0, 1, retrace_s)]}
-    return {"file": "/x/mymodel.py", "framework": "torch", "threads": 1,
+    return {"file": "/x/mymodel.py", "framework": framework, "threads": 1,
             "plan": {"steady_processes": 3, "rounds": 5, "cold_cache": True, "block": 64,
                      "block_s": 0.05, "equal_blocks": True},
             "variants": ["graph", *(failed or {})], "failed": failed or {}, "cold": cold,
@@ -49,6 +50,12 @@ def _on(m, node="box", family=25, model=17, python="3.11.7", gpu=None):
         "brand_raw": "AMD EPYC", "family": family, "model": model, "count": 2,
         "flags": ["avx2", "fma"]}, **({"graphbench": {"gpu": gpu}} if gpu else {})}
     return m
+
+
+def _heads(report):
+    """The framework each recommendation of a saved report names, in its order ('**torch')."""
+    return [line.split(":")[0] for line in report.read_text().splitlines()
+            if line.startswith("**")]
 
 
 def test_compile_recommended_with_break_even_range():
@@ -276,22 +283,20 @@ def test_one_report_per_machine_whatever_python_each_framework_runs(tmp_path):
     """The jax env runs Python 3.12 and the others 3.11: one report holds both frameworks (it was
     one per pytest-benchmark folder, which names the Python); another CPU gets its own report, so
     no report names a machine that did not measure all of it."""
-    jax = synthetic()
-    jax["framework"] = "jax"
     first = save(_on(synthetic(), python="3.11.7"), tmp_path)
-    both = save(_on(jax, python="3.12.1"), tmp_path)
+    both = save(_on(synthetic(framework="jax"), python="3.12.1"), tmp_path)
     other = save(_on(synthetic(), family=26, model=2), tmp_path)
     assert both == first and other.parent != first.parent
-    heads = lambda p: [line for line in p.read_text().splitlines() if line.startswith("**")]
-    assert [h.split(":")[0] for h in heads(both)] == ["**torch", "**jax"]
-    assert [h.split(":")[0] for h in heads(other)] == ["**torch"]
+    assert _heads(both) == ["**torch", "**jax"]
+    assert _heads(other) == ["**torch"]
     assert "torch 2.13.0 (Python 3.11.7), jax 2.13.0 (Python 3.12.1);" in both.read_text()
 
 
 def test_a_measurement_saved_in_the_earlier_layout_joins_this_machines_report(tmp_path):
     """Reports were saved in pytest-benchmark's folder (results/<Python folder>/) before
     results/user/<machine>/: a framework measured there on this machine joins the next report and
-    is copied beside it (its old files kept); another machine's, a GPU run's or a broken one do not."""
+    is copied beside it (its old files kept); another machine's, a GPU run's or a broken one
+    do not."""
     old = tmp_path / "Linux-CPython-3.11-64bit"
     old.mkdir()
     saved = lambda m, fw: (old / f"user-mymodel-{fw}.measurement.jsonl").write_text(
@@ -300,11 +305,8 @@ def test_a_measurement_saved_in_the_earlier_layout_joins_this_machines_report(tm
     saved(_on(synthetic(), family=26, model=2), "chainer")  # another CPU
     saved({**_on(synthetic()), "device": "cuda"}, "tf")  # a GPU run whose GPU went unnamed
     (old / "user-mymodel-jax.measurement.jsonl").write_text("{broken")
-    jax = synthetic()
-    jax["framework"] = "jax"
-    report = save(_on(jax), tmp_path)
-    heads = [line.split(":")[0] for line in report.read_text().splitlines() if line.startswith("**")]
-    assert heads == ["**torch", "**jax"]
+    report = save(_on(synthetic(framework="jax")), tmp_path)
+    assert _heads(report) == ["**torch", "**jax"]
     assert sorted(p.name for p in report.parent.iterdir()) == [
         "user-mymodel-jax.measurement.jsonl", "user-mymodel-jax.records.jsonl",
         "user-mymodel-torch.measurement.jsonl", "user-mymodel-torch.records.jsonl",

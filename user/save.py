@@ -90,7 +90,8 @@ def save(m, results="results", folder=None):
 
 def _saved_before(results, name, fw, machine, device):
     """`fw`'s measurement of user-<name> on `machine` as saved before results/user/<machine>/
-    (in pytest-benchmark's folder, results/<Python folder>/), the newest; None where there is none."""
+    (in pytest-benchmark's folder, results/<Python folder>/), the newest; None where there is
+    none."""
     for path in sorted(Path(results).glob(f"*/user-{name}-{fw}.measurement.jsonl"),
                        key=lambda p: p.stat().st_mtime, reverse=True):
         try:
