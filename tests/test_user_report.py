@@ -75,6 +75,19 @@ def test_a_first_call_no_dearer_than_eagers_pays_off_after_1_step():
     assert "and pays off after 1 step." in text, text
 
 
+def test_a_small_models_times_keep_their_digits():
+    """A model whose steps take a millisecond: its first call and retrace run read in ms in the
+    recommendation and with three significant digits in the tables, never 0.00 s."""
+    m = synthetic()
+    m["cold"] = {"eager": [_child(0.0005, 0.003, 0, 0.0007)],
+                 "graph": [_child(0.0003, 0.02, 0, 0.001)]}
+    text = user_md.render("mymodel", [U.measured(m)], "box")
+    assert "first call costs 20 ms cold (eager 3 ms)" in text, text
+    assert "took 4 ms against eager's 2.8 ms" in text, text
+    assert "| `graph` | 0.00400 | 1.00 | 1.00 |" in text and "| 0.0200 |" in text, text
+    assert "0.00 " not in text and "| 0.00 |" not in text
+
+
 def test_compile_says_each_speedups_own_verdict():
     """A train step 2× faster whose inference step ran 0.8× read "inference 0.80× (...) faster
     than eager": one "faster than" after both figures. Each figure now says its own verdict."""

@@ -18,6 +18,19 @@ def _x(rec):
     return f"{rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}){mark}"
 
 
+def _digits(value):
+    """A table's time with three significant digits: a small model's 3 ms retrace run reads
+    0.00312 s, not 0.00."""
+    if value <= 0:
+        return "0"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.{2 - math.floor(math.log10(value))}f}"
+
+
+def _took(seconds):
+    """A time in the recommendation's words: milliseconds below a tenth of a second."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 0.1 else f"{seconds:.2f} s"
+
+
 VERSUS_EAGER = {"faster": "faster than eager", "slower": "slower than eager",
                 "undecided": "undecided against eager"}  # else "within 3% of eager"
 
@@ -84,15 +97,15 @@ def recommend(facts, recs):
         lines.append(
             f"**{fw}: compile with {how(fw, best)}** (`{best}`): train step "
             f"{_versus(train(best))}, inference {_versus(get('speedup', best, 'infer'))}; its "
-            f"first call costs {get('first_call', best, case='cold')['estimate']:.2f} "
-            f"s cold (eager {get('first_call', 'eager', case='cold')['estimate']:.2f} s) and pays "
+            f"first call costs {_took(get('first_call', best, case='cold')['estimate'])} "
+            f"cold (eager {_took(get('first_call', 'eager', case='cold')['estimate'])}) and pays "
             f"off {pays}.")
         lines.append(_shape_advice(retraced(best), retraced("eager"), best))
         if best != chosen:
             lines.append(
                 f"If you pad or bucket your shapes to a few sizes, `{chosen}` is faster per step "
                 f"({_x(train(chosen))}), but over your shapes as they are it took "
-                f"{retraced(chosen)['estimate']:.2f} s.")
+                f"{_took(retraced(chosen)['estimate'])}.")
     if wrong:
         lines.append(f"⚠ **{', '.join(wrong)} compute a different result from eager** (see "
                      "Accuracy): do not use them without checking why.")
@@ -115,13 +128,15 @@ def _shape_advice(r, eager, best):
         return "No retrace run (smoke run)."
     if not r["shapes_cost"]:
         return (f"Over your {r['steps_done']} shapes ({r['distinct_shapes']} distinct) it took "
-                f"{r['estimate']:.2f} s against eager's {eager['estimate']:.2f} s, with "
+                f"{_took(r['estimate'])} against eager's {_took(eager['estimate'])}, with "
                 f"{r['traces']} more trace(s).")
-    dims = "; ".join(f"dimension {d} ({v[0]}–{v[-1]}) to {len(s)} bucket(s): {', '.join(map(str, s))}"
+    dims = "; ".join(f"dimension {d} ({v[0]}–{v[-1]}) to {len(s)} bucket(s): "
+                     f"{', '.join(map(str, s))}"
                      for d, v, s in _buckets([tuple(x) for x in r["shapes"]]))
+    note = f" ({r['note']})" if r["note"] else ""
     return (f"But your shapes vary: over {r['steps_done']} steps ({r['distinct_shapes']} distinct "
-            f"shapes) `{best}` traced {r['traces']} more time(s) and took {r['estimate']:.2f} s "
-            f"against eager's {eager['estimate']:.2f} s{' (' + r['note'] + ')' if r['note'] else ''}: "
+            f"shapes) `{best}` traced {r['traces']} more time(s) and took {_took(r['estimate'])} "
+            f"against eager's {_took(eager['estimate'])}{note}: "
             f"pad or bucket {dims}; or stay eager if you cannot.")
 
 
@@ -137,11 +152,11 @@ def tables(facts, recs):
             continue
         row = []
         for phase in ("train", "infer"):
-            row.append(f"{get('step_time', arm, phase)['estimate'] * 1e3:.2f}")
+            row.append(_digits(get('step_time', arm, phase)['estimate'] * 1e3))
             row.append("1" if arm == "eager" else _x(get("speedup", arm, phase)))
         cold, warm = (get("first_call", arm, case=c) for c in ("cold", "warm"))
-        row += [f"{cold['estimate']:.2f}{_hits(cold)}",
-                "—" if warm is None else f"{warm['estimate']:.2f}{_hits(warm)}"]
+        row += [f"{_digits(cold['estimate'])}{_hits(cold)}",
+                "—" if warm is None else f"{_digits(warm['estimate'])}{_hits(warm)}"]
         even = get("break_even", arm, case="cold")
         row.append("—" if even is None else even["note"] or
                    f"{even['estimate']:,} ({even['low']:,}–{even['high']:,})")
@@ -190,12 +205,12 @@ def _hits(rec):
 
 def _retrace_table(facts, arms, get):
     out = ["Retrace run: one train step per shape of yours, in order, from a fresh process after "
-           "the first call.", "", "| variant | total s | mean step s, new shape | mean step s, "
+           "the first call.", "", "| variant | total s | mean step ms, new shape | mean step ms, "
            "seen shape | traces | MiB held after | warnings |", "|---|---|---|---|---|---|---|"]
     found = {arm: get("retrace_total", arm, "retrace", "cold") for arm in arms}
     if not facts["shapes"]:
         return ["No retrace run (smoke run).", ""]
-    cell = lambda seconds: "—" if seconds is None else f"{seconds:.3f}"
+    cell = lambda seconds: "—" if seconds is None else _digits(seconds * 1e3)
     for arm in arms:
         if arm in facts["invalid"]:
             out.append(_row(arm, ["non-finite ✗"] * 6))
@@ -204,7 +219,7 @@ def _retrace_table(facts, arms, get):
         signals = ", ".join([f"{k}: {v}" for k, v in r["signals"].items()]
                             + ([r["note"]] if r["note"] else [])) or "—"
         held = "—" if r["held_after_bytes"] is None else f"{r['held_after_bytes'] / MIB:.1f}"
-        out.append(f"| `{arm}` | {r['estimate']:.2f} | {cell(r['new_shape_s'])} | "
+        out.append(f"| `{arm}` | {_digits(r['estimate'])} | {cell(r['new_shape_s'])} | "
                    f"{cell(r['seen_shape_s'])} | {r['traces']} | {held} | {signals} |")
     out += ["", f"Shapes: {', '.join(map(str, facts['shapes']))}."]
     if hit := [a for a in arms if found[a] and found[a]["signals"].get("recompile_limit_hits")]:
