@@ -1,4 +1,5 @@
 """How the renderers write a figure: cells, intervals, run labels (formatting only, no figures)."""
+import math
 
 from catalog import VARIANTS
 from report.build.ratios import half_width
@@ -53,6 +54,19 @@ def interval_cell(rec):
 def count(n, one, many):
     """'1 never pays off', '2 never pay off': a count with the verb or noun it agrees with."""
     return f"{n} {one if n == 1 else many}"
+
+
+def three_digits(value):
+    """A time with three significant digits, the thousands grouped: a small model's 3 ms retrace
+    run reads 0.00312 s, not 0.00."""
+    if value <= 0:
+        return "0"
+    return f"{value:,.0f}" if value >= 100 else f"{value:.{2 - math.floor(math.log10(value))}f}"
+
+
+def took(seconds):
+    """A time in a sentence: milliseconds below a tenth of a second ('4 ms', '0.27 s')."""
+    return f"{seconds * 1e3:.3g} ms" if seconds < 0.1 else f"{seconds:.2f} s"
 
 
 def duration(seconds):

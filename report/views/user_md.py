@@ -4,6 +4,7 @@ import math
 
 from catalog import STEADY_AA as AA
 from catalog import call_name
+from report.views.text import three_digits, took
 
 MIB = 2 ** 20
 CACHE_CHECKS = {"hit": " ⚠ hit the cache: not cold", "missed": " ⚠ no cache hit: not warm"}
@@ -16,19 +17,6 @@ def how(framework, variant):
 def _x(rec):
     mark = " ~" if rec["mark"] else ""
     return f"{rec['estimate']:.2f}× ({rec['low']:.2f}–{rec['high']:.2f}){mark}"
-
-
-def _digits(value):
-    """A table's time with three significant digits: a small model's 3 ms retrace run reads
-    0.00312 s, not 0.00."""
-    if value <= 0:
-        return "0"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.{2 - math.floor(math.log10(value))}f}"
-
-
-def _took(seconds):
-    """A time in the recommendation's words: milliseconds below a tenth of a second."""
-    return f"{seconds * 1e3:.3g} ms" if seconds < 0.1 else f"{seconds:.2f} s"
 
 
 VERSUS_EAGER = {"faster": "faster than eager", "slower": "slower than eager",
@@ -97,15 +85,15 @@ def recommend(facts, recs):
         lines.append(
             f"**{fw}: compile with {how(fw, best)}** (`{best}`): train step "
             f"{_versus(train(best))}, inference {_versus(get('speedup', best, 'infer'))}; its "
-            f"first call costs {_took(get('first_call', best, case='cold')['estimate'])} "
-            f"cold (eager {_took(get('first_call', 'eager', case='cold')['estimate'])}) and pays "
+            f"first call costs {took(get('first_call', best, case='cold')['estimate'])} "
+            f"cold (eager {took(get('first_call', 'eager', case='cold')['estimate'])}) and pays "
             f"off {pays}.")
         lines.append(_shape_advice(retraced(best), retraced("eager"), best))
         if best != chosen:
             lines.append(
                 f"If you pad or bucket your shapes to a few sizes, `{chosen}` is faster per step "
                 f"({_x(train(chosen))}), but over your shapes as they are it took "
-                f"{_took(retraced(chosen)['estimate'])}.")
+                f"{took(retraced(chosen)['estimate'])}.")
     if wrong:
         lines.append(f"⚠ **{', '.join(wrong)} compute a different result from eager** (see "
                      "Accuracy): do not use them without checking why.")
@@ -128,15 +116,15 @@ def _shape_advice(r, eager, best):
         return "No retrace run (smoke run)."
     if not r["shapes_cost"]:
         return (f"Over your {r['steps_done']} shapes ({r['distinct_shapes']} distinct) it took "
-                f"{_took(r['estimate'])} against eager's {_took(eager['estimate'])}, with "
+                f"{took(r['estimate'])} against eager's {took(eager['estimate'])}, with "
                 f"{r['traces']} more trace(s).")
     dims = "; ".join(f"dimension {d} ({v[0]}–{v[-1]}) to {len(s)} bucket(s): "
                      f"{', '.join(map(str, s))}"
                      for d, v, s in _buckets([tuple(x) for x in r["shapes"]]))
     note = f" ({r['note']})" if r["note"] else ""
     return (f"But your shapes vary: over {r['steps_done']} steps ({r['distinct_shapes']} distinct "
-            f"shapes) `{best}` traced {r['traces']} more time(s) and took {_took(r['estimate'])} "
-            f"against eager's {_took(eager['estimate'])}{note}: "
+            f"shapes) `{best}` traced {r['traces']} more time(s) and took {took(r['estimate'])} "
+            f"against eager's {took(eager['estimate'])}{note}: "
             f"pad or bucket {dims}; or stay eager if you cannot.")
 
 
@@ -152,11 +140,11 @@ def tables(facts, recs):
             continue
         row = []
         for phase in ("train", "infer"):
-            row.append(_digits(get('step_time', arm, phase)['estimate'] * 1e3))
+            row.append(three_digits(get('step_time', arm, phase)['estimate'] * 1e3))
             row.append("1" if arm == "eager" else _x(get("speedup", arm, phase)))
         cold, warm = (get("first_call", arm, case=c) for c in ("cold", "warm"))
-        row += [f"{_digits(cold['estimate'])}{_hits(cold)}",
-                "—" if warm is None else f"{_digits(warm['estimate'])}{_hits(warm)}"]
+        row += [f"{three_digits(cold['estimate'])}{_hits(cold)}",
+                "—" if warm is None else f"{three_digits(warm['estimate'])}{_hits(warm)}"]
         even = get("break_even", arm, case="cold")
         row.append("—" if even is None else even["note"] or
                    f"{even['estimate']:,} ({even['low']:,}–{even['high']:,})")
@@ -210,7 +198,7 @@ def _retrace_table(facts, arms, get):
     found = {arm: get("retrace_total", arm, "retrace", "cold") for arm in arms}
     if not facts["shapes"]:
         return ["No retrace run (smoke run).", ""]
-    cell = lambda seconds: "—" if seconds is None else _digits(seconds * 1e3)
+    cell = lambda seconds: "—" if seconds is None else three_digits(seconds * 1e3)
     for arm in arms:
         if arm in facts["invalid"]:
             out.append(_row(arm, ["non-finite ✗"] * 6))
@@ -219,7 +207,7 @@ def _retrace_table(facts, arms, get):
         signals = ", ".join([f"{k}: {v}" for k, v in r["signals"].items()]
                             + ([r["note"]] if r["note"] else [])) or "—"
         held = "—" if r["held_after_bytes"] is None else f"{r['held_after_bytes'] / MIB:.1f}"
-        out.append(f"| `{arm}` | {_digits(r['estimate'])} | {cell(r['new_shape_s'])} | "
+        out.append(f"| `{arm}` | {three_digits(r['estimate'])} | {cell(r['new_shape_s'])} | "
                    f"{cell(r['seen_shape_s'])} | {r['traces']} | {held} | {signals} |")
     out += ["", f"Shapes: {', '.join(map(str, facts['shapes']))}."]
     if hit := [a for a in arms if found[a] and found[a]["signals"].get("recompile_limit_hits")]:
