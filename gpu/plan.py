@@ -221,6 +221,10 @@ PLAN = (
     # the suite's harness before --wait: each step waited on (runs 0086-0088 timed so)
     _steady("jax", "mnist_cnn", wait="step", phases=("train",)),
     *(_steady(b, m) for m in ANSWER_MODELS[1:] for b in ("jax", "chainer", "torch")),
+    # the MNIST CNN's parity right after the answer rows: about a minute for the three, the
+    # cheapest check that what those rows time is right (torch's rows had stood unchecked on
+    # both GPUs through ten windows while it waited behind parts 1.2-5)
+    *(_parity(b, "mnist_cnn") for b in ("torch", "jax", "chainer")),
     # 1.2: first calls cold and warm (break-even with the steady groups), in fresh processes
     *(Step(f"first-calls-{b}-{m}{suffix}", b, ("suites/test_construction.py", "--job", "answer",
                                                 "--backend", b, "--model", m, "--variant",
@@ -262,7 +266,6 @@ PLAN = (
            GUESS_S["determinism", b] * 2, f"deterministic ops {b} mnist_cnn",
            expect_s=GUESS_S["determinism", b], env=_DETERMINISTIC, part="determinism")
       for b in BACKENDS),
-    *(_parity(b, "mnist_cnn") for b in ("torch", "jax", "chainer")),
     # the other answer models' parity: JAX and Chainer's take seconds, torch's compile every
     # variant of a network; a wrong answer there is a finding to write up before its speedup is read
     *(_parity(b, m) for b in ("jax", "chainer", "torch") for m in ANSWER_MODELS[1:]),

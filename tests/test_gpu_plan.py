@@ -393,8 +393,10 @@ def test_the_gpu_plan_has_every_answer_row_with_the_mnist_cnn_first():
     torch = next(s for s in steady if s.name == "torch-vgg")
     assert "graph_cudagraphs,cuda_graph" in " ".join(torch.args) and "--wait" in torch.args
     blocks = [s for s in steady if s.keys[0][3] == "block"]
-    later = [s.part for s in PLAN[PLAN.index(blocks[-1]):] if s.part]  # after every answer row
-    assert later[:1] == ["first calls"] and {"lengths", "precision", "determinism"} <= set(later)
+    later = [s for s in PLAN[PLAN.index(blocks[-1]):] if s.part]  # after every answer row
+    assert [s.part for s in later[:4]] == ["parity"] * 3 + ["first calls"]  # its parity first
+    assert {s.label for s in later[:3]} == {"mnist_cnn"} and later[0].name == "parity-torch"
+    assert {"lengths", "precision", "determinism"} <= {s.part for s in later}
     waits = [s.name for s in steady if s.keys[0][3] == "step"]  # jax's first, the others later
     assert waits[0] == "jax-mnist_cnn-wait-step" and [s.name for s in PLAN].index(waits[-1]) > max(
         PLAN.index(s) for s in PLAN if s.part in ("first calls", "busy"))

@@ -79,7 +79,7 @@ def test_the_gpu_table_shows_each_variant_its_cpu_row_and_what_is_not_measured()
     assert known_wrong([dict(records[-1], known_wrong="no write-up yet")]) \
         == ["resnet (chainer `graph`)"]
     assert ("Not yet on this GPU: mnist_cnn (jax, chainer); vgg; resnet (jax, torch); decoder; "
-            "first calls") in text
+            "parity with the TF32 tolerance; first calls") in text  # the plan's order
     assert "lengths that vary; " in text  # no variant of any backend yet
     assert "TensorFlow" in text
     step_timed = [dict(r, wait=None) for r in records]  # the first window's: each step waited on

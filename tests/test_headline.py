@@ -140,6 +140,11 @@ def test_another_cpus_undecided_row_that_rules_the_answers_verdict_out_is_named_
     line = framework_line("chainer", "zen5", answer, [], [(zen4, theirs)])
     assert "(mnist_cnn, vgg; the Zen 4 reads 0.97×, not faster, on mnist_cnn)" in line
     assert "vgg)" not in line.split("; the Zen 4")[1]
+    xeon = "vm (Intel(R) Xeon(R) Processor, family 6 model 167, AVX-512, 2 cores)"
+    within = [speedup("chainer", "mnist_cnn", "graph", 0.98, 0.96, 1.001)]  # within 3%: decided
+    assert ("(mnist_cnn, vgg; the Zen 4 reads 0.97×, not faster, and the Xeon model 167 0.98×, "
+            "within 3%, on mnist_cnn)") in framework_line(  # one aside a model
+        "chainer", "zen5", answer, [], [(zen4, theirs), (xeon, within)])
     assert other_cpus_line("zen5", answer, [(zen4, theirs)]).endswith(
         "on 0 of the 0 rows both decided, and 1 undecided row whose interval excludes the zen5's "
         "verdict; the same best graph variant on 2 of 2; none at the answer's timing code.")
@@ -180,8 +185,8 @@ def test_a_gpu_beside_the_readmes_gpu_is_named_where_a_variant_disagrees_and_cou
     line = framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [], [(h200, theirs)])
     assert ("H100: `torch.compile()` slower on mnist_cnn (0.77×); `mode=\"reduce-overhead\"` "
             "1.32× (mnist_cnn); the whole step in one CUDA graph 6.86× (mnist_cnn) (the H200 reads "
-            "`torch.compile()` 1.00×, within 3%, on mnist_cnn; the H200 reads the whole step in "
-            "one CUDA graph 0.96×, not faster, on mnist_cnn).") in line, line
+            "`torch.compile()` 1.00×, within 3%, and the whole step in one CUDA graph 0.96×, not "
+            "faster, on mnist_cnn).") in line, line  # one aside a model, the GPU named once
     assert "H200" not in framework_line("torch", CPU, CPU_RECORDS, [(GPU, GPU_RECORDS)], [],
                                         [(h200, theirs[1:2])])
     assert other_gpus_line(GPU, GPU_RECORDS, [(h200, theirs)]) == (

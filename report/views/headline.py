@@ -135,21 +135,33 @@ def against(row, other):
 
 def disagree(rows, others, gpu=False):
     """[where another machine's row of the same network (on a GPU: and variant) reads another
-    decided verdict, or an undecided one that rules the answer's out], each said once."""
-    said = []
+    decided verdict, or an undecided one that rules the answer's out], one aside a model: 'the
+    Zen 4 reads 0.97×, not faster, and the Xeon model 167 0.98×, within 3%, on mnist_cnn'."""
+    said = {}
     for machine, records in others:
         theirs = by_network(records, gpu)
         for r in rows:
             if not (other := theirs.get(network(r, gpu))):
                 continue
-            reads = (f"the {short_name(machine)} reads "
-                     + (f"{call(r['backend'], r['variant'])} " if gpu else "")
+            reads = ((f"{call(r['backend'], r['variant'])} " if gpu else "")
                      + f"{other['estimate']:.2f}×, ")
             if settled(other) and other["verdict"] != r["verdict"]:
-                said.append(f"{reads}{other['verdict']}, on {r['model']}")
+                reads += other["verdict"]
             elif against(r, other):
-                said.append(f"{reads}not {r['verdict']}, on {r['model']}")
-    return said
+                reads += f"not {r['verdict']}"
+            else:
+                continue
+            said.setdefault(r["model"], []).append((short_name(machine), reads))
+    return [_readings(found) + f", on {model}" for model, found in said.items()]
+
+
+def _readings(found):
+    """(machine, reading) pairs as one clause, each machine named once in a row."""
+    parts = []
+    for i, (name, reads) in enumerate(found):
+        named = i and name == found[i - 1][0]
+        parts.append(reads if named else f"the {name} " + ("" if i else "reads ") + reads)
+    return ", and ".join(parts)
 
 
 def beside(text, asides):
