@@ -1,0 +1,153 @@
+"""Seed 004 over a long process: the suite's own paired child (Chainer MNIST CNN train step, eager,
+its A/A copy and @static_graph) run for many rounds in fresh processes, NumPy's huge-page advice
+left at its default and turned off (NUMPY_MADVISE_HUGEPAGE=0) in alternation, with the kernel's
+page-fault counters (/proc/vmstat) sampled every 2 s beside each (docs/METHOD.md, "Seed 004: what
+moves the static arm").
+
+Usage (in the chainer env, nothing else running):
+    .tox/chainer/bin/python findings/chainer_004_pages.py --out results/findings/X.json
+        [--processes 8] [--rounds 250] [--advice alternate|default|off]
+Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from suites import cpu  # noqa: E402
+
+CHUNK = 25  # rounds per stretch: the per-stretch ratio shows when within a process it moves
+VMSTAT = ("pgfault", "thp_fault_alloc", "thp_fault_fallback", "compact_stall")
+
+
+def child_command(rounds, seed):
+    """The answer's paired child for seed 004's row, with `rounds` rounds instead of its 10."""
+    return [sys.executable, "-m", "suites.paired_child", "--backend", "chainer", "--model",
+            "mnist_cnn", "--config", "{}", "--batch", "32", "--phase", "train", "--arms",
+            "eager,eager_aa,graph", "--rounds", str(rounds), "--warmup", "3", "--block", "64",
+            "--block-s", "0.05", "--equal-blocks", "--seed", str(seed), "--device", "cpu",
+            "--threads", "2"]
+
+
+def vmstat():
+    """The counters in VMSTAT from /proc/vmstat (machine-wide: run nothing beside it)."""
+    with open("/proc/vmstat") as f:
+        rows = dict(line.split() for line in f)
+    return {k: int(rows.get(k, 0)) for k in VMSTAT}
+
+
+def run_child(command, env, every_s=2.0):
+    """(the child's JSON, vmstat deltas every `every_s` seconds while it ran)."""
+    deltas, done = [], threading.Event()
+
+    def sample():
+        before = vmstat()
+        while not done.wait(every_s):
+            now = vmstat()
+            deltas.append({k: now[k] - before[k] for k in VMSTAT})
+            before = now
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    try:
+        out = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True,
+                             check=True)
+    finally:
+        done.set()
+        sampler.join()
+    return json.loads(out.stdout.strip().splitlines()[-1]), deltas
+
+
+def summary(times):
+    """Median per-round eager ÷ graph overall and per CHUNK rounds, medians in ms, and the A/A."""
+    eager, graph, aa = times["eager"], times["graph"], times["eager_aa"]
+    ratio = [e / g for e, g in zip(eager, graph)]
+    chunks = range(0, len(ratio), CHUNK)
+    return {"speedup": round(statistics.median(ratio), 3),
+            "speedup_per_25_rounds": [round(statistics.median(ratio[i:i + CHUNK]), 3)
+                                      for i in chunks],
+            "eager_ms_per_25_rounds": [round(statistics.median(eager[i:i + CHUNK]) * 1e3, 1)
+                                       for i in chunks],
+            "graph_ms_per_25_rounds": [round(statistics.median(graph[i:i + CHUNK]) * 1e3, 1)
+                                       for i in chunks],
+            "aa": round(statistics.median([e / a for e, a in zip(eager, aa)]), 3)}
+
+
+def cpu_line():
+    """The CPU as the findings name it: model name, family and model, cores."""
+    fields = dict(line.split(":", 1) for line in open("/proc/cpuinfo").read().splitlines()
+                  if ":" in line)
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    return (f"{cpu.model()}, family {fields.get('cpu family')} model {fields.get('model')}, "
+            f"{os.cpu_count()} cores")
+
+
+def huge_pages():
+    """The kernel's transparent huge page policy and khugepaged's pace."""
+    khugepaged = cpu.THP / "khugepaged"
+    paged = cpu.pages()
+    found = {"enabled": paged["transparent_hugepage"], "defrag": paged["defrag"]}
+    for name in ("scan_sleep_millisecs", "pages_to_scan"):
+        try:
+            found[f"khugepaged_{name}"] = int((khugepaged / name).read_text())
+        except OSError:
+            found[f"khugepaged_{name}"] = None
+    return found
+
+
+def advice_for(advice, index):
+    """None (NumPy's default, advice on) or "0" (off) for the index-th process."""
+    if advice == "alternate":
+        return "0" if index % 2 else None
+    return "0" if advice == "off" else None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", required=True, help="the JSON file to write")
+    parser.add_argument("--processes", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=250)
+    parser.add_argument("--advice", choices=("alternate", "default", "off"), default="alternate")
+    parser.add_argument("--load", default="nothing else running",
+                        help="what else ran on the machine, for the record")
+    args = parser.parse_args(argv)
+    processes = []
+    for index in range(args.processes):
+        env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+        if (setting := advice_for(args.advice, index)) is not None:
+            env["NUMPY_MADVISE_HUGEPAGE"] = setting
+        result, deltas = run_child(child_command(args.rounds, index), env)
+        times = {arm: result["times"][arm] for arm in ("eager", "eager_aa", "graph")}
+        row = {"group": f"advice {args.advice}", "seed": index,
+               "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
+               "rounds_s": round(result["rounds_s"], 1), **summary(times), "times_s": times,
+               "vmstat_deltas_every_2s": deltas}
+        processes.append(row)
+        print(f"[{index + 1}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]}: "
+              f"{row['speedup']}x over {row['rounds_s']} s; per {CHUNK} rounds "
+              f"{row['speedup_per_25_rounds']}", flush=True)
+    import chainer
+    import numpy
+    environment = {"chainer": chainer.__version__, "numpy": numpy.__version__,
+                   "cpu": cpu_line(), "kernel": platform.release().split("-")[0],
+                   "transparent_hugepage": huge_pages(),
+                   "date": datetime.date.today().isoformat(),
+                   "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                            capture_output=True, text=True).stdout.strip(),
+                   "load": args.load}
+    with open(args.out, "w") as f:
+        json.dump({"environment": environment,
+                   "command": " ".join(child_command(args.rounds, "S")[1:]).replace(
+                       "'{}'", "{}"), "processes": processes}, f, indent=1)
+        f.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
