@@ -6,8 +6,9 @@ moves the static arm").
 
 Usage (in the chainer env, nothing else running):
     .tox/chainer/bin/python findings/chainer_004_pages.py --out results/findings/X.json
-        [--processes 8] [--rounds 250] [--advice alternate|default|off]
-Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json.
+        [--processes 8] [--rounds 250] [--advice alternate|default|off] [--group NAME] [--append]
+Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
+(--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only).
 """
 import argparse
 import datetime
@@ -101,6 +102,12 @@ def huge_pages():
     return found
 
 
+def head():
+    """This checkout's commit, short."""
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def advice_for(advice, index):
     """None (NumPy's default, advice on) or "0" (off) for the index-th process."""
     if advice == "alternate":
@@ -116,20 +123,30 @@ def main(argv=None):
     parser.add_argument("--advice", choices=("alternate", "default", "off"), default="alternate")
     parser.add_argument("--load", default="nothing else running",
                         help="what else ran on the machine, for the record")
+    parser.add_argument("--group", help="this invocation's processes' label")
+    parser.add_argument("--append", action="store_true", help="add to --out's processes")
     args = parser.parse_args(argv)
+    earlier = []
+    if args.append:
+        with open(args.out) as f:
+            found = json.load(f)
+        if found["environment"]["cpu"] != cpu_line():
+            parser.error(f"{args.out} was measured on {found['environment']['cpu']}, not here")
+        earlier = found["processes"]
     processes = []
-    for index in range(args.processes):
+    for index in range(len(earlier), len(earlier) + args.processes):
         env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
         if (setting := advice_for(args.advice, index)) is not None:
             env["NUMPY_MADVISE_HUGEPAGE"] = setting
         result, deltas = run_child(child_command(args.rounds, index), env)
         times = {arm: result["times"][arm] for arm in ("eager", "eager_aa", "graph")}
-        row = {"group": f"advice {args.advice}", "seed": index,
+        row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
+               "seed": index, "commit": head(),
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), **summary(times), "times_s": times,
                "vmstat_deltas_every_2s": deltas}
         processes.append(row)
-        print(f"[{index + 1}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]}: "
+        print(f"[{len(processes)}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]}: "
               f"{row['speedup']}x over {row['rounds_s']} s; per {CHUNK} rounds "
               f"{row['speedup_per_25_rounds']}", flush=True)
     import chainer
@@ -138,13 +155,12 @@ def main(argv=None):
                    "cpu": cpu_line(), "kernel": platform.release().split("-")[0],
                    "transparent_hugepage": huge_pages(),
                    "date": datetime.date.today().isoformat(),
-                   "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                            capture_output=True, text=True).stdout.strip(),
+                   "commit": head(),
                    "load": args.load}
     with open(args.out, "w") as f:
         json.dump({"environment": environment,
                    "command": " ".join(child_command(args.rounds, "S")[1:]).replace(
-                       "'{}'", "{}"), "processes": processes}, f, indent=1)
+                       "'{}'", "{}"), "processes": earlier + processes}, f, indent=1)
         f.write("\n")
     return 0
 
