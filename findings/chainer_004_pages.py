@@ -7,8 +7,11 @@ moves the static arm").
 Usage (in the chainer env, nothing else running):
     .tox/chainer/bin/python findings/chainer_004_pages.py --out results/findings/X.json
         [--processes 8] [--rounds 250] [--advice alternate|default|off] [--group NAME] [--append]
+        [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
-(--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only).
+(--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only;
+--env sets variables in every child, --env-b in every second child instead, e.g. glibc's
+MALLOC_MMAP_THRESHOLD_).
 """
 import argparse
 import datetime
@@ -125,6 +128,9 @@ def main(argv=None):
                         help="what else ran on the machine, for the record")
     parser.add_argument("--group", help="this invocation's processes' label")
     parser.add_argument("--append", action="store_true", help="add to --out's processes")
+    parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE set in each child")
+    parser.add_argument("--env-b", nargs="*", default=[],
+                        help="KEY=VALUE set in every second child instead of --env")
     args = parser.parse_args(argv)
     earlier = []
     if args.append:
@@ -138,15 +144,19 @@ def main(argv=None):
         env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
         if (setting := advice_for(args.advice, index)) is not None:
             env["NUMPY_MADVISE_HUGEPAGE"] = setting
+        extra = dict(kv.split("=", 1) for kv in (args.env_b if args.env_b and index % 2
+                                                 else args.env))
+        env.update(extra)
         result, deltas = run_child(child_command(args.rounds, index), env)
         times = {arm: result["times"][arm] for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
-               "seed": index, "commit": head(),
+               "seed": index, "commit": head(), "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), **summary(times), "times_s": times,
                "vmstat_deltas_every_2s": deltas}
         processes.append(row)
-        print(f"[{len(processes)}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]}: "
+        print(f"[{len(processes)}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]} "
+              f"{extra or ''}: "
               f"{row['speedup']}x over {row['rounds_s']} s; per {CHUNK} rounds "
               f"{row['speedup_per_25_rounds']}", flush=True)
     import chainer
