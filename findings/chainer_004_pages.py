@@ -9,7 +9,8 @@ Usage (in the chainer env, nothing else running):
         [--processes 8] [--rounds 250] [--advice alternate|default|off] [--group NAME] [--append]
         [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
-(--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only;
+(--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only, and
+keeps its environment: each process names its commit;
 --env sets variables in every child, --env-b in every second child instead, e.g. glibc's
 MALLOC_MMAP_THRESHOLD_).
 """
@@ -105,6 +106,15 @@ def huge_pages():
     return found
 
 
+def environment(load):
+    """What the figures depend on besides the code: versions, CPU, kernel and its paging."""
+    import chainer
+    import numpy
+    return {"chainer": chainer.__version__, "numpy": numpy.__version__, "cpu": cpu_line(),
+            "kernel": platform.release().split("-")[0], "transparent_hugepage": huge_pages(),
+            "date": datetime.date.today().isoformat(), "commit": head(), "load": load}
+
+
 def head():
     """This checkout's commit, short."""
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
@@ -132,7 +142,7 @@ def main(argv=None):
     parser.add_argument("--env-b", nargs="*", default=[],
                         help="KEY=VALUE set in every second child instead of --env")
     args = parser.parse_args(argv)
-    earlier = []
+    earlier, found = [], None
     if args.append:
         with open(args.out) as f:
             found = json.load(f)
@@ -148,7 +158,8 @@ def main(argv=None):
                                                  else args.env))
         env.update(extra)
         result, deltas = run_child(child_command(args.rounds, index), env)
-        times = {arm: result["times"][arm] for arm in ("eager", "eager_aa", "graph")}
+        times = {arm: [round(t, 6) for t in result["times"][arm]]  # to the microsecond
+                 for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
                "seed": index, "commit": head(), "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
@@ -159,18 +170,10 @@ def main(argv=None):
               f"{extra or ''}: "
               f"{row['speedup']}x over {row['rounds_s']} s; per {CHUNK} rounds "
               f"{row['speedup_per_25_rounds']}", flush=True)
-    import chainer
-    import numpy
-    environment = {"chainer": chainer.__version__, "numpy": numpy.__version__,
-                   "cpu": cpu_line(), "kernel": platform.release().split("-")[0],
-                   "transparent_hugepage": huge_pages(),
-                   "date": datetime.date.today().isoformat(),
-                   "commit": head(),
-                   "load": args.load}
     with open(args.out, "w") as f:
-        json.dump({"environment": environment,
-                   "command": " ".join(child_command(args.rounds, "S")[1:]).replace(
-                       "'{}'", "{}"), "processes": earlier + processes}, f, indent=1)
+        json.dump({"environment": found["environment"] if found else environment(args.load),
+                   "command": " ".join(child_command("R", "S")[1:]),
+                   "processes": earlier + processes}, f, indent=1)
         f.write("\n")
     return 0
 

@@ -1,0 +1,38 @@
+"""findings/chainer_004_pages.py: its per-stretch summary, its alternation, and a refused append."""
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "findings" / "chainer_004_pages.py"
+spec = importlib.util.spec_from_file_location("chainer_004_pages", SCRIPT)
+pages = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(pages)
+
+
+def test_the_summary_shows_a_jump_within_the_process_where_it_happens():
+    """Eager 20% slower from round 150 on: the whole-process median misses it, the stretches do."""
+    graph = [0.030] * 250
+    eager = [0.030] * 150 + [0.036] * 100
+    found = pages.summary({"eager": eager, "eager_aa": eager, "graph": graph})
+    assert found["speedup_per_25_rounds"] == [1.0] * 6 + [1.2] * 4
+    assert found["eager_ms_per_25_rounds"][-1] == 36.0 and found["graph_ms_per_25_rounds"][-1] == 30.0
+    assert found["speedup"] == 1.0 and found["aa"] == 1.0
+
+
+def test_the_advice_alternates_from_numpys_default():
+    assert [pages.advice_for("alternate", i) for i in range(4)] == [None, "0", None, "0"]
+    assert pages.advice_for("off", 0) == "0" and pages.advice_for("default", 1) is None
+
+
+def test_an_append_to_another_cpus_file_is_refused_and_leaves_it(tmp_path, capsys):
+    out = tmp_path / "pages.json"
+    out.write_text(json.dumps({"environment": {"cpu": "Some other CPU, family 0 model 0"},
+                               "processes": []}))
+    before = out.read_text()
+    with pytest.raises(SystemExit) as stop:
+        pages.main(["--out", str(out), "--append", "--processes", "1"])
+    assert stop.value.code == 2
+    assert "was measured on Some other CPU, family 0 model 0, not here" in capsys.readouterr().err
+    assert out.read_text() == before
