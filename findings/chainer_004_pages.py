@@ -32,9 +32,10 @@ CHUNK = 25  # rounds per stretch: the per-stretch ratio shows when within a proc
 VMSTAT = ("pgfault", "thp_fault_alloc", "thp_fault_fallback", "compact_stall")
 
 
-def child_command(rounds, seed):
-    """The answer's paired child for seed 004's row, with `rounds` rounds instead of its 10."""
-    return [sys.executable, "-m", "suites.paired_child", "--backend", "chainer", "--model",
+def child_command(rounds, seed, backend="chainer"):
+    """The answer's paired child for seed 004's row (or `backend`'s MNIST CNN train row), with
+    `rounds` rounds instead of its 10."""
+    return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model",
             "mnist_cnn", "--config", "{}", "--batch", "32", "--phase", "train", "--arms",
             "eager,eager_aa,graph", "--rounds", str(rounds), "--warmup", "3", "--block", "64",
             "--block-s", "0.05", "--equal-blocks", "--seed", str(seed), "--device", "cpu",
@@ -106,11 +107,10 @@ def huge_pages():
     return found
 
 
-def environment(load):
+def environment(load, backend, version):
     """What the figures depend on besides the code: versions, CPU, kernel and its paging."""
-    import chainer
     import numpy
-    return {"chainer": chainer.__version__, "numpy": numpy.__version__, "cpu": cpu_line(),
+    return {backend: version, "numpy": numpy.__version__, "cpu": cpu_line(),
             "kernel": platform.release().split("-")[0], "transparent_hugepage": huge_pages(),
             "date": datetime.date.today().isoformat(), "commit": head(), "load": load}
 
@@ -137,11 +137,15 @@ def main(argv=None):
     parser.add_argument("--load", default="nothing else running",
                         help="what else ran on the machine, for the record")
     parser.add_argument("--group", help="this invocation's processes' label")
+    parser.add_argument("--backend", default="chainer",
+                        help="another backend's MNIST CNN row in its own env (e.g. torch)")
     parser.add_argument("--append", action="store_true", help="add to --out's processes")
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE set in each child")
     parser.add_argument("--env-b", nargs="*", default=[],
                         help="KEY=VALUE set in every second child instead of --env")
     args = parser.parse_args(argv)
+    if args.processes < 1:
+        parser.error("--processes must be 1 or more")
     earlier, found = [], None
     if args.append:
         with open(args.out) as f:
@@ -157,11 +161,11 @@ def main(argv=None):
         extra = dict(kv.split("=", 1) for kv in (args.env_b if args.env_b and index % 2
                                                  else args.env))
         env.update(extra)
-        result, deltas = run_child(child_command(args.rounds, index), env)
+        result, deltas = run_child(child_command(args.rounds, index, args.backend), env)
         times = {arm: [round(t, 6) for t in result["times"][arm]]  # to the microsecond
                  for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
-               "seed": index, "commit": head(), "env": extra,
+               "seed": index, "commit": head(), "backend": args.backend, "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), **summary(times), "times_s": times,
                "vmstat_deltas_every_2s": deltas}
@@ -171,8 +175,9 @@ def main(argv=None):
               f"{row['speedup']}x over {row['rounds_s']} s; per {CHUNK} rounds "
               f"{row['speedup_per_25_rounds']}", flush=True)
     with open(args.out, "w") as f:
-        json.dump({"environment": found["environment"] if found else environment(args.load),
-                   "command": " ".join(child_command("R", "S")[1:]),
+        json.dump({"environment": found["environment"] if found else environment(
+                       args.load, args.backend, result["framework_version"]),
+                   "command": " ".join(child_command("R", "S", args.backend)[1:]),
                    "processes": earlier + processes}, f, indent=1)
         f.write("\n")
     return 0
