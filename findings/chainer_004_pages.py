@@ -167,7 +167,8 @@ def main(argv=None):
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
                "seed": index, "commit": head(), "backend": args.backend, "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
-               "rounds_s": round(result["rounds_s"], 1), **summary(times), "times_s": times,
+               "rounds_s": round(result["rounds_s"], 1), "block": result["settings"]["block"],
+               **summary(times), "times_s": times,
                "vmstat_deltas_every_2s": deltas}
         processes.append(row)
         print(f"[{len(processes)}/{args.processes}] advice {row['NUMPY_MADVISE_HUGEPAGE'][:5]} "
