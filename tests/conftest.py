@@ -18,7 +18,7 @@ FRAMEWORK_FREE = frozenset({
     "test_faults_pytest.py",
     "test_faults_report.py",
     "test_faults_run.py",
-    "test_findings_pages.py",
+    "test_paging_probe.py",
     "test_faults_stop.py",
     "test_framework_contract.py",
     "test_gpu_job.py",

@@ -1,12 +1,12 @@
-"""findings/chainer_004_pages.py: its per-stretch summary, its alternation, and a refused append."""
+"""findings/paging_probe.py: its per-stretch summary, its alternation, and a refused append."""
 import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "findings" / "chainer_004_pages.py"
-spec = importlib.util.spec_from_file_location("chainer_004_pages", SCRIPT)
+SCRIPT = Path(__file__).resolve().parent.parent / "findings" / "paging_probe.py"
+spec = importlib.util.spec_from_file_location("paging_probe", SCRIPT)
 pages = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(pages)
 
