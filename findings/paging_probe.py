@@ -1,4 +1,4 @@
-"""How memory is paged and allocated under a step: the suite's own paired child for an MNIST CNN
+"""How memory is paged and allocated under a step: the suite's own paired child for a model's
 train row (eager, its A/A copy and `graph`; Chainer's is seed 004's) run for many rounds in fresh
 processes, a setting alternated between them (NumPy's huge-page advice, NUMPY_MADVISE_HUGEPAGE=0;
 glibc's malloc settings; another allocator by LD_PRELOAD), with the kernel's page-fault counters
@@ -7,7 +7,8 @@ arm" and "The allocator under an eager step").
 
 Usage (in the backend's env, nothing else running):
     .tox/chainer/bin/python findings/paging_probe.py --out results/findings/X.json
-        [--backend chainer|torch|tf|jax] [--processes 8] [--rounds 250]
+        [--backend chainer|torch|tf|jax] [--model mnist_cnn|vgg|resnet|decoder]
+        [--processes 8] [--rounds 250]
         [--advice alternate|default|off] [--group NAME] [--append]
         [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
@@ -33,11 +34,14 @@ CHUNK = 25  # rounds per stretch: the per-stretch ratio shows when within a proc
 VMSTAT = ("pgfault", "thp_fault_alloc", "thp_fault_fallback", "compact_stall")
 
 
-def child_command(rounds, seed, backend="chainer"):
-    """The answer's paired child for seed 004's row (or `backend`'s MNIST CNN train row), with
-    `rounds` rounds instead of its 10."""
+def child_command(rounds, seed, backend="chainer", model="mnist_cnn"):
+    """The answer's paired child for seed 004's row (or `backend`'s `model` train row at the
+    default profile's size), with `rounds` rounds instead of its 10."""
+    from suites.profiles import PROFILES
+    config, batch = PROFILES["default"].models[model]
     return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model",
-            "mnist_cnn", "--config", "{}", "--batch", "32", "--phase", "train", "--arms",
+            model, "--config", json.dumps(config), "--batch", str(batch), "--phase", "train",
+            "--arms",
             "eager,eager_aa,graph", "--rounds", str(rounds), "--warmup", "3", "--block", "64",
             "--block-s", "0.05", "--equal-blocks", "--seed", str(seed), "--device", "cpu",
             "--threads", "2"]
@@ -139,7 +143,10 @@ def main(argv=None):
                         help="what else ran on the machine, for the record")
     parser.add_argument("--group", help="this invocation's processes' label")
     parser.add_argument("--backend", default="chainer",
-                        help="another backend's MNIST CNN row in its own env (e.g. torch)")
+                        help="another backend's row, run in its own env (e.g. torch)")
+    parser.add_argument("--model", default="mnist_cnn",
+                        choices=("mnist_cnn", "vgg", "resnet", "decoder"),
+                        help="the answer's train row of this model, at the default profile's size")
     parser.add_argument("--append", action="store_true", help="add to --out's processes")
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE set in each child")
     parser.add_argument("--env-b", nargs="*", default=[],
@@ -162,11 +169,12 @@ def main(argv=None):
         extra = dict(kv.split("=", 1) for kv in (args.env_b if args.env_b and index % 2
                                                  else args.env))
         env.update(extra)
-        result, deltas = run_child(child_command(args.rounds, index, args.backend), env)
+        result, deltas = run_child(child_command(args.rounds, index, args.backend, args.model), env)
         times = {arm: [round(t, 6) for t in result["times"][arm]]  # to the microsecond
                  for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
-               "seed": index, "commit": head(), "backend": args.backend, "env": extra,
+               "seed": index, "commit": head(), "backend": args.backend, "model": args.model,
+               "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), "block": result["settings"]["block"],
                **summary(times), "times_s": times,
@@ -179,7 +187,8 @@ def main(argv=None):
     with open(args.out, "w") as f:
         json.dump({"environment": found["environment"] if found else environment(
                        args.load, args.backend, result["framework_version"]),
-                   "command": " ".join(child_command("R", "S", args.backend)[1:]),
+                   "command": found["command"] if found else " ".join(
+                       child_command("R", "S", args.backend, args.model)[1:]),
                    "processes": earlier + processes}, f, indent=1)
         f.write("\n")
     return 0

@@ -36,3 +36,13 @@ def test_an_append_to_another_cpus_file_is_refused_and_leaves_it(tmp_path, capsy
     assert stop.value.code == 2
     assert "was measured on Some other CPU, family 0 model 0, not here" in capsys.readouterr().err
     assert out.read_text() == before
+
+
+def test_a_model_row_is_the_answers_size_and_arms():
+    """--model resnet: the default profile's config and batch, the answer's three arms."""
+    command = pages.child_command(250, 3, "torch", "resnet")
+    at = {flag: command[command.index(flag) + 1] for flag in ("--model", "--config", "--batch",
+                                                               "--arms", "--seed", "--rounds")}
+    assert json.loads(at.pop("--config")) == {"depth": 50, "width": 0.25, "side": 64}
+    assert at == {"--model": "resnet", "--batch": "8", "--arms": "eager,eager_aa,graph",
+                  "--seed": "3", "--rounds": "250"}
