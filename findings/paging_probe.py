@@ -36,15 +36,13 @@ VMSTAT = ("pgfault", "thp_fault_alloc", "thp_fault_fallback", "compact_stall")
 
 def child_command(rounds, seed, backend="chainer", model="mnist_cnn"):
     """The answer's paired child for seed 004's row (or `backend`'s `model` train row at the
-    default profile's size), with `rounds` rounds instead of its 10."""
+    default profile's size), built as the suite builds it, with `rounds` rounds instead of its 10."""
+    from suites.paired import child_command as paired_child
     from suites.profiles import PROFILES
     config, batch = PROFILES["default"].models[model]
-    return [sys.executable, "-m", "suites.paired_child", "--backend", backend, "--model",
-            model, "--config", json.dumps(config), "--batch", str(batch), "--phase", "train",
-            "--arms",
-            "eager,eager_aa,graph", "--rounds", str(rounds), "--warmup", "3", "--block", "64",
-            "--block-s", "0.05", "--equal-blocks", "--seed", str(seed), "--device", "cpu",
-            "--threads", "2"]
+    plan = {"rounds": rounds, "warmup": 3, "block": 64, "block_s": 0.05, "equal_blocks": True}
+    return paired_child(backend, model, config, batch, "train", ["eager", "eager_aa", "graph"],
+                        plan, seed=seed, threads=2)
 
 
 def vmstat():
