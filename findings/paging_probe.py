@@ -34,14 +34,14 @@ CHUNK = 25  # rounds per stretch: the per-stretch ratio shows when within a proc
 VMSTAT = ("pgfault", "thp_fault_alloc", "thp_fault_fallback", "compact_stall")
 
 
-def child_command(rounds, seed, backend="chainer", model="mnist_cnn"):
-    """The answer's paired child for seed 004's row (or `backend`'s `model` train row at the
+def child_command(rounds, seed, backend="chainer", model="mnist_cnn", phase="train"):
+    """The answer's paired child for seed 004's row (or `backend`'s `model` `phase` row at the
     default profile's size), built as the suite builds it, with `rounds` rounds instead of its 10."""
     from suites.paired import child_command as paired_child
     from suites.profiles import PROFILES
     config, batch = PROFILES["default"].models[model]
     plan = {"rounds": rounds, "warmup": 3, "block": 64, "block_s": 0.05, "equal_blocks": True}
-    return paired_child(backend, model, config, batch, "train", ["eager", "eager_aa", "graph"],
+    return paired_child(backend, model, config, batch, phase, ["eager", "eager_aa", "graph"],
                         plan, seed=seed, threads=2)
 
 
@@ -144,7 +144,9 @@ def main(argv=None):
                         help="another backend's row, run in its own env (e.g. torch)")
     parser.add_argument("--model", default="mnist_cnn",
                         choices=("mnist_cnn", "vgg", "resnet", "decoder"),
-                        help="the answer's train row of this model, at the default profile's size")
+                        help="the answer's row of this model, at the default profile's size")
+    parser.add_argument("--phase", choices=("train", "infer"), default="train",
+                        help="the row's step: a train step, or an infer step")
     parser.add_argument("--append", action="store_true", help="add to --out's processes")
     parser.add_argument("--env", nargs="*", default=[], help="KEY=VALUE set in each child")
     parser.add_argument("--env-b", nargs="*", default=[],
@@ -167,12 +169,13 @@ def main(argv=None):
         extra = dict(kv.split("=", 1) for kv in (args.env_b if args.env_b and index % 2
                                                  else args.env))
         env.update(extra)
-        result, deltas = run_child(child_command(args.rounds, index, args.backend, args.model), env)
+        result, deltas = run_child(child_command(args.rounds, index, args.backend, args.model,
+                                                   args.phase), env)
         times = {arm: [round(t, 6) for t in result["times"][arm]]  # to the microsecond
                  for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
                "seed": index, "commit": head(), "backend": args.backend, "model": args.model,
-               "env": extra,
+               "phase": args.phase, "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), "block": result["settings"]["block"],
                **summary(times), "times_s": times,

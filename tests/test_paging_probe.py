@@ -46,3 +46,10 @@ def test_a_model_row_is_the_answers_size_and_arms():
     assert json.loads(at.pop("--config")) == {"depth": 50, "width": 0.25, "side": 64}
     assert at == {"--model": "resnet", "--batch": "8", "--arms": "eager,eager_aa,graph",
                   "--seed": "3", "--rounds": "250"}
+    assert command[command.index("--phase") + 1] == "train"
+
+
+def test_an_infer_row_times_the_infer_step():
+    command = pages.child_command(250, 0, "torch", "mnist_cnn", "infer")
+    assert command[command.index("--phase") + 1] == "infer"
+    assert command[command.index("--batch") + 1] == "32"
