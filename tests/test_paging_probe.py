@@ -1,4 +1,5 @@
-"""findings/paging_probe.py: its per-stretch summary, its alternation, and a refused append."""
+"""findings/paging_probe.py: its per-stretch summary, alternation, refused append and rows; and the
+suite's envs keep a shell's allocator settings from the timed children."""
 import importlib.util
 import json
 from pathlib import Path
@@ -53,3 +54,17 @@ def test_an_infer_row_times_the_infer_step():
     command = pages.child_command(250, 0, "torch", "mnist_cnn", "infer")
     assert command[command.index("--phase") + 1] == "infer"
     assert command[command.index("--batch") + 1] == "32"
+
+
+def test_the_suites_envs_pass_no_allocator_setting_to_the_children():
+    """tox builds each env's environment from pass_env: a shell's LD_PRELOAD or glibc's MALLOC_*
+    variables must not reach the timed children, whose rows are glibc's defaults (METHOD)."""
+    import configparser
+    from fnmatch import fnmatchcase
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(SCRIPT.parent.parent / "tox.ini")
+    for section in tox.sections():
+        given = ",".join(tox.get(section, key, fallback="") for key in ("pass_env", "passenv"))
+        patterns = [p.strip() for p in given.replace("\n", ",").split(",") if p.strip()]
+        for name in ("LD_PRELOAD", "MALLOC_CONF", "MALLOC_MMAP_THRESHOLD_", "TCMALLOC_RELEASE_RATE"):
+            assert not any(fnmatchcase(name, p) for p in patterns), (section, name, patterns)
