@@ -1,19 +1,19 @@
 """How memory is paged and allocated under a step: the suite's own paired child for a model's
-train row (eager, its A/A copy and `graph`; Chainer's is seed 004's) run for many rounds in fresh
-processes, a setting alternated between them (NumPy's huge-page advice, NUMPY_MADVISE_HUGEPAGE=0;
-glibc's malloc settings; another allocator by LD_PRELOAD), with the kernel's page-fault counters
-(/proc/vmstat) sampled every 2 s beside each (docs/METHOD.md, "Seed 004: what moves the static
-arm" and "The allocator under an eager step").
+train or infer row (eager, its A/A copy and `graph`; Chainer's is seed 004's) run for many rounds
+in fresh processes, a setting alternated between them (NumPy's huge-page advice,
+NUMPY_MADVISE_HUGEPAGE=0; glibc's malloc settings; another allocator by LD_PRELOAD), with the
+kernel's page-fault counters (/proc/vmstat) sampled every 2 s beside each (docs/METHOD.md,
+"Seed 004: what moves the static arm" and "The allocator under an eager step").
 
 Usage (in the backend's env, nothing else running):
     .tox/chainer/bin/python findings/paging_probe.py --out results/findings/X.json
         [--backend chainer|torch|tf|jax] [--model mnist_cnn|vgg|resnet|decoder]
-        [--processes 8] [--rounds 250]
+        [--phase train|infer] [--processes 8] [--rounds 250]
         [--advice alternate|default|off] [--group NAME] [--append]
         [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
 (--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only, and
-keeps its environment: each process names its commit; --env sets variables in every child,
+keeps its environment: each process names its commit, model and phase; --env sets variables in every child,
 --env-b in every second child instead, e.g. MALLOC_MMAP_THRESHOLD_=33554432 or LD_PRELOAD=...).
 """
 import argparse

@@ -66,5 +66,6 @@ def test_the_suites_envs_pass_no_allocator_setting_to_the_children():
     for section in tox.sections():
         given = ",".join(tox.get(section, key, fallback="") for key in ("pass_env", "passenv"))
         patterns = [p.strip() for p in given.replace("\n", ",").split(",") if p.strip()]
-        for name in ("LD_PRELOAD", "MALLOC_CONF", "MALLOC_MMAP_THRESHOLD_", "TCMALLOC_RELEASE_RATE"):
+        for name in ("LD_PRELOAD", "MALLOC_CONF", "MALLOC_MMAP_THRESHOLD_",
+                     "TCMALLOC_RELEASE_RATE"):
             assert not any(fnmatchcase(name, p) for p in patterns), (section, name, patterns)
