@@ -13,8 +13,9 @@ Usage (in the backend's env, nothing else running):
         [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
 (--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only, and
-keeps its environment: each process names its commit, model and phase; --env sets variables in every child,
---env-b in every second child instead, e.g. MALLOC_MMAP_THRESHOLD_=33554432 or LD_PRELOAD=...).
+keeps its environment and first command: each process names its commit, model and phase; --env
+sets variables in every child, --env-b in every second child instead, e.g.
+MALLOC_MMAP_THRESHOLD_=33554432 or LD_PRELOAD=...).
 """
 import argparse
 import datetime

@@ -59,10 +59,9 @@ def test_an_infer_row_times_the_infer_step():
 def test_the_suites_envs_pass_no_allocator_setting_to_the_children():
     """tox builds each env's environment from pass_env: a shell's LD_PRELOAD or glibc's MALLOC_*
     variables must not reach the timed children, whose rows are glibc's defaults (METHOD)."""
-    import configparser
     from fnmatch import fnmatchcase
-    tox = configparser.ConfigParser(interpolation=None)
-    tox.read(SCRIPT.parent.parent / "tox.ini")
+    from tests.test_framework_contract import tox_config
+    tox = tox_config(SCRIPT.parent.parent)
     for section in tox.sections():
         given = ",".join(tox.get(section, key, fallback="") for key in ("pass_env", "passenv"))
         patterns = [p.strip() for p in given.replace("\n", ",").split(",") if p.strip()]
