@@ -13,7 +13,7 @@ Usage (in the backend's env, nothing else running):
         [--env KEY=VALUE ...] [--env-b KEY=VALUE ...]
 Prints one line per process as it ends; writes the JSON in the shape of chainer_004_pages-zen4.json
 (--append: adds this group's processes to --out's, seeds numbered on, on the same CPU only, and
-keeps its environment and first command: each process names its commit, model and phase; --env
+keeps its environment and first command: each process names its commit and command; --env
 sets variables in every child, --env-b in every second child instead, e.g.
 MALLOC_MMAP_THRESHOLD_=33554432 or LD_PRELOAD=...).
 """
@@ -176,7 +176,8 @@ def main(argv=None):
                  for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
                "seed": index, "commit": head(), "backend": args.backend, "model": args.model,
-               "phase": args.phase, "env": extra,
+               "phase": args.phase, "command": " ".join(child_command(
+                   "R", "S", args.backend, args.model, args.phase)[1:]), "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), "block": result["settings"]["block"],
                **summary(times), "times_s": times,
@@ -190,7 +191,7 @@ def main(argv=None):
         json.dump({"environment": found["environment"] if found else environment(
                        args.load, args.backend, result["framework_version"]),
                    "command": found["command"] if found else " ".join(
-                       child_command("R", "S", args.backend, args.model)[1:]),
+                       child_command("R", "S", args.backend, args.model, args.phase)[1:]),
                    "processes": earlier + processes}, f, indent=1)
         f.write("\n")
     return 0

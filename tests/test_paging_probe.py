@@ -56,6 +56,24 @@ def test_an_infer_row_times_the_infer_step():
     assert command[command.index("--batch") + 1] == "32"
 
 
+def test_each_appended_process_names_the_command_it_ran(tmp_path, monkeypatch):
+    """A train group, then an infer group appended: the file keeps the first command, each row its
+    own (with its phase)."""
+    def fake_child(command, env):
+        times = {arm: [0.01] * 50 for arm in ("eager", "eager_aa", "graph")}
+        return {"times": times, "rounds_s": 1.0, "settings": {"block": 4},
+                "framework_version": "0"}, []
+    monkeypatch.setattr(pages, "run_child", fake_child)
+    out = str(tmp_path / "pages.json")
+    pages.main(["--out", out, "--processes", "1", "--backend", "torch", "--advice", "default"])
+    pages.main(["--out", out, "--processes", "1", "--backend", "torch", "--advice", "default",
+                "--phase", "infer", "--append"])
+    found = json.loads(Path(out).read_text())
+    phases = [row["command"].split("--phase ")[1].split()[0] for row in found["processes"]]
+    assert phases == ["train", "infer"]
+    assert "--phase train" in found["command"]
+
+
 def test_the_suites_envs_pass_no_allocator_setting_to_the_children():
     """tox builds each env's environment from pass_env: a shell's LD_PRELOAD or glibc's MALLOC_*
     variables must not reach the timed children, whose rows are glibc's defaults (METHOD)."""
