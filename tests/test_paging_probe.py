@@ -68,7 +68,9 @@ def test_each_appended_process_names_the_command_it_ran(tmp_path, monkeypatch):
     pages.main(["--out", out, "--processes", "1", "--backend", "torch", "--advice", "default"])
     pages.main(["--out", out, "--processes", "1", "--backend", "torch", "--advice", "default",
                 "--phase", "infer", "--append"])
-    found = json.loads(Path(out).read_text())
+    text = Path(out).read_text()
+    found = json.loads(text)
+    assert [line.startswith('{"group"') for line in text.splitlines()].count(True) == 2
     phases = [row["command"].split("--phase ")[1].split()[0] for row in found["processes"]]
     assert phases == ["train", "infer"]
     assert "--phase train" in found["command"]
