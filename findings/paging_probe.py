@@ -197,11 +197,11 @@ def main(argv=None):
     return 0
 
 
-def json_text(found):
+def json_text(data):
     """The file's JSON: its environment indented, each process on a line of its own (a third of
     the bytes fewer than indented: the tree a GPU call carries holds 64 MiB at most)."""
-    head = json.dumps({k: v for k, v in found.items() if k != "processes"}, indent=1)
-    rows = ",\n".join(json.dumps(row, separators=(",", ":")) for row in found["processes"])
+    head = json.dumps({k: v for k, v in data.items() if k != "processes"}, indent=1)
+    rows = ",\n".join(json.dumps(row, separators=(",", ":")) for row in data["processes"])
     return f'{head[:-2]},\n "processes": [\n{rows}\n ]\n}}\n'
 
 

@@ -58,7 +58,7 @@ def test_an_infer_row_times_the_infer_step():
 
 def test_each_appended_process_names_the_command_it_ran(tmp_path, monkeypatch):
     """A train group, then an infer group appended: the file keeps the first command, each row its
-    own (with its phase)."""
+    own (with its phase), each on a line of its own."""
     def fake_child(command, env):
         times = {arm: [0.01] * 50 for arm in ("eager", "eager_aa", "graph")}
         return {"times": times, "rounds_s": 1.0, "settings": {"block": 4},
