@@ -162,7 +162,8 @@ def main(argv=None):
         if found["environment"]["cpu"] != cpu_line():
             parser.error(f"{args.out} was measured on {found['environment']['cpu']}, not here")
         earlier = found["processes"]
-    processes = []
+    processes, command = [], " ".join(
+        child_command("R", "S", args.backend, args.model, args.phase)[1:])
     for index in range(len(earlier), len(earlier) + args.processes):
         env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
         if (setting := advice_for(args.advice, index)) is not None:
@@ -176,8 +177,7 @@ def main(argv=None):
                  for arm in ("eager", "eager_aa", "graph")}
         row = {"group": args.group or f"{args.rounds} rounds, advice {args.advice}",
                "seed": index, "commit": head(), "backend": args.backend, "model": args.model,
-               "phase": args.phase, "command": " ".join(child_command(
-                   "R", "S", args.backend, args.model, args.phase)[1:]), "env": extra,
+               "phase": args.phase, "command": command, "env": extra,
                "NUMPY_MADVISE_HUGEPAGE": setting or "unset (NumPy's default: on)",
                "rounds_s": round(result["rounds_s"], 1), "block": result["settings"]["block"],
                **summary(times), "times_s": times,
@@ -190,9 +190,7 @@ def main(argv=None):
     with open(args.out, "w") as f:
         f.write(json_text({"environment": found["environment"] if found else environment(
                                args.load, args.backend, result["framework_version"]),
-                           "command": found["command"] if found else " ".join(
-                               child_command("R", "S", args.backend, args.model,
-                                             args.phase)[1:]),
+                           "command": found["command"] if found else command,
                            "processes": earlier + processes}))
     return 0
 
