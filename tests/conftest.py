@@ -25,6 +25,7 @@ FRAMEWORK_FREE = frozenset({
     "test_gpu_lease.py",
     "test_gpu_plan.py",
     "test_gpu_report.py",
+    "test_gpu_round_levels.py",
     "test_jax_python.py",
     "test_jobs.py",
     "test_machine_isa.py",
