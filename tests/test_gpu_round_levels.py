@@ -29,7 +29,7 @@ def _gpu_run(tmp_path, wait="block"):
     return load_dir(tmp_path / "results")
 
 
-def test_a_host_driven_arm_moves_with_eager_and_a_cuda_graph_holds(tmp_path):
+def test_a_host_driven_arm_moves_with_eager_and_a_one_launch_step_holds(tmp_path):
     found = round_levels.summary(round_levels.process_rows(_gpu_run(tmp_path)))
     host, graph = found["NVIDIA H200", "host-driven"], found["NVIDIA H200", "one CUDA graph"]
     assert host["processes"] == graph["processes"] == 2  # infer rows have 3 rounds: left out
