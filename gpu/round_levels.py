@@ -23,14 +23,18 @@ def _spread(logs):
     return math.exp(max(logs) - min(logs))
 
 
+def _group(r):
+    """The rows one paired group timed together: one run's model, phase and flags."""
+    return r.run, r.info["model"], r.info["phase"], r.flags
+
+
 def process_rows(results):
     """One dict per process of each block-timed GPU graph row that has its eager arm's rounds."""
     timed = [r for r in results if r.graphbench.get("gpu") and r.info.get("wait") == "block"
              and r.info.get("paired_rounds_s")]
-    eager = {(r.run, r.info["model"], r.info["phase"]): r.info["paired_rounds_s"]
-             for r in timed if r.info["variant"] == "eager"}
+    eager = {_group(r): r.info["paired_rounds_s"] for r in timed if r.info["variant"] == "eager"}
     for r in timed:
-        base = eager.get((r.run, r.info["model"], r.info["phase"]))
+        base = eager.get(_group(r))
         if r.info["variant"] == "eager" or not base:
             continue
         for process, (e, g) in enumerate(zip(base, r.info["paired_rounds_s"])):
