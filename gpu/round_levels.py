@@ -1,8 +1,8 @@
 """How far the host moves inside one process on a GPU, from the saved runs: each graph variant's
-block-timed rounds beside its eager arm's, per process, the slowest round ÷ the fastest of each
-arm and of their per-round ratio, and the ratio's variance as a share of the two arms' summed
-(1: pairing removed nothing; 0: the arms moved as one). A whole step in one CUDA graph, which the
-host launches once, is counted apart from the variants the host drives op by op.
+block-timed rounds beside its eager arm's, per process, the slowest round ÷ the fastest of each arm
+and of their per-round ratio, and the ratio's variance as a share of the two arms' summed (1:
+pairing removed nothing; 0: the arms moved as one). A whole step in one CUDA graph, one launch a
+step, is counted apart from the variants that launch many kernels (or graphs) a step.
 
 python3 gpu/round_levels.py [--results results] [--rounds RUN] prints a line per GPU and kind of
 arm; --rounds, each process's rounds of one run (ms). docs/METHOD.md, The step a GPU user runs."""
@@ -20,6 +20,7 @@ ONE_GRAPH = "cuda_graph"  # the variant whose step the host launches once
 
 
 def _spread(logs):
+    """The largest of `logs` over the smallest, as a ratio of their exponentials."""
     return math.exp(max(logs) - min(logs))
 
 
