@@ -24,18 +24,19 @@ def _spread(logs):
     return math.exp(max(logs) - min(logs))
 
 
-def _group(r):
-    """The rows one paired group timed together: one run's model, phase and flags."""
-    return r.run, r.info["model"], r.info["phase"], r.flags
+def _eager_key(r):
+    """The key of `r`'s eager row in its own run, as the report pairs them (records.repeated)."""
+    return r.run, r.flags, (*r.key[:2], "eager", *r.key[3:])
 
 
 def process_rows(results):
     """One dict per process of each block-timed GPU graph row that has its eager arm's rounds."""
     timed = [r for r in results if r.graphbench.get("gpu") and r.info.get("wait") == "block"
              and r.info.get("paired_rounds_s")]
-    eager = {_group(r): r.info["paired_rounds_s"] for r in timed if r.info["variant"] == "eager"}
+    eager = {(r.run, r.flags, r.key): r.info["paired_rounds_s"]
+             for r in timed if r.info["variant"] == "eager"}
     for r in timed:
-        base = eager.get(_group(r))
+        base = eager.get(_eager_key(r))
         if r.info["variant"] == "eager" or not base:
             continue
         for process, (e, g) in enumerate(zip(base, r.info["paired_rounds_s"])):
