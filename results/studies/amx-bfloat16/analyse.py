@@ -1,0 +1,31 @@
+"""The torch MNIST CNN's mixed-precision rows with AMX and without it, each arm's two runs through
+the report as the results page builds them: python3 results/studies/amx-bfloat16/analyse.py, with
+the report env's Python (numpy, matplotlib), from anywhere."""
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+
+
+def main():
+    for arm in ("amx-on", "amx-off"):
+        with tempfile.TemporaryDirectory() as tmp:
+            summary = Path(tmp) / "summary.json"
+            subprocess.run([sys.executable, "-m", "report", "--results", str(HERE / arm),
+                            "--summary", str(summary), "--report", str(Path(tmp) / "r.md")],
+                           cwd=ROOT, check=True, capture_output=True)
+            records = json.loads(summary.read_text())["records"]
+        print(f"{arm}: float32 ÷ bfloat16 train step (paired 95% interval; runs)")
+        for r in records:
+            if r["kind"] == "precision_speedup":
+                runs = r.get("pooled_runs") or [r["run"]]
+                print(f"  {r['variant']:14} {r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+                      f" {r['verdict']}  {', '.join(runs)}")
+
+
+if __name__ == "__main__":
+    main()
