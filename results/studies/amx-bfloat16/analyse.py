@@ -1,6 +1,6 @@
 """torch's and TensorFlow's MNIST CNN mixed-precision rows with AMX and without it, each arm's
-two runs through the report as the results page builds them: python3 results/studies/amx-bfloat16/analyse.py, with
-the report env's Python (numpy, matplotlib), from anywhere."""
+two runs (a folder <backend>-amx-on|off) through the report as the results page builds them:
+`python3 results/studies/amx-bfloat16/analyse.py` with the report env's Python, from anywhere."""
 import json
 import subprocess
 import sys
@@ -12,7 +12,7 @@ ROOT = HERE.parents[2]
 
 
 def main():
-    for arm in ("torch-amx-on", "torch-amx-off", "tf-amx-on", "tf-amx-off"):
+    for arm in sorted((p.name for p in HERE.glob("*-amx-*")), reverse=True):  # torch, on first
         with tempfile.TemporaryDirectory() as tmp:
             summary = Path(tmp) / "summary.json"
             subprocess.run([sys.executable, "-m", "report", "--results", str(HERE / arm),
