@@ -15,9 +15,12 @@ def main():
     for arm in sorted((p.name for p in HERE.glob("*-amx-*")), reverse=True):  # torch, on first
         with tempfile.TemporaryDirectory() as tmp:
             summary = Path(tmp) / "summary.json"
-            subprocess.run([sys.executable, "-m", "report", "--results", str(HERE / arm),
-                            "--summary", str(summary), "--report", str(Path(tmp) / "r.md")],
-                           cwd=ROOT, check=True, capture_output=True)
+            built = subprocess.run([sys.executable, "-m", "report", "--results", str(HERE / arm),
+                                    "--summary", str(summary), "--report", str(Path(tmp) / "r.md")],
+                                   cwd=ROOT, capture_output=True, text=True)
+            if built.returncode:
+                sys.exit(f"{arm}: the report exited with {built.returncode}: "
+                         f"{built.stderr.strip() or built.stdout.strip()}")
             records = json.loads(summary.read_text())["records"]
         print(f"{arm}: float32 ÷ bfloat16 train step (paired 95% interval; runs)")
         for r in records:
