@@ -115,8 +115,10 @@ def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
     size = sum((ROOT / name).stat().st_size for name in listed if (ROOT / name).is_file())
     assert size <= (64 - 8) * 2 ** 20, (
         f"the tracked tree holds {size / 2 ** 20:.1f} MiB: `python -m report.build.compact` "
-        "rewrites indented runs in half the bytes; a run moved out of the tree can change the "
-        "answer (older codes' runs feed it): redraw and see README.md and summary.json unchanged")
+        "rewrites indented runs in half the bytes (all were compact on 2026-12-07; their times "
+        "per round, to 17 digits, took 5.3 MB more than to the nanosecond would); a run "
+        "moved out of the tree can change the answer (older codes' runs feed it): redraw and see "
+        "README.md and summary.json unchanged")
 
 
 def test_the_gpu_job_needs_the_commit_it_was_sent(monkeypatch, capsys):
