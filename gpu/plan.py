@@ -4,6 +4,7 @@ import json
 import math
 import os
 import statistics
+import subprocess
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -547,7 +548,20 @@ def main(argv=None):
           "more; the next window's calls, if each step takes its time:")
     for seconds, names in zip(calls, preview(steps, calls)):
         print(f"  {seconds:.0f} s: {', '.join(names) or 'nothing fits'}")
+    print(carried())
     return 0
+
+
+def carried():
+    """A line on what a call carries against the 64 MiB it may (gpu/provenance.py stops above)."""
+    from gpu.provenance import CARRY_LIMIT, WHEELS, carried_bytes
+    try:
+        size = carried_bytes()
+    except (OSError, subprocess.CalledProcessError):
+        return "what a call carries: unknown here (not a git checkout)"
+    wheel = "with .whl/" if any(WHEELS.glob("*.whl")) else ".whl/ not built yet"
+    return (f"a call carries {size / 2 ** 20:.1f} MiB of the {CARRY_LIMIT // 2 ** 20} it may "
+            f"({wheel}): {(CARRY_LIMIT - size) / 2 ** 20:.1f} MiB left for the runs windows add")
 
 
 if __name__ == "__main__":

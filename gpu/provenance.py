@@ -1,7 +1,8 @@
 """Print the environment a copied tree's run needs to name its commit: GRAPHBENCH_COMMIT=...
 GRAPHBENCH_CODE=... (gpu/run.sh); stops where the tree differs from its commit. Builds Chainer's
 wheel into .whl/ where none is: the GPU machine has no Chainer and installs it from there
-(gpu/job.py), so a window's call carries .whl."""
+(gpu/job.py), so a window's call carries .whl. Stops, too, where what a call carries is over the
+64 MiB it may carry."""
 import re
 import subprocess
 import sys
@@ -14,6 +15,17 @@ sys.path.insert(0, str(ROOT))
 from conftest import changed_files, timing_code  # noqa: E402
 
 WHEELS = ROOT / ".whl"
+CARRY_LIMIT = 64 * 2 ** 20  # a call's working tree: tracked files, untracked unignored ones, .whl
+
+
+def carried_bytes():
+    """The bytes a GPU call carries: the tracked files, the untracked ones git does not ignore,
+    and .whl/ (ignored, but named in the call's carry)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
+                             "--exclude-standard"], capture_output=True, text=True, check=True,
+                            cwd=ROOT).stdout.split("\0")
+    paths = {ROOT / name for name in listed if name} | set(WHEELS.rglob("*"))
+    return sum(path.stat().st_size for path in paths if path.is_file() and not path.is_symlink())
 
 
 def chainer_pin():
@@ -49,6 +61,11 @@ def main():
     except (subprocess.CalledProcessError, IndexError) as error:
         print(f"gpu/provenance.py: no Chainer wheel in .whl/ and building one failed ({error}): "
               "the GPU job would stop at its start", file=sys.stderr)
+        return 1
+    if (carried := carried_bytes()) > CARRY_LIMIT:
+        print(f"gpu/provenance.py: a call would carry {carried / 2 ** 20:.1f} MiB with .whl/, over "
+              f"the {CARRY_LIMIT // 2 ** 20} MiB it may: `python -m report.build.compact` halves "
+              "indented runs; untracked files travel too (`git status`)", file=sys.stderr)
         return 1
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout.strip()

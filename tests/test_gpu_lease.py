@@ -74,6 +74,32 @@ def test_provenance_refuses_a_tree_that_differs_from_its_commit(monkeypatch, cap
     assert capsys.readouterr().out == f"GRAPHBENCH_COMMIT={head} GRAPHBENCH_CODE=abc\n"
 
 
+def test_what_a_call_carries_is_the_tree_git_lists_with_the_wheels_and_stops_above_64_mib(
+        tmp_path, monkeypatch, capsys):
+    from gpu import plan, provenance
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(git + ["init", "-q", str(tmp_path)], check=True)
+    for name, size in (("tracked.json", 100), ("untracked.txt", 20), ("ignored.log", 5000),
+                       (".whl/chainer.whl", 3), (".gitignore", 0)):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"x" * size)
+    (tmp_path / ".gitignore").write_text("*.log\n/.whl/\n")  # 13 bytes
+    subprocess.run(git + ["add", "tracked.json"], check=True, cwd=tmp_path)
+    subprocess.run(git + ["commit", "-qm", "t"], check=True, cwd=tmp_path)
+    monkeypatch.setattr(provenance, "ROOT", tmp_path)
+    monkeypatch.setattr(provenance, "WHEELS", tmp_path / ".whl")
+    assert provenance.carried_bytes() == 100 + 20 + 13 + 3
+    monkeypatch.setattr(provenance, "CARRY_LIMIT", 135)
+    assert "0.0 MiB of the 0 it may (with .whl/)" in plan.carried()
+    for name, value in (("changed_files", lambda: []), ("chainer_wheel", lambda: None)):
+        monkeypatch.setattr(provenance, name, value)
+    assert provenance.main() == 1
+    said = capsys.readouterr()
+    assert not said.out and said.err.startswith("gpu/provenance.py: a call would carry 0.0 MiB")
+    monkeypatch.setattr(provenance, "ROOT", tmp_path / "nowhere")
+    assert "unknown here" in plan.carried()
+
+
 def test_provenance_builds_chainers_wheel_only_where_none_is_and_says_when_it_cannot(
         tmp_path, monkeypatch, capsys):
     """A new checkout has no .whl/: the job on the GPU machine would stop at its start, so the
