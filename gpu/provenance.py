@@ -63,9 +63,10 @@ def main():
               "the GPU job would stop at its start", file=sys.stderr)
         return 1
     if (carried := carried_bytes()) > CARRY_LIMIT:
-        print(f"gpu/provenance.py: a call would carry {carried / 2 ** 20:.1f} MiB with .whl/, over "
-              f"the {CARRY_LIMIT // 2 ** 20} MiB it may: `python -m report.build.compact` halves "
-              "indented runs; untracked files travel too (`git status`)", file=sys.stderr)
+        print(f"gpu/provenance.py: a call would carry {carried / 2 ** 20:.1f} MiB with .whl/, "
+              f"over the {CARRY_LIMIT // 2 ** 20} MiB it may: untracked files travel too (`git "
+              "status`), and `python -m report.build.compact` rewrites an indented run in half "
+              "the bytes", file=sys.stderr)
         return 1
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True, cwd=ROOT).stdout.strip()
