@@ -18,14 +18,21 @@ WHEELS = ROOT / ".whl"
 CARRY_LIMIT = 64 * 2 ** 20  # a call's working tree: tracked files, untracked unignored ones, .whl
 
 
-def carried_bytes():
-    """The bytes a GPU call carries: the tracked files, the untracked ones git does not ignore,
-    and .whl/ (ignored, but named in the call's carry)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others",
-                             "--exclude-standard"], capture_output=True, text=True, check=True,
-                            cwd=ROOT).stdout.split("\0")
-    paths = {ROOT / name for name in listed if name} | set(WHEELS.rglob("*"))
+def listed_bytes(untracked=True):
+    """The bytes of the files git lists: the tracked ones, and where `untracked` the untracked ones
+    it does not ignore (a link counts as none: a call carries it as a link)."""
+    others = ["--others", "--exclude-standard"] if untracked else []
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", *others], capture_output=True,
+                            text=True, check=True, cwd=ROOT).stdout.split("\0")
+    paths = (ROOT / name for name in listed if name)
     return sum(path.stat().st_size for path in paths if path.is_file() and not path.is_symlink())
+
+
+def carried_bytes():
+    """The bytes a GPU call carries: the files git lists, with .whl/ (ignored, but named in the
+    call's carry)."""
+    return listed_bytes() + sum(path.stat().st_size for path in WHEELS.rglob("*")
+                                if path.is_file() and not path.is_symlink())
 
 
 def chainer_pin():

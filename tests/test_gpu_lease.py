@@ -136,11 +136,11 @@ def test_the_tree_a_gpu_call_carries_keeps_room_under_its_limit():
     2026-12-05 with the results page's data as JSON (4.0 MB), 47.8 with it packed; 53.4 on
     2026-12-06 with the allocator probes' files, 51.6 with their processes one per line; 53.5 on
     2026-12-07 with summary.json's records written without spaces (0.35 MiB less)."""
-    listed = subprocess.run(["git", "ls-files", "-z"], capture_output=True, text=True, cwd=ROOT)
-    if listed.returncode != 0:
+    from gpu import provenance
+    try:
+        size = provenance.listed_bytes(untracked=False)
+    except subprocess.CalledProcessError:
         pytest.skip("not a git checkout: no tracked tree to carry")
-    listed = listed.stdout.split("\0")
-    size = sum((ROOT / name).stat().st_size for name in listed if (ROOT / name).is_file())
     assert size <= (64 - 4) * 2 ** 20, (
         f"the tracked tree holds {size / 2 ** 20:.1f} MiB: `python -m report.build.compact` "
         "rewrites indented runs in half the bytes (all were compact on 2026-12-07; their times "
