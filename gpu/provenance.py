@@ -24,15 +24,18 @@ def listed_bytes(untracked=True):
     others = ["--others", "--exclude-standard"] if untracked else []
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", *others], capture_output=True,
                             text=True, check=True, cwd=ROOT).stdout.split("\0")
-    paths = (ROOT / name for name in listed if name)
-    return sum(path.stat().st_size for path in paths if path.is_file() and not path.is_symlink())
+    return file_bytes(ROOT / name for name in listed if name)
 
 
 def carried_bytes():
     """The bytes a GPU call carries: the files git lists, with .whl/ (ignored, but named in the
     call's carry)."""
-    return listed_bytes() + sum(path.stat().st_size for path in WHEELS.rglob("*")
-                                if path.is_file() and not path.is_symlink())
+    return listed_bytes() + file_bytes(WHEELS.rglob("*"))
+
+
+def file_bytes(paths):
+    """The bytes of the plain files among `paths` (a link or a folder counts as none)."""
+    return sum(path.stat().st_size for path in paths if path.is_file() and not path.is_symlink())
 
 
 def chainer_pin():

@@ -76,6 +76,8 @@ def test_provenance_refuses_a_tree_that_differs_from_its_commit(monkeypatch, cap
 
 def test_what_a_call_carries_is_the_tree_git_lists_with_the_wheels_and_stops_above_64_mib(
         tmp_path, monkeypatch, capsys):
+    """Tracked, untracked unignored and .whl/ files count, ignored ones do not; above the limit
+    provenance.py stops in one line and plan.py's line says so."""
     from gpu import plan, provenance
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run(git + ["init", "-q", str(tmp_path)], check=True)
